@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// Sandboard's command line. The core is TypeScript run by Node 24's built-in type stripping.
+const [major] = process.versions.node.split('.').map(Number);
+if (major < 24) {
+  process.stderr.write(`sandboard needs Node.js 24 or newer (this is ${process.version}).\n`);
+  process.exit(1);
+}
+const { main } = await import('../main/cli.ts');
+await main(process.argv.slice(2));

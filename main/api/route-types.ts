@@ -1,0 +1,34 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import { Type } from 'typebox';
+import { ErrorResponse } from '../../shared/schemas/common.ts';
+import type { Services } from '../platform/services.ts';
+
+export type Api = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface RouteDeps {
+  services: Services;
+}
+
+/** The error answers every authenticated route may give, for the OpenAPI document. */
+export const authErrors = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+};
+
+/** 200 with an empty body, as ThingsBoard answers deletes and attribute writes. */
+export const emptyOk = { 200: Type.Unknown({ description: 'OK, empty body' }), ...authErrors };

@@ -1,0 +1,54 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Services } from '../platform/services.ts';
+import { installAuthentication } from './authenticate.ts';
+import { installErrorHandlers } from './errors.ts';
+import { installHostCheck } from './host-check.ts';
+import { registerOpenApi } from './openapi.ts';
+import type { Api } from './route-types.ts';
+import { registerApiKeyRoutes } from './routes/api-key-routes.ts';
+import { registerAuthRoutes } from './routes/auth-routes.ts';
+import { registerCustomerRoutes } from './routes/customer-routes.ts';
+import { registerDeviceRoutes } from './routes/device-routes.ts';
+import { registerExplorerRoutes } from './routes/explorer-routes.ts';
+import { registerTelemetryRoutes } from './routes/telemetry-routes.ts';
+
+export interface ApiServerOptions {
+  version: string;
+  bodyLimitBytes: number;
+  allowedHosts: Set<string>;
+  logLevel: string;
+}
+
+/** The platform's Fastify app: REST with ThingsBoard's paths, the OpenAPI document and the explorer. */
+export async function buildApiServer(
+  services: Services,
+  options: ApiServerOptions,
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    bodyLimit: options.bodyLimitBytes,
+    logger: { level: options.logLevel, stream: process.stderr },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installErrorHandlers(app);
+  installHostCheck(app, options.allowedHosts);
+  installAuthentication(app, services.auth);
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    if (!reply.hasHeader('content-security-policy'))
+      reply.header('content-security-policy', "frame-ancestors 'self'");
+  });
+  await registerOpenApi(app, options.version);
+  const deps = { services };
+  const api = app as unknown as Api;
+  registerAuthRoutes(api, deps);
+  registerApiKeyRoutes(api, deps);
+  registerCustomerRoutes(api, deps);
+  registerDeviceRoutes(api, deps);
+  registerTelemetryRoutes(api, deps);
+  await registerExplorerRoutes(app);
+  return app;
+}

@@ -1,0 +1,111 @@
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { configFromEnv, type PlatformConfig } from './config.ts';
+import { startPlatform } from './platform.ts';
+import { DataDirLockedError } from './store/data-dir-lock.ts';
+import { VERSION } from './version.ts';
+
+const USAGE = `Sandboard ${VERSION}: a ThingsBoard-compatible IoT platform on one machine.
+
+Usage:
+  sandboard serve [options]     run the platform headless
+
+Options for serve:
+  --data-dir DIR         data directory (env SANDBOARD_DATA_DIR; default: the OS's per-user app data dir)
+  --host HOST            address to listen on (default 127.0.0.1)
+  --http-port PORT       REST API, UI and explorer (default 8080; 0 picks a free port)
+  --mqtt-port PORT       MQTT broker (default 1883; 0 picks a free port)
+  --analytics-port PORT  report API (default 8888; 0 picks a free port)
+  -h, --help             this text
+`;
+
+function port(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UsageError(`--${name} must be a port number from 0 to 65535, got '${value}'`);
+  return n;
+}
+
+class UsageError extends Error {}
+
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): PlatformConfig {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'data-dir': { type: 'string' },
+      host: { type: 'string' },
+      'http-port': { type: 'string' },
+      'mqtt-port': { type: 'string' },
+      'analytics-port': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const base = configFromEnv(env);
+  return {
+    ...base,
+    dataDir: resolve(values['data-dir'] ?? base.dataDir),
+    host: values.host ?? base.host,
+    httpPort: port(values['http-port'], 'http-port', base.httpPort),
+    mqttPort: port(values['mqtt-port'], 'mqtt-port', base.mqttPort),
+    analyticsPort: port(values['analytics-port'], 'analytics-port', base.analyticsPort),
+  };
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const config = parseServeArgs(argv);
+  const platform = await startPlatform(config);
+  for (const login of platform.seededLogins) {
+    process.stderr.write(`First start: demo login ${login.email} / ${login.password}\n`);
+  }
+  process.stdout.write(`sandboard ready ${JSON.stringify(platform.urls)}\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`${signal}: stopping (flushing and writing a snapshot)\n`);
+    platform.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`stop failed: ${(err as Error).stack ?? String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        await serve(rest);
+        return;
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        process.stdout.write(USAGE);
+        return;
+      default:
+        throw new UsageError(`Unknown command '${command}'`);
+    }
+  } catch (err) {
+    if (
+      err instanceof UsageError ||
+      (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+    ) {
+      process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (err instanceof DataDirLockedError) {
+      process.stderr.write(`sandboard: ${err.message}\n`);
+      process.exit(3);
+    }
+    process.stderr.write(`sandboard: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,57 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface PlatformConfig {
+  dataDir: string;
+  host: string;
+  httpPort: number;
+  mqttPort: number;
+  analyticsPort: number;
+  accessTokenTtlSec: number;
+  refreshTokenTtlSec: number;
+  jwtIssuer: string;
+  bodyLimitBytes: number;
+  loginMaxFailures: number;
+  loginWindowMs: number;
+  telemetryRetentionDays: number;
+  extraAllowedHosts: string[];
+  logLevel: string;
+}
+
+/** The OS's per-user application data folder for Sandboard. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Sandboard');
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Sandboard');
+  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'sandboard');
+}
+
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
+  return Math.floor(n);
+}
+
+/** Defaults, with the environment settings ThingsBoard users know (JWT_TOKEN_EXPIRATION_TIME, ...). */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformConfig {
+  return {
+    dataDir: env.SANDBOARD_DATA_DIR || defaultDataDir(env),
+    host: '127.0.0.1',
+    httpPort: 8080,
+    mqttPort: 1883,
+    analyticsPort: 8888,
+    accessTokenTtlSec: intFromEnv(env, 'JWT_TOKEN_EXPIRATION_TIME', 9000),
+    refreshTokenTtlSec: intFromEnv(env, 'JWT_REFRESH_TOKEN_EXPIRATION_TIME', 604800),
+    jwtIssuer: env.JWT_TOKEN_ISSUER || 'thingsboard.io',
+    bodyLimitBytes: intFromEnv(env, 'SANDBOARD_BODY_LIMIT_BYTES', 1024 * 1024),
+    loginMaxFailures: intFromEnv(env, 'SANDBOARD_LOGIN_MAX_FAILURES', 10),
+    loginWindowMs: intFromEnv(env, 'SANDBOARD_LOGIN_WINDOW_MS', 60_000),
+    telemetryRetentionDays: intFromEnv(env, 'SANDBOARD_TELEMETRY_RETENTION_DAYS', 90),
+    extraAllowedHosts: (env.SANDBOARD_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
+    logLevel: env.SANDBOARD_LOG_LEVEL || 'warn',
+  };
+}

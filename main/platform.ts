@@ -1,0 +1,130 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
+import { allowedHosts } from './api/host-check.ts';
+import { installErrorHandlers } from './api/errors.ts';
+import { buildApiServer } from './api/server.ts';
+import type { PlatformConfig } from './config.ts';
+import { loadOrCreateSigningKey } from './platform/auth/signing-key.ts';
+import { createContext } from './platform/context.ts';
+import { createServices, type Services } from './platform/services.ts';
+import { seedRootRuleChain } from './rule-engine/default-root-chain.ts';
+import { lockDataDir } from './store/data-dir-lock.ts';
+import { DurableDb } from './store/durable-db.ts';
+import { migrations } from './store/migrations.ts';
+import { VERSION } from './version.ts';
+
+export interface PlatformUrls {
+  http: string;
+  mqtt: string;
+  analytics: string;
+  dataDir: string;
+}
+
+export interface Platform {
+  urls: PlatformUrls;
+  services: Services;
+  db: DurableDb;
+  /** demo logins created by this start (first start only) */
+  seededLogins: { email: string; password: string }[];
+  stop(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Builds and starts everything: store, services, HTTP API, analytics and MQTT listeners. */
+export async function startPlatform(config: PlatformConfig): Promise<Platform> {
+  const lock = lockDataDir(config.dataDir);
+  const cleanups: (() => Promise<void> | void)[] = [() => lock.release()];
+  const runCleanups = async () => {
+    for (const fn of cleanups.reverse()) await fn();
+    cleanups.length = 0;
+  };
+  try {
+    const db = await DurableDb.open({ dir: config.dataDir, migrations });
+    cleanups.push(() => db.close());
+    const ctx = await createContext(db);
+    const services = createServices(ctx, loadOrCreateSigningKey(config.dataDir), {
+      accessTokenTtlSec: config.accessTokenTtlSec,
+      refreshTokenTtlSec: config.refreshTokenTtlSec,
+      issuer: config.jwtIssuer,
+      loginMaxFailures: config.loginMaxFailures,
+      loginWindowMs: config.loginWindowMs,
+    });
+    await services.profiles.seedDefault();
+    const seededLogins = await services.users.seedDemoUsers();
+    await seedRootRuleChain(db, ctx.now());
+
+    if (!LOOPBACK_HOSTS.has(config.host)) {
+      const defaults = services.users.usersWithDefaultPasswords();
+      if (defaults.length > 0) {
+        throw new Error(
+          `Refusing to serve on ${config.host}: ${defaults.join(', ')} still ha${defaults.length > 1 ? 've' : 's'} the default password. ` +
+            'Start on 127.0.0.1, log in and change the password (Security page or POST /api/auth/changePassword) first.',
+        );
+      }
+    }
+
+    await services.telemetry.applyRetention(config.telemetryRetentionDays);
+    const retentionTimer = setInterval(() => {
+      services.telemetry.applyRetention(config.telemetryRetentionDays).catch((err: unknown) => {
+        process.stderr.write(`telemetry retention failed: ${(err as Error).message}\n`);
+      });
+    }, 3_600_000);
+    retentionTimer.unref();
+    cleanups.push(() => clearInterval(retentionTimer));
+
+    const hosts = allowedHosts(config.host, config.extraAllowedHosts);
+    const api = await buildApiServer(services, {
+      version: VERSION,
+      bodyLimitBytes: config.bodyLimitBytes,
+      allowedHosts: hosts,
+      logLevel: config.logLevel,
+    });
+    cleanups.push(() => api.close());
+    await api.listen({ host: config.host, port: config.httpPort });
+
+    const analytics = await startAnalyticsServer(config);
+    cleanups.push(() => analytics.close());
+
+    const mqtt = await reserveMqttPort(config);
+    cleanups.push(() => new Promise<void>((resolve) => mqtt.close(() => resolve())));
+
+    const h = urlHost(config.host);
+    const port = (s: Server) => (s.address() as AddressInfo).port;
+    const urls: PlatformUrls = {
+      http: `http://${h}:${port(api.server)}`,
+      mqtt: `mqtt://${h}:${port(mqtt)}`,
+      analytics: `http://${h}:${port(analytics.server)}`,
+      dataDir: config.dataDir,
+    };
+    return { urls, services, db, seededLogins, stop: runCleanups };
+  } catch (err) {
+    await runCleanups().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The report API's server; its routes arrive with the analytics step. */
+async function startAnalyticsServer(config: PlatformConfig): Promise<FastifyInstance> {
+  const app = Fastify({ bodyLimit: config.bodyLimitBytes });
+  installErrorHandlers(app);
+  await app.listen({ host: config.host, port: config.analyticsPort });
+  return app;
+}
+
+/**
+ * Holds the MQTT port so that the ready line names a real, owned port. Until the embedded broker lands
+ * (step 3), a client is told so and disconnected.
+ */
+async function reserveMqttPort(config: PlatformConfig): Promise<Server> {
+  const server = createServer((socket) => socket.destroy());
+  server.listen({ host: config.host, port: config.mqttPort });
+  await once(server, 'listening');
+  return server;
+}

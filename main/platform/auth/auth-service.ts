@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { JwtPair } from '../../../shared/schemas/auth.ts';
+import type { PlatformContext } from '../context.ts';
+import { ErrorCode, PlatformError, unauthorized } from '../errors.ts';
+import type { UserRow, UserService } from '../users.ts';
+import type { ApiKeyService } from './api-keys.ts';
+import { JwtCodec, type JwtClaims } from './jwt.ts';
+import { LoginRateLimiter } from './login-rate-limit.ts';
+import type { Principal } from './principal.ts';
+
+export interface AuthSettings {
+  accessTokenTtlSec: number;
+  refreshTokenTtlSec: number;
+  issuer: string;
+  loginMaxFailures: number;
+  loginWindowMs: number;
+}
+
+const expired = (message: string) => new PlatformError(401, ErrorCode.JWT_TOKEN_EXPIRED, message);
+
+/** Login, refresh and logout with HS512 JWTs, and authentication of every request (JWT or API key). */
+export class AuthService {
+  private readonly ctx: PlatformContext;
+  private readonly users: UserService;
+  private readonly apiKeys: ApiKeyService;
+  private readonly jwt: JwtCodec;
+  private readonly settings: AuthSettings;
+  private readonly limiter: LoginRateLimiter;
+  private readonly revoked = new Set<string>();
+
+  constructor(
+    ctx: PlatformContext,
+    deps: { users: UserService; apiKeys: ApiKeyService; signingKey: Buffer },
+    settings: AuthSettings,
+  ) {
+    this.ctx = ctx;
+    this.users = deps.users;
+    this.apiKeys = deps.apiKeys;
+    this.jwt = new JwtCodec(deps.signingKey);
+    this.settings = settings;
+    this.limiter = new LoginRateLimiter(settings.loginMaxFailures, settings.loginWindowMs, ctx.now);
+    for (const r of ctx.db.all<{ session_id: string }>(
+      'SELECT session_id FROM revoked_sessions WHERE expires_at > ?',
+      [ctx.now()],
+    )) {
+      this.revoked.add(r.session_id);
+    }
+  }
+
+  get accessTokenTtlSec(): number {
+    return this.settings.accessTokenTtlSec;
+  }
+
+  async login(username: string, password: string, client: string): Promise<JwtPair> {
+    const wait = this.limiter.retryAfterMs(client);
+    if (wait > 0) {
+      throw new PlatformError(429, ErrorCode.TOO_MANY_REQUESTS, 'Too many login attempts, try again later', {
+        'retry-after': String(Math.ceil(wait / 1000)),
+      });
+    }
+    const user = await this.users.verifyPassword(username, password);
+    if (!user) {
+      this.limiter.recordFailure(client);
+      throw unauthorized('Invalid username or password');
+    }
+    this.limiter.recordSuccess(client);
+    return this.issue(user, randomUUID());
+  }
+
+  async refresh(refreshToken: string): Promise<JwtPair> {
+    const claims = this.verifyJwt(refreshToken, true);
+    const user = this.users.findRow(claims.userId);
+    if (!user) throw unauthorized('User not found');
+    return this.issue(user, claims.sessionId);
+  }
+
+  async logout(p: Principal): Promise<void> {
+    if (!p.sessionId) return;
+    const sessionId = p.sessionId;
+    const expiresAt = this.ctx.now() + this.settings.refreshTokenTtlSec * 1000;
+    await this.ctx.db.write((w) => {
+      w.run('DELETE FROM revoked_sessions WHERE expires_at <= ?', [this.ctx.now()]);
+      w.run('INSERT OR REPLACE INTO revoked_sessions (session_id, user_id, expires_at) VALUES (?, ?, ?)', [
+        sessionId,
+        p.userId,
+        expiresAt,
+      ]);
+    });
+    this.revoked.add(sessionId);
+  }
+
+  /** A fresh pair after a password change; tokens issued before it stop working. */
+  async changePassword(p: Principal, currentPassword: string, newPassword: string): Promise<JwtPair> {
+    const user = await this.users.verifyPassword(p.email, currentPassword);
+    if (!user) throw new PlatformError(400, ErrorCode.BAD_REQUEST_PARAMS, "Current password doesn't match!");
+    await this.users.setPassword(user.id, newPassword);
+    return this.issue(this.users.findRow(user.id)!, randomUUID());
+  }
+
+  /** Reads X-Authorization (or Authorization): "Bearer <jwt>" or "ApiKey <key>". */
+  authenticate(header: string | undefined): Principal {
+    if (!header) throw unauthorized('Authentication failed: no credentials in the X-Authorization header');
+    const space = header.indexOf(' ');
+    const scheme = space > 0 ? header.slice(0, space).toLowerCase() : '';
+    const value = space > 0 ? header.slice(space + 1).trim() : '';
+    if (scheme === 'bearer' && value) {
+      const claims = this.verifyJwt(value, false);
+      const user = this.users.findRow(claims.userId);
+      if (!user) throw unauthorized('User not found');
+      return this.principal(user, claims.sessionId, 'JWT');
+    }
+    if (scheme === 'apikey' && value) {
+      const check = this.apiKeys.check(value);
+      if (!check.ok) {
+        if (check.reason === 'expired')
+          throw new PlatformError(401, ErrorCode.CREDENTIALS_EXPIRED, 'API key has expired');
+        throw unauthorized(check.reason === 'disabled' ? 'API key is disabled' : 'Invalid API key');
+      }
+      const user = this.users.findRow(check.userId);
+      if (!user) throw unauthorized('User not found');
+      return this.principal(user, null, 'API_KEY');
+    }
+    throw unauthorized('Authentication failed: use "Bearer <JWT>" or "ApiKey <key>"');
+  }
+
+  private principal(user: UserRow, sessionId: string | null, via: Principal['via']): Principal {
+    return {
+      userId: user.id,
+      email: user.email,
+      authority: user.authority,
+      tenantId: this.ctx.tenantId,
+      customerId: user.customer_id,
+      sessionId,
+      via,
+    };
+  }
+
+  private verifyJwt(token: string, refresh: boolean): JwtClaims {
+    const result = this.jwt.verify(token, Math.floor(this.ctx.now() / 1000));
+    if (!result.ok) {
+      if (result.reason === 'expired') throw expired('Token has expired');
+      throw unauthorized('Invalid JWT token');
+    }
+    const { claims } = result;
+    const isRefresh = claims.scopes?.includes('REFRESH_TOKEN') ?? false;
+    if (isRefresh !== refresh) throw unauthorized(refresh ? 'Invalid refresh token' : 'Invalid JWT token');
+    if (this.revoked.has(claims.sessionId)) throw unauthorized('Token has been revoked (logged out)');
+    const user = this.users.findRow(claims.userId);
+    if (user && claims.iat * 1000 < user.tokens_valid_from)
+      throw expired('Token has expired: the password was changed');
+    return claims;
+  }
+
+  private issue(user: UserRow, sessionId: string): JwtPair {
+    const iat = Math.floor(this.ctx.now() / 1000);
+    const base = {
+      sub: user.email,
+      userId: user.id,
+      sessionId,
+      tenantId: this.ctx.tenantId,
+      iss: this.settings.issuer,
+      iat,
+    };
+    const token = this.jwt.sign({
+      ...base,
+      scopes: [user.authority],
+      ...(user.customer_id ? { customerId: user.customer_id } : {}),
+      enabled: true,
+      isPublic: false,
+      exp: iat + this.settings.accessTokenTtlSec,
+    });
+    const refreshToken = this.jwt.sign({
+      ...base,
+      scopes: ['REFRESH_TOKEN'],
+      exp: iat + this.settings.refreshTokenTtlSec,
+      jti: randomUUID(),
+    });
+    return { token, refreshToken, scope: user.authority };
+  }
+}

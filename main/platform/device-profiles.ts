@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
+import type { DeviceProfile, SaveDeviceProfileRequest } from '../../shared/schemas/entities.ts';
+import type { Row, Writer } from '../store/durable-db.ts';
+import { requireTenantAdmin, type Principal } from './auth/principal.ts';
+import { ref, type PlatformContext } from './context.ts';
+import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
+import { parseJson, queryPage } from './paging.ts';
+
+export interface DeviceProfileRow {
+  id: string;
+  created_time: number;
+  name: string;
+  description: string | null;
+  is_default: number;
+  type: string;
+  transport_type: string;
+  default_rule_chain_id: string | null;
+  profile_data: string | null;
+}
+
+const DEFAULT_PROFILE_DATA = {
+  configuration: { type: 'DEFAULT' },
+  transportConfiguration: { type: 'DEFAULT' },
+  provisionConfiguration: { type: 'DISABLED', provisionDeviceSecret: null },
+  alarms: null,
+};
+
+export class DeviceProfileService {
+  private readonly ctx: PlatformContext;
+  constructor(ctx: PlatformContext) {
+    this.ctx = ctx;
+  }
+
+  toProfile(row: DeviceProfileRow): DeviceProfile {
+    return {
+      id: ref('DEVICE_PROFILE', row.id),
+      createdTime: row.created_time,
+      tenantId: ref('TENANT', this.ctx.tenantId),
+      name: row.name,
+      description: row.description,
+      type: 'DEFAULT',
+      transportType: row.transport_type,
+      provisionType: 'DISABLED',
+      default: row.is_default === 1,
+      defaultRuleChainId: row.default_rule_chain_id ? ref('RULE_CHAIN', row.default_rule_chain_id) : null,
+      profileData: parseJson(row.profile_data, DEFAULT_PROFILE_DATA),
+    };
+  }
+
+  findRow(id: string): DeviceProfileRow | undefined {
+    return this.ctx.db.get<DeviceProfileRow>('SELECT * FROM device_profiles WHERE id = ?', [id]);
+  }
+
+  findRowByName(name: string): DeviceProfileRow | undefined {
+    return this.ctx.db.get<DeviceProfileRow>('SELECT * FROM device_profiles WHERE name = ?', [name]);
+  }
+
+  defaultRow(): DeviceProfileRow | undefined {
+    return this.ctx.db.get<DeviceProfileRow>('SELECT * FROM device_profiles WHERE is_default = 1');
+  }
+
+  /** Finds a profile by name or creates it, inside the caller's write (gateways and devices name profiles). */
+  findOrCreate(w: Writer, name: string): DeviceProfileRow {
+    const existing = w.get<DeviceProfileRow>('SELECT * FROM device_profiles WHERE name = ?', [name]);
+    if (existing) return existing;
+    const row: DeviceProfileRow = {
+      id: randomUUID(),
+      created_time: this.ctx.now(),
+      name,
+      description: null,
+      is_default: 0,
+      type: 'DEFAULT',
+      transport_type: 'DEFAULT',
+      default_rule_chain_id: null,
+      profile_data: JSON.stringify(DEFAULT_PROFILE_DATA),
+    };
+    w.run(
+      `INSERT INTO device_profiles (id, created_time, name, description, is_default, type, transport_type, profile_data)
+       VALUES (?, ?, ?, NULL, 0, 'DEFAULT', 'DEFAULT', ?)`,
+      [row.id, row.created_time, name, row.profile_data],
+    );
+    return row;
+  }
+
+  async seedDefault(): Promise<void> {
+    if (this.defaultRow()) return;
+    await this.ctx.db.write((w) => {
+      const row = this.findOrCreate(w, 'default');
+      w.run('UPDATE device_profiles SET is_default = 1, description = ? WHERE id = ?', [
+        'Default device profile',
+        row.id,
+      ]);
+    });
+  }
+
+  get(id: string): DeviceProfile {
+    const row = this.findRow(id);
+    if (!row) throw notFound(`Device profile with id [${id}] is not found`);
+    return this.toProfile(row);
+  }
+
+  getDefault(): DeviceProfile {
+    const row = this.defaultRow();
+    if (!row) throw notFound('No default device profile');
+    return this.toProfile(row);
+  }
+
+  async save(input: SaveDeviceProfileRequest, actor: Principal): Promise<DeviceProfile> {
+    requireTenantAdmin(actor);
+    const id = input.id?.id ?? randomUUID();
+    const data = JSON.stringify(input.profileData ?? DEFAULT_PROFILE_DATA);
+    try {
+      await this.ctx.db.write((w) => {
+        if (input.id) {
+          const before = w.get<DeviceProfileRow>('SELECT * FROM device_profiles WHERE id = ?', [id]);
+          if (!before) throw notFound(`Device profile with id [${id}] is not found`);
+          w.run(
+            'UPDATE device_profiles SET name = ?, description = ?, transport_type = ?, profile_data = ? WHERE id = ?',
+            [input.name, input.description, input.transportType ?? before.transport_type, data, id],
+          );
+          if (before.name !== input.name)
+            w.run('UPDATE devices SET type = ? WHERE device_profile_id = ?', [input.name, id]);
+        } else {
+          w.run(
+            `INSERT INTO device_profiles (id, created_time, name, description, is_default, type, transport_type, profile_data)
+             VALUES (?, ?, ?, ?, 0, 'DEFAULT', ?, ?)`,
+            [id, this.ctx.now(), input.name, input.description, input.transportType ?? 'DEFAULT', data],
+          );
+        }
+        if (input.default) this.makeDefault(w, id);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw invalidArgument(`Device profile with such name already exists!`);
+      throw err;
+    }
+    return this.get(id);
+  }
+
+  async setDefault(id: string, actor: Principal): Promise<DeviceProfile> {
+    requireTenantAdmin(actor);
+    if (!this.findRow(id)) throw notFound(`Device profile with id [${id}] is not found`);
+    await this.ctx.db.write((w) => this.makeDefault(w, id));
+    return this.get(id);
+  }
+
+  async delete(id: string, actor: Principal): Promise<void> {
+    requireTenantAdmin(actor);
+    const row = this.findRow(id);
+    if (!row) throw notFound(`Device profile with id [${id}] is not found`);
+    if (row.is_default) throw invalidArgument('The default device profile cannot be deleted!');
+    if (this.ctx.db.get('SELECT 1 FROM devices WHERE device_profile_id = ? LIMIT 1', [id])) {
+      throw invalidArgument('The device profile referenced by the devices cannot be deleted!');
+    }
+    await this.ctx.db.write((w) => w.run('DELETE FROM device_profiles WHERE id = ?', [id]));
+  }
+
+  page(q: PageQuery): PageData<DeviceProfile> {
+    return queryPage(
+      this.ctx.db,
+      {
+        from: 'FROM device_profiles e',
+        where: [],
+        params: [],
+        searchColumn: 'e.name',
+        sortColumns: {
+          createdTime: 'e.created_time',
+          name: 'e.name',
+          type: 'e.type',
+          transportType: 'e.transport_type',
+        },
+        defaultSort: 'createdTime',
+      },
+      q,
+      (r: Row) => this.toProfile(r as unknown as DeviceProfileRow),
+    );
+  }
+
+  private makeDefault(w: Writer, id: string): void {
+    w.run('UPDATE device_profiles SET is_default = CASE WHEN id = ? THEN 1 ELSE 0 END', [id]);
+  }
+}

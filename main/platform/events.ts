@@ -1,0 +1,14 @@
+import { EventEmitter } from 'node:events';
+import type { AttributeScope } from '../../shared/schemas/telemetry.ts';
+
+/** What the platform announces once it is durable; the WebSocket and (later) the rule engine listen. */
+export interface PlatformEventMap {
+  telemetry: [{ deviceId: string; entries: { ts: number; values: Record<string, unknown> }[] }];
+  attributes: [{ deviceId: string; scope: AttributeScope; values: Record<string, unknown>; ts: number }];
+  attributesDeleted: [{ deviceId: string; scope: AttributeScope; keys: string[] }];
+  deviceSaved: [{ deviceId: string; created: boolean }];
+  deviceDeleted: [{ deviceId: string; name: string }];
+  credentialsChanged: [{ deviceId: string; oldToken: string | null; newToken: string }];
+}
+
+export class PlatformEvents extends EventEmitter<PlatformEventMap> {}

@@ -1,0 +1,59 @@
+import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
+import type { DurableDb, Param, Row } from '../store/durable-db.ts';
+
+export interface PageSpec {
+  /** FROM clause; the main table must be aliased e */
+  from: string;
+  /** conditions joined with AND */
+  where: string[];
+  params: Param[];
+  /** column searched by textSearch */
+  searchColumn: string;
+  /** sortProperty -> SQL expression */
+  sortColumns: Record<string, string>;
+  defaultSort: string;
+}
+
+/** Escapes LIKE wildcards so that a search for "50%_" finds exactly that text. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function queryPage<T>(db: DurableDb, spec: PageSpec, q: PageQuery, map: (row: Row) => T): PageData<T> {
+  const where = [...spec.where];
+  const params = [...spec.params];
+  if (q.textSearch) {
+    where.push(`${spec.searchColumn} LIKE ? ESCAPE '\\'`);
+    params.push(likePattern(q.textSearch));
+  }
+  const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const total = Number(
+    db.get<{ n: number }>(`SELECT COUNT(*) AS n ${spec.from} ${whereSql}`, params)?.n ?? 0,
+  );
+  const sortExpr = spec.sortColumns[q.sortProperty ?? spec.defaultSort] ?? spec.sortColumns[spec.defaultSort];
+  const order =
+    q.sortOrder === 'ASC' ? 'ASC' : q.sortOrder === 'DESC' ? 'DESC' : q.sortProperty ? 'ASC' : 'DESC';
+  const rows = db.all(
+    `SELECT e.* ${spec.from} ${whereSql} ORDER BY ${sortExpr} ${order}, e.id ${order} LIMIT ? OFFSET ?`,
+    [...params, q.pageSize, q.page * q.pageSize],
+  );
+  const totalPages = Math.ceil(total / q.pageSize);
+  return {
+    data: rows.map(map),
+    totalPages,
+    totalElements: total,
+    hasNext: (q.page + 1) * q.pageSize < total,
+  };
+}
+
+export function parseJson(value: unknown, fallback: Record<string, unknown> = {}): Record<string, unknown> {
+  if (typeof value !== 'string' || value === '') return fallback;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : fallback;
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,131 @@
+import type { SqlValue } from 'sql.js';
+import type { AttributeData, AttributeScope } from '../../shared/schemas/telemetry.ts';
+import type { Aggregation, TsEntry } from '../store/repositories/telemetry-repository.ts';
+import { decodeKv, encodeKv } from '../store/kv-value.ts';
+import type { PlatformContext } from './context.ts';
+import type { DeviceRow } from './devices.ts';
+
+export interface TimeseriesRequest {
+  keys?: string[];
+  startTs?: number;
+  endTs?: number;
+  interval?: number;
+  limit?: number;
+  agg?: Aggregation;
+  orderBy?: 'ASC' | 'DESC';
+  strict: boolean;
+}
+
+/** Time series and attributes of devices: durable writes, then an event. */
+export class TelemetryService {
+  private readonly ctx: PlatformContext;
+  constructor(ctx: PlatformContext) {
+    this.ctx = ctx;
+  }
+
+  async saveTimeseries(device: DeviceRow, entries: TsEntry[]): Promise<number> {
+    const count = await this.ctx.db.write((w) => this.ctx.telemetry.save(w, device.num, entries));
+    this.ctx.events.emit('telemetry', { deviceId: device.id, entries });
+    return count;
+  }
+
+  timeseriesKeys(device: DeviceRow): string[] {
+    return this.ctx.telemetry.keys(device.num);
+  }
+
+  /** ThingsBoard's values/timeseries: latest values without a range, history with one. */
+  timeseries(device: DeviceRow, q: TimeseriesRequest): Record<string, { ts: number; value: unknown }[]> {
+    const keys = q.keys ?? this.ctx.telemetry.keys(device.num);
+    const out: Record<string, { ts: number; value: unknown }[]> = {};
+    if (q.startTs === undefined && q.endTs === undefined) {
+      for (const [key, p] of this.ctx.telemetry.latest(device.num, keys)) {
+        out[key] = [{ ts: p.ts, value: q.strict ? p.value : p.raw }];
+      }
+      return out;
+    }
+    const endTs = q.endTs ?? this.ctx.now();
+    const startTs = q.startTs ?? 0;
+    const agg = q.agg ?? 'NONE';
+    const history = this.ctx.telemetry.history(device.num, {
+      keys,
+      startTs,
+      endTs,
+      limit: q.limit ?? (agg === 'NONE' ? 100 : 50_000),
+      agg,
+      interval: q.interval && q.interval > 0 ? q.interval : endTs - startTs,
+      orderBy: q.orderBy ?? 'DESC',
+    });
+    for (const [key, points] of history)
+      out[key] = points.map((p) => ({ ts: p.ts, value: q.strict ? p.value : p.raw }));
+    return out;
+  }
+
+  async deleteTimeseries(
+    device: DeviceRow,
+    keys: string[],
+    range: { startTs: number; endTs: number } | 'all',
+  ): Promise<void> {
+    await this.ctx.db.write((w) => this.ctx.telemetry.deleteHistory(w, device.num, keys, range));
+  }
+
+  async saveAttributes(
+    deviceId: string,
+    scope: AttributeScope,
+    values: Record<string, unknown>,
+  ): Promise<void> {
+    const ts = this.ctx.now();
+    await this.ctx.db.write((w) => {
+      for (const [key, value] of Object.entries(values)) {
+        const { t, v } = encodeKv(value);
+        w.run(
+          `INSERT INTO attributes (entity_id, scope, key, t, v, last_update_ts) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (entity_id, scope, key) DO UPDATE SET t = excluded.t, v = excluded.v, last_update_ts = excluded.last_update_ts`,
+          [deviceId, scope, key, t, v, ts],
+        );
+      }
+    });
+    this.ctx.events.emit('attributes', { deviceId, scope, values, ts });
+  }
+
+  attributes(
+    deviceId: string,
+    scopes: AttributeScope[],
+    keys?: string[],
+  ): (AttributeData & { scope: AttributeScope })[] {
+    const rows = this.ctx.db.all<{
+      scope: AttributeScope;
+      key: string;
+      t: string;
+      v: SqlValue;
+      last_update_ts: number;
+    }>(
+      `SELECT scope, key, t, v, last_update_ts FROM attributes WHERE entity_id = ? AND scope IN (${scopes.map(() => '?').join(',')})
+       ORDER BY key`,
+      [deviceId, ...scopes],
+    );
+    const wanted = keys && keys.length > 0 ? new Set(keys) : null;
+    return rows
+      .filter((r) => !wanted || wanted.has(r.key))
+      .map((r) => ({
+        scope: r.scope,
+        key: r.key,
+        value: decodeKv(r.t, r.v),
+        lastUpdateTs: r.last_update_ts,
+      }));
+  }
+
+  async deleteAttributes(deviceId: string, scope: AttributeScope, keys: string[]): Promise<void> {
+    await this.ctx.db.write((w) => {
+      for (const key of keys)
+        w.run('DELETE FROM attributes WHERE entity_id = ? AND scope = ? AND key = ?', [deviceId, scope, key]);
+    });
+    this.ctx.events.emit('attributesDeleted', { deviceId, scope, keys });
+  }
+
+  /** Drops history older than the retention; returns how many datapoints went. */
+  async applyRetention(retentionDays: number): Promise<number> {
+    if (retentionDays <= 0) return 0;
+    const cutoff = this.ctx.now() - retentionDays * 86_400_000;
+    return this.ctx.db.write((w) => this.ctx.telemetry.purgeOlderThan(w, cutoff));
+  }
+}

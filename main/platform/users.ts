@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import bcrypt from 'bcryptjs';
+import type { Authority, SaveUserRequest, User } from '../../shared/schemas/auth.ts';
+import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
+import type { Row } from '../store/durable-db.ts';
+import type { Principal } from './auth/principal.ts';
+import { requireTenantAdmin } from './auth/principal.ts';
+import { ref, type PlatformContext } from './context.ts';
+import { forbidden, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
+import { parseJson, queryPage } from './paging.ts';
+
+export interface UserRow {
+  id: string;
+  created_time: number;
+  email: string;
+  authority: Authority;
+  customer_id: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  password_hash: string | null;
+  default_password: number;
+  tokens_valid_from: number;
+  additional_info: string | null;
+}
+
+const BCRYPT_ROUNDS = 10;
+
+/** Tenant administrators and customer users, with bcrypt password hashes. */
+export class UserService {
+  private readonly ctx: PlatformContext;
+  private readonly cache = new Map<string, UserRow>();
+
+  constructor(ctx: PlatformContext) {
+    this.ctx = ctx;
+  }
+
+  toUser(row: UserRow): User {
+    return {
+      id: ref('USER', row.id),
+      createdTime: row.created_time,
+      tenantId: ref('TENANT', this.ctx.tenantId),
+      customerId: ref('CUSTOMER', row.customer_id ?? NULL_UUID),
+      email: row.email,
+      name: row.email,
+      authority: row.authority,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      additionalInfo: parseJson(row.additional_info),
+    };
+  }
+
+  /** The row of a user, cached: every authenticated request asks for it. */
+  findRow(id: string): UserRow | undefined {
+    let row = this.cache.get(id);
+    if (!row) {
+      row = this.ctx.db.get<UserRow>('SELECT * FROM users WHERE id = ?', [id]);
+      if (row) this.cache.set(id, row);
+    }
+    return row;
+  }
+
+  findRowByEmail(email: string): UserRow | undefined {
+    return this.ctx.db.get<UserRow>('SELECT * FROM users WHERE email = ? COLLATE NOCASE', [email]);
+  }
+
+  get(id: string, actor: Principal): User {
+    const row = this.findRow(id);
+    if (!row) throw notFound(`User with id [${id}] is not found`);
+    if (actor.authority !== 'TENANT_ADMIN' && row.id !== actor.userId) throw forbidden();
+    return this.toUser(row);
+  }
+
+  async save(input: SaveUserRequest, actor: Principal): Promise<User> {
+    requireTenantAdmin(actor);
+    const customerId = input.authority === 'CUSTOMER_USER' ? (input.customerId?.id ?? null) : null;
+    if (input.authority === 'CUSTOMER_USER') {
+      if (!customerId || customerId === NULL_UUID)
+        throw invalidArgument('customerId is required for a CUSTOMER_USER');
+      if (!this.ctx.db.get('SELECT 1 FROM customers WHERE id = ?', [customerId])) {
+        throw invalidArgument(`Customer with id [${customerId}] is not found`);
+      }
+    }
+    const passwordHash = input.password ? await bcrypt.hash(input.password, BCRYPT_ROUNDS) : null;
+    const existingId = input.id?.id;
+    try {
+      const id = await this.ctx.db.write((w) => {
+        const info = JSON.stringify(input.additionalInfo ?? {});
+        if (existingId) {
+          const existing = w.get<UserRow>('SELECT * FROM users WHERE id = ?', [existingId]);
+          if (!existing) throw notFound(`User with id [${existingId}] is not found`);
+          w.run(
+            `UPDATE users SET email = ?, authority = ?, customer_id = ?, first_name = ?, last_name = ?, additional_info = ?,
+             password_hash = COALESCE(?, password_hash), default_password = CASE WHEN ? IS NULL THEN default_password ELSE 0 END
+             WHERE id = ?`,
+            [
+              input.email,
+              input.authority,
+              customerId,
+              input.firstName,
+              input.lastName,
+              info,
+              passwordHash,
+              passwordHash,
+              existingId,
+            ],
+          );
+          return existingId;
+        }
+        const newId = randomUUID();
+        w.run(
+          `INSERT INTO users (id, created_time, email, authority, customer_id, first_name, last_name, password_hash, additional_info)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            newId,
+            this.ctx.now(),
+            input.email,
+            input.authority,
+            customerId,
+            input.firstName,
+            input.lastName,
+            passwordHash,
+            info,
+          ],
+        );
+        return newId;
+      });
+      this.cache.delete(id);
+      return this.toUser(this.findRow(id)!);
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw invalidArgument(`User with email '${input.email}' already present in database!`);
+      throw err;
+    }
+  }
+
+  async delete(id: string, actor: Principal): Promise<void> {
+    requireTenantAdmin(actor);
+    if (id === actor.userId) throw invalidArgument('You cannot delete yourself');
+    const changes = await this.ctx.db.write((w) => {
+      const n = w.run('DELETE FROM users WHERE id = ?', [id]);
+      w.run('DELETE FROM api_keys WHERE user_id = ?', [id]);
+      return n;
+    });
+    this.cache.delete(id);
+    if (changes === 0) throw notFound(`User with id [${id}] is not found`);
+  }
+
+  page(q: PageQuery, filter: { customerId?: string }): PageData<User> {
+    const where = filter.customerId ? ['e.customer_id = ?'] : [];
+    return queryPage(
+      this.ctx.db,
+      {
+        from: 'FROM users e',
+        where,
+        params: filter.customerId ? [filter.customerId] : [],
+        searchColumn: 'e.email',
+        sortColumns: {
+          createdTime: 'e.created_time',
+          email: 'e.email',
+          firstName: 'e.first_name',
+          lastName: 'e.last_name',
+        },
+        defaultSort: 'createdTime',
+      },
+      q,
+      (row: Row) => this.toUser(row as unknown as UserRow),
+    );
+  }
+
+  async verifyPassword(email: string, password: string): Promise<UserRow | undefined> {
+    const row = this.findRowByEmail(email);
+    // Compare against a dummy hash when the user is unknown so both paths take the same time.
+    const hash = row?.password_hash ?? DUMMY_HASH;
+    const ok = await bcrypt.compare(password, hash);
+    return ok && row?.password_hash ? row : undefined;
+  }
+
+  /** Sets a new password and makes every token issued before now invalid. */
+  async setPassword(userId: string, password: string): Promise<void> {
+    const hash = await bcrypt.hash(password, BCRYPT_ROUNDS);
+    const validFrom = Math.floor(this.ctx.now() / 1000) * 1000;
+    await this.ctx.db.write((w) =>
+      w.run('UPDATE users SET password_hash = ?, default_password = 0, tokens_valid_from = ? WHERE id = ?', [
+        hash,
+        validFrom,
+        userId,
+      ]),
+    );
+    this.cache.delete(userId);
+  }
+
+  /** Creates ThingsBoard's demo logins on first start. Returns the ones it created. */
+  async seedDemoUsers(): Promise<{ email: string; password: string; authority: Authority }[]> {
+    if (this.ctx.db.get('SELECT 1 FROM users LIMIT 1')) return [];
+    const demo = [
+      { email: 'tenant@thingsboard.org', password: 'tenant', authority: 'TENANT_ADMIN' as const },
+      { email: 'customer@thingsboard.org', password: 'customer', authority: 'CUSTOMER_USER' as const },
+    ];
+    const hashes = await Promise.all(demo.map((d) => bcrypt.hash(d.password, BCRYPT_ROUNDS)));
+    const now = this.ctx.now();
+    await this.ctx.db.write((w) => {
+      const customerId = randomUUID();
+      w.run('INSERT INTO customers (id, created_time, title, additional_info) VALUES (?, ?, ?, ?)', [
+        customerId,
+        now,
+        'Customer A',
+        '{}',
+      ]);
+      demo.forEach((d, i) => {
+        w.run(
+          `INSERT INTO users (id, created_time, email, authority, customer_id, first_name, last_name, password_hash, default_password, additional_info)
+           VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, 1, '{}')`,
+          [
+            randomUUID(),
+            now,
+            d.email,
+            d.authority,
+            d.authority === 'CUSTOMER_USER' ? customerId : null,
+            hashes[i],
+          ],
+        );
+      });
+    });
+    return demo;
+  }
+
+  usersWithDefaultPasswords(): string[] {
+    return this.ctx.db
+      .all<{ email: string }>('SELECT email FROM users WHERE default_password = 1')
+      .map((r) => r.email);
+  }
+}
+
+const DUMMY_HASH = bcrypt.hashSync('sandboard-dummy-password', 4).replace(/^\$2b\$04\$/, '$2b$10$');

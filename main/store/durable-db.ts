@@ -1,0 +1,433 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Database, SqlValue, Statement } from 'sql.js';
+import {
+  encodeFrame,
+  journalFileName,
+  JournalWriter,
+  listJournalFiles,
+  readJournalFile,
+  removeFile,
+  truncateFile,
+  type JournalRecord,
+} from './journal.ts';
+import { loadSqlJs } from './sqljs.ts';
+
+export type Param = SqlValue | boolean | undefined;
+export type Row = Record<string, SqlValue>;
+
+export interface Migration {
+  version: number;
+  name: string;
+  up: (w: Writer) => void;
+}
+
+/** What a write callback may do: run SQL (journaled) and read (not journaled). */
+export interface Writer {
+  run(sql: string, params?: Param[]): number;
+  all<T = Row>(sql: string, params?: Param[]): T[];
+  get<T = Row>(sql: string, params?: Param[]): T | undefined;
+  /** Runs cb if this write is rolled back, to undo in-memory caches filled during it. */
+  onRollback(cb: () => void): void;
+}
+
+export interface DurableDbOptions {
+  dir: string;
+  migrations: Migration[];
+  /** journal size after which a snapshot is taken (bytes) */
+  snapshotThresholdBytes?: number;
+}
+
+export interface DurableDbStats {
+  seq: number;
+  journalBytes: number;
+  snapshots: number;
+  lastSnapshotMs: number;
+  groupsCommitted: number;
+  replayedRecords: number;
+  discardedTailBytes: number;
+}
+
+interface Group {
+  sqls: string[];
+  sqlIndex: Map<string, number>;
+  statements: unknown[][];
+  waiters: { resolve: () => void; reject: (err: Error) => void }[];
+}
+
+const SNAPSHOT_FILE = 'store.sqlite';
+const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
+
+function bindable(params: Param[] | undefined): SqlValue[] {
+  if (!params) return [];
+  return params.map((p) => (p === undefined ? null : typeof p === 'boolean' ? (p ? 1 : 0) : p));
+}
+
+/**
+ * sql.js with durability: every write callback runs inside the current group's transaction (under a
+ * savepoint, so a failing callback leaves no trace), its statements are journaled, and its promise
+ * resolves only after the group's journal frame is fsynced. Snapshots bound the journal's length.
+ */
+export class DurableDb {
+  private statements = new Map<string, Statement>();
+  private group: Group | null = null;
+  private ioBusy = false;
+  private flushScheduled = false;
+  private ioWaiters: (() => void)[] = [];
+  private snapshotting: Promise<void> | null = null;
+  private fatal: Error | null = null;
+  private rollbackHooks: (() => void)[] = [];
+  private closed = false;
+  private seq: number;
+  private readonly stats: DurableDbStats;
+  private readonly writer: Writer;
+
+  private readonly dir: string;
+  private readonly db: Database;
+  private journal: JournalWriter;
+  private readonly snapshotThreshold: number;
+
+  private constructor(
+    dir: string,
+    db: Database,
+    journal: JournalWriter,
+    seq: number,
+    stats: Omit<DurableDbStats, 'seq' | 'journalBytes'>,
+    snapshotThreshold: number,
+  ) {
+    this.dir = dir;
+    this.db = db;
+    this.journal = journal;
+    this.snapshotThreshold = snapshotThreshold;
+    this.seq = seq;
+    this.stats = { seq, journalBytes: 0, ...stats };
+    this.writer = {
+      run: (sql, params) => this.runJournaled(sql, params),
+      all: (sql, params) => this.all(sql, params),
+      get: (sql, params) => this.get(sql, params),
+      onRollback: (cb) => this.rollbackHooks.push(cb),
+    };
+  }
+
+  static async open(options: DurableDbOptions): Promise<DurableDb> {
+    const { dir } = options;
+    mkdirSync(dir, { recursive: true });
+    const SQL = await loadSqlJs();
+    const snapshotPath = join(dir, SNAPSHOT_FILE);
+    const db = existsSync(snapshotPath) ? new SQL.Database(readFileSync(snapshotPath)) : new SQL.Database();
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS _journal_state (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)',
+    );
+    db.exec('INSERT OR IGNORE INTO _journal_state (id, seq) VALUES (1, 0)');
+    const seqStmt = db.prepare('SELECT seq FROM _journal_state WHERE id = 1');
+    seqStmt.step();
+    let seq = Number(seqStmt.get()[0]);
+    seqStmt.free();
+
+    const files = listJournalFiles(dir);
+    let replayedRecords = 0;
+    let discardedTailBytes = 0;
+    for (const [i, file] of files.entries()) {
+      const { records, validBytes, tornBytes } = readJournalFile(file.path);
+      for (const record of records) {
+        if (record.seq <= seq) continue;
+        applyRecord(db, record);
+        seq = record.seq;
+        replayedRecords++;
+      }
+      if (tornBytes > 0) {
+        discardedTailBytes += tornBytes;
+        truncateFile(file.path, validBytes);
+        // Frames after a torn one were never acknowledged (appends are sequential), so later files are stale.
+        for (const later of files.slice(i + 1)) removeFile(later.path);
+        break;
+      }
+    }
+    const last = listJournalFiles(dir).at(-1);
+    const journal = await JournalWriter.open(last ? last.path : join(dir, journalFileName(seq + 1)));
+    const store = new DurableDb(
+      dir,
+      db,
+      journal,
+      seq,
+      { snapshots: 0, lastSnapshotMs: 0, groupsCommitted: 0, replayedRecords, discardedTailBytes },
+      options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
+    );
+    await store.migrate(options.migrations);
+    return store;
+  }
+
+  /** The raw sql.js database, for read-only work such as reports. */
+  get raw(): Database {
+    return this.db;
+  }
+
+  getStats(): DurableDbStats {
+    return { ...this.stats, seq: this.seq, journalBytes: this.journal.size };
+  }
+
+  all<T = Row>(sql: string, params?: Param[]): T[] {
+    const stmt = this.prepare(sql);
+    try {
+      stmt.bind(bindable(params));
+      const rows: T[] = [];
+      while (stmt.step()) rows.push(stmt.getAsObject() as T);
+      return rows;
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  get<T = Row>(sql: string, params?: Param[]): T | undefined {
+    const stmt = this.prepare(sql);
+    try {
+      stmt.bind(bindable(params));
+      return stmt.step() ? (stmt.getAsObject() as T) : undefined;
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  /**
+   * Runs fn in the current write group. The returned promise resolves with fn's result once the group
+   * is fsynced; it rejects at once (and nothing of fn remains) if fn throws.
+   */
+  write<T>(fn: (w: Writer) => T): Promise<T> {
+    if (this.fatal) return Promise.reject(this.fatal);
+    if (this.closed) return Promise.reject(new Error('The store is closed'));
+    const group = this.openGroup();
+    const mark = group.statements.length;
+    this.exec('SAVEPOINT w');
+    let result: T;
+    this.rollbackHooks = [];
+    try {
+      result = fn(this.writer);
+    } catch (err) {
+      this.exec('ROLLBACK TO w');
+      this.exec('RELEASE w');
+      group.statements.length = mark;
+      for (const hook of this.rollbackHooks) hook();
+      this.rollbackHooks = [];
+      return Promise.reject(err);
+    }
+    this.rollbackHooks = [];
+    this.exec('RELEASE w');
+    return new Promise<T>((resolve, reject) => {
+      group.waiters.push({ resolve: () => resolve(result), reject });
+      this.scheduleFlush();
+    });
+  }
+
+  /** Resolves when every write issued so far is durable. */
+  async flush(): Promise<void> {
+    while (this.group || this.ioBusy) {
+      if (this.ioBusy) await this.ioIdle();
+      else await this.commitGroup();
+    }
+    if (this.fatal) throw this.fatal;
+  }
+
+  /** Writes a snapshot of the whole database and drops the journal files it covers. */
+  async snapshot(): Promise<void> {
+    if (this.snapshotting) return this.snapshotting;
+    this.snapshotting = this.takeSnapshot().finally(() => {
+      this.snapshotting = null;
+    });
+    return this.snapshotting;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    await this.snapshot();
+    this.closed = true;
+    await this.journal.close();
+    for (const stmt of this.statements.values()) stmt.free();
+    this.statements.clear();
+    this.db.close();
+  }
+
+  private async migrate(migrations: Migration[]): Promise<void> {
+    if (!this.get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'")) {
+      await this.write((w) => {
+        w.run(
+          'CREATE TABLE _migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+        );
+      });
+    }
+    const applied = new Set(
+      this.all<{ version: number }>('SELECT version FROM _migrations').map((r) => r.version),
+    );
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (applied.has(m.version)) continue;
+      await this.write((w) => {
+        m.up(w);
+        w.run('INSERT INTO _migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+          m.version,
+          m.name,
+          Date.now(),
+        ]);
+      });
+    }
+  }
+
+  private prepare(sql: string): Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  private exec(sql: string): void {
+    this.prepare(sql).run();
+  }
+
+  private runJournaled(sql: string, params?: Param[]): number {
+    const group = this.group;
+    if (!group) throw new Error('Writer used outside of DurableDb.write()');
+    const values = bindable(params);
+    this.prepare(sql).run(values);
+    let index = group.sqlIndex.get(sql);
+    if (index === undefined) {
+      index = group.sqls.push(sql) - 1;
+      group.sqlIndex.set(sql, index);
+    }
+    values.unshift(index);
+    group.statements.push(values);
+    return this.db.getRowsModified();
+  }
+
+  private openGroup(): Group {
+    if (!this.group) {
+      this.exec('BEGIN');
+      this.group = { sqls: [], sqlIndex: new Map(), statements: [], waiters: [] };
+    }
+    return this.group;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.ioBusy) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      void this.commitGroup();
+    });
+  }
+
+  private ioIdle(): Promise<void> {
+    return new Promise<void>((resolve) => this.ioWaiters.push(resolve));
+  }
+
+  /** Commits the open group's transaction and frames it for the journal. */
+  private sealGroup(): { frame: Buffer | null; group: Group } | null {
+    const group = this.group;
+    if (!group) return null;
+    this.group = null;
+    if (group.statements.length === 0) {
+      this.exec('COMMIT');
+      return { frame: null, group };
+    }
+    const seq = this.seq + 1;
+    this.prepare('UPDATE _journal_state SET seq = ? WHERE id = 1').run([seq]);
+    this.exec('COMMIT');
+    this.seq = seq;
+    return { frame: encodeFrame({ seq, q: group.sqls, r: group.statements }), group };
+  }
+
+  private async appendSealed(sealed: { frame: Buffer | null; group: Group }): Promise<void> {
+    try {
+      if (sealed.frame) {
+        await this.journal.append(sealed.frame);
+        this.stats.groupsCommitted++;
+      }
+      for (const w of sealed.group.waiters) w.resolve();
+    } catch (err) {
+      // The in-memory database now holds a group the disk does not: nothing more may be acknowledged.
+      this.fatal = new Error(
+        `Journal write failed, the store stopped accepting writes: ${(err as Error).message}`,
+      );
+      for (const w of sealed.group.waiters) w.reject(this.fatal);
+    }
+  }
+
+  private async commitGroup(): Promise<void> {
+    if (this.ioBusy) return;
+    const sealed = this.sealGroup();
+    if (!sealed) return;
+    this.ioBusy = true;
+    try {
+      await this.appendSealed(sealed);
+    } finally {
+      this.releaseIo();
+    }
+    if (!this.snapshotting && this.journal.size >= this.snapshotThreshold) void this.snapshot();
+  }
+
+  private releaseIo(): void {
+    this.ioBusy = false;
+    const waiters = this.ioWaiters;
+    this.ioWaiters = [];
+    for (const resolve of waiters) resolve();
+    if (this.group) this.scheduleFlush();
+  }
+
+  private async takeSnapshot(): Promise<void> {
+    while (this.ioBusy) await this.ioIdle();
+    const started = performance.now();
+    // export() needs no open transaction: seal the open group, it goes to the old journal.
+    const sealed = this.sealGroup();
+    const seq = this.seq;
+    const data = this.db.export();
+    // export() closes and reopens the database: every prepared statement is gone.
+    this.statements.clear();
+    this.ioBusy = true;
+    const oldJournal = this.journal;
+    try {
+      if (sealed) await this.appendSealed(sealed);
+      this.journal = await JournalWriter.open(join(this.dir, journalFileName(seq + 1)));
+    } finally {
+      this.releaseIo();
+    }
+    await oldJournal.close();
+    const tmp = join(this.dir, `${SNAPSHOT_FILE}.tmp`);
+    const handle = await open(tmp, 'w');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, join(this.dir, SNAPSHOT_FILE));
+    const dirHandle = await open(this.dir, 'r');
+    try {
+      await dirHandle.sync();
+    } finally {
+      await dirHandle.close();
+    }
+    for (const file of listJournalFiles(this.dir)) {
+      if (file.firstSeq <= seq && file.path !== this.journal.path) removeFile(file.path);
+    }
+    this.stats.snapshots++;
+    this.stats.lastSnapshotMs = performance.now() - started;
+  }
+}
+
+function applyRecord(db: Database, record: JournalRecord): void {
+  const prepared = record.q.map((sql) => db.prepare(sql));
+  db.exec('BEGIN');
+  try {
+    for (const [index, ...params] of record.r) {
+      prepared[index as number]!.run(params as SqlValue[]);
+    }
+    db.run('UPDATE _journal_state SET seq = ? WHERE id = 1', [record.seq]);
+    db.exec('COMMIT');
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw new Error(`Journal record ${record.seq} could not be replayed: ${(err as Error).message}`, { cause: err });
+  } finally {
+    for (const stmt of prepared) stmt.free();
+  }
+}

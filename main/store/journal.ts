@@ -1,0 +1,132 @@
+import {
+  closeSync,
+  fdatasyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  ftruncateSync,
+  unlinkSync,
+} from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+
+/**
+ * Append-only journal of committed write groups. A frame is
+ * [u32 payload length][u32 crc32 of payload][payload = JSON {seq, q: sql[], r: [sqlIndex, ...params][]}].
+ * Files are named journal-<firstSeq>.log; a snapshot rotates to a new file so old files can be deleted
+ * once the snapshot that covers them is on disk.
+ */
+export interface JournalRecord {
+  seq: number;
+  /** distinct SQL texts used by the record */
+  q: string[];
+  /** statements: [index into q, ...params] */
+  r: unknown[][];
+}
+
+const HEADER_BYTES = 8;
+const FILE_PATTERN = /^journal-(\d+)\.log$/;
+
+export function journalFileName(firstSeq: number): string {
+  return `journal-${String(firstSeq).padStart(16, '0')}.log`;
+}
+
+export function listJournalFiles(dir: string): { path: string; firstSeq: number }[] {
+  return readdirSync(dir)
+    .map((name) => ({ name, m: FILE_PATTERN.exec(name) }))
+    .filter((f): f is { name: string; m: RegExpExecArray } => f.m !== null)
+    .map((f) => ({ path: join(dir, f.name), firstSeq: Number(f.m[1]) }))
+    .sort((a, b) => a.firstSeq - b.firstSeq);
+}
+
+export function encodeFrame(record: JournalRecord): Buffer {
+  const payload = Buffer.from(JSON.stringify(record), 'utf8');
+  const frame = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
+  frame.writeUInt32LE(payload.length, 0);
+  frame.writeUInt32LE(crc32(payload), 4);
+  payload.copy(frame, HEADER_BYTES);
+  return frame;
+}
+
+export interface ReadResult {
+  records: JournalRecord[];
+  /** byte length of the intact prefix; anything after it is a torn or corrupt tail */
+  validBytes: number;
+  tornBytes: number;
+}
+
+export function readJournalFile(path: string): ReadResult {
+  const buf = readFileSync(path);
+  const records: JournalRecord[] = [];
+  let offset = 0;
+  while (offset + HEADER_BYTES <= buf.length) {
+    const len = buf.readUInt32LE(offset);
+    const sum = buf.readUInt32LE(offset + 4);
+    const end = offset + HEADER_BYTES + len;
+    if (end > buf.length) break;
+    const payload = buf.subarray(offset + HEADER_BYTES, end);
+    if (crc32(payload) !== sum) break;
+    let record: JournalRecord;
+    try {
+      record = JSON.parse(payload.toString('utf8')) as JournalRecord;
+    } catch {
+      break;
+    }
+    records.push(record);
+    offset = end;
+  }
+  return { records, validBytes: offset, tornBytes: buf.length - offset };
+}
+
+/** Cuts a torn tail off so that later appends follow the last intact frame. */
+export function truncateFile(path: string, length: number): void {
+  const fd = openSync(path, 'r+');
+  try {
+    ftruncateSync(fd, length);
+    fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
+/** One open journal file that frames are appended to, one write + fdatasync per group. */
+export class JournalWriter {
+  readonly path: string;
+  private readonly handle: FileHandle;
+  private bytes: number;
+
+  private constructor(path: string, handle: FileHandle, bytes: number) {
+    this.path = path;
+    this.handle = handle;
+    this.bytes = bytes;
+  }
+
+  static async open(path: string): Promise<JournalWriter> {
+    const handle = await open(path, 'a');
+    const { size } = await handle.stat();
+    return new JournalWriter(path, handle, size);
+  }
+
+  get size(): number {
+    return this.bytes;
+  }
+
+  async append(frames: Buffer): Promise<void> {
+    await this.handle.write(frames);
+    await this.handle.datasync();
+    this.bytes += frames.length;
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+}

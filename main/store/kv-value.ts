@@ -1,0 +1,40 @@
+import type { SqlValue } from 'sql.js';
+
+/** How a telemetry or attribute value is kept: t is b(oolean), l(ong), d(ouble), s(tring) or j(son). */
+export type KvType = 'b' | 'l' | 'd' | 's' | 'j';
+export type KvValue = string | number | boolean | object | null;
+
+export function encodeKv(value: unknown): { t: KvType; v: SqlValue } {
+  switch (typeof value) {
+    case 'boolean':
+      return { t: 'b', v: value ? 1 : 0 };
+    case 'number':
+      return Number.isSafeInteger(value) ? { t: 'l', v: value } : { t: 'd', v: value };
+    case 'string':
+      return { t: 's', v: value };
+    case 'bigint':
+      return { t: 's', v: value.toString() };
+    default:
+      return { t: 'j', v: JSON.stringify(value ?? null) };
+  }
+}
+
+export function decodeKv(t: string, v: SqlValue): KvValue {
+  switch (t) {
+    case 'b':
+      return v === 1;
+    case 'l':
+    case 'd':
+      return Number(v);
+    case 'j':
+      return JSON.parse(String(v)) as KvValue;
+    default:
+      return v === null ? null : String(v);
+  }
+}
+
+/** ThingsBoard's REST answers carry telemetry values as strings unless strict data types are asked for. */
+export function kvAsString(t: string, v: SqlValue): string {
+  if (t === 'b') return v === 1 ? 'true' : 'false';
+  return String(v);
+}

@@ -1,0 +1,65 @@
+import type { Migration } from './durable-db.ts';
+
+/** Numbered schema migrations, applied in order at start and recorded in _migrations. */
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'platform entities',
+    up(w) {
+      const ddl = [
+        `CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+        `CREATE TABLE customers (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, title TEXT NOT NULL UNIQUE,
+          email TEXT, phone TEXT, country TEXT, city TEXT, address TEXT, additional_info TEXT)`,
+        `CREATE TABLE users (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+          authority TEXT NOT NULL, customer_id TEXT,
+          first_name TEXT, last_name TEXT, password_hash TEXT, default_password INTEGER NOT NULL DEFAULT 0,
+          tokens_valid_from INTEGER NOT NULL DEFAULT 0, additional_info TEXT)`,
+        `CREATE TABLE device_profiles (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, name TEXT NOT NULL UNIQUE, description TEXT,
+          is_default INTEGER NOT NULL DEFAULT 0, type TEXT NOT NULL DEFAULT 'DEFAULT',
+          transport_type TEXT NOT NULL DEFAULT 'DEFAULT', default_rule_chain_id TEXT, profile_data TEXT)`,
+        `CREATE TABLE devices (
+          num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, created_time INTEGER NOT NULL,
+          name TEXT NOT NULL UNIQUE, type TEXT NOT NULL, label TEXT,
+          device_profile_id TEXT NOT NULL, customer_id TEXT, additional_info TEXT)`,
+        `CREATE INDEX devices_customer ON devices(customer_id)`,
+        `CREATE TABLE device_credentials (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, device_id TEXT NOT NULL UNIQUE,
+          credentials_type TEXT NOT NULL, credentials_id TEXT NOT NULL UNIQUE, credentials_value TEXT)`,
+        `CREATE TABLE attributes (
+          entity_id TEXT NOT NULL, scope TEXT NOT NULL, key TEXT NOT NULL, t TEXT NOT NULL, v,
+          last_update_ts INTEGER NOT NULL, PRIMARY KEY (entity_id, scope, key)) WITHOUT ROWID`,
+        `CREATE TABLE ts_key (key_id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE)`,
+        `CREATE TABLE ts_kv (
+          entity_num INTEGER NOT NULL, key_id INTEGER NOT NULL, ts INTEGER NOT NULL, t TEXT NOT NULL, v,
+          PRIMARY KEY (entity_num, key_id, ts)) WITHOUT ROWID`,
+        `CREATE TABLE ts_kv_latest (
+          entity_num INTEGER NOT NULL, key_id INTEGER NOT NULL, ts INTEGER NOT NULL, t TEXT NOT NULL, v,
+          PRIMARY KEY (entity_num, key_id)) WITHOUT ROWID`,
+        `CREATE TABLE relations (
+          from_id TEXT NOT NULL, from_type TEXT NOT NULL, to_id TEXT NOT NULL, to_type TEXT NOT NULL,
+          type TEXT NOT NULL, type_group TEXT NOT NULL DEFAULT 'COMMON', additional_info TEXT,
+          PRIMARY KEY (from_id, from_type, type, type_group, to_id, to_type))`,
+        `CREATE INDEX relations_to ON relations(to_id, to_type)`,
+        `CREATE TABLE edges (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, name TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
+          label TEXT, routing_key TEXT NOT NULL UNIQUE, secret_hash TEXT NOT NULL, customer_id TEXT,
+          additional_info TEXT)`,
+        `CREATE TABLE api_keys (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, user_id TEXT NOT NULL,
+          description TEXT NOT NULL, expiration_time INTEGER NOT NULL DEFAULT 0, enabled INTEGER NOT NULL DEFAULT 1,
+          key_hash TEXT NOT NULL UNIQUE)`,
+        `CREATE TABLE revoked_sessions (session_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+        `CREATE TABLE rule_chains (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL DEFAULT 'CORE',
+          root INTEGER NOT NULL DEFAULT 0, debug_mode INTEGER NOT NULL DEFAULT 0, configuration TEXT,
+          additional_info TEXT, metadata TEXT NOT NULL)`,
+        `CREATE TABLE table_views (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, name TEXT NOT NULL, config TEXT NOT NULL)`,
+      ];
+      for (const sql of ddl) w.run(sql);
+    },
+  },
+];

@@ -1,0 +1,187 @@
+import type { SqlValue } from 'sql.js';
+import type { DurableDb, Writer } from '../durable-db.ts';
+import { decodeKv, encodeKv, kvAsString, type KvValue } from '../kv-value.ts';
+
+export interface TsEntry {
+  ts: number;
+  values: Record<string, unknown>;
+}
+
+export interface TsPoint {
+  ts: number;
+  value: KvValue;
+}
+
+export type Aggregation = 'NONE' | 'AVG' | 'MIN' | 'MAX' | 'SUM' | 'COUNT';
+
+export interface HistoryQuery {
+  keys: string[];
+  startTs: number;
+  endTs: number;
+  limit: number;
+  agg: Aggregation;
+  interval: number;
+  orderBy: 'ASC' | 'DESC';
+}
+
+const INSERT_TS = 'INSERT OR REPLACE INTO ts_kv (entity_num, key_id, ts, t, v) VALUES (?, ?, ?, ?, ?)';
+const UPSERT_LATEST = `INSERT INTO ts_kv_latest (entity_num, key_id, ts, t, v) VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT (entity_num, key_id) DO UPDATE SET ts = excluded.ts, t = excluded.t, v = excluded.v
+  WHERE excluded.ts >= ts_kv_latest.ts`;
+
+/** Time series history and latest values, keyed by the device's integer number and a key dictionary. */
+export class TelemetryRepository {
+  private readonly keyIds = new Map<string, number>();
+  private readonly keyNames = new Map<number, string>();
+  private readonly db: DurableDb;
+
+  constructor(db: DurableDb) {
+    this.db = db;
+    for (const row of db.all<{ key_id: number; key: string }>('SELECT key_id, key FROM ts_key')) {
+      this.keyIds.set(row.key, row.key_id);
+      this.keyNames.set(row.key_id, row.key);
+    }
+  }
+
+  keyId(w: Writer, key: string): number {
+    let id = this.keyIds.get(key);
+    if (id === undefined) {
+      id = this.keyIds.size + 1;
+      while (this.keyNames.has(id)) id++;
+      w.run('INSERT INTO ts_key (key_id, key) VALUES (?, ?)', [id, key]);
+      const newId = id;
+      this.keyIds.set(key, newId);
+      this.keyNames.set(newId, key);
+      w.onRollback(() => {
+        this.keyIds.delete(key);
+        this.keyNames.delete(newId);
+      });
+    }
+    return id;
+  }
+
+  /** Stores entries inside the caller's write; returns the number of datapoints stored. */
+  save(w: Writer, entityNum: number, entries: TsEntry[]): number {
+    let count = 0;
+    for (const entry of entries) {
+      for (const [key, value] of Object.entries(entry.values)) {
+        if (value === undefined) continue;
+        const { t, v } = encodeKv(value);
+        const keyId = this.keyId(w, key);
+        w.run(INSERT_TS, [entityNum, keyId, entry.ts, t, v]);
+        w.run(UPSERT_LATEST, [entityNum, keyId, entry.ts, t, v]);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  keys(entityNum: number): string[] {
+    return this.db
+      .all<{ key_id: number }>('SELECT key_id FROM ts_kv_latest WHERE entity_num = ? ORDER BY key_id', [
+        entityNum,
+      ])
+      .map((r) => this.keyNames.get(r.key_id) ?? '')
+      .filter(Boolean)
+      .sort();
+  }
+
+  latest(entityNum: number, keys?: string[]): Map<string, TsPoint & { raw: string }> {
+    const rows = this.db.all<{ key_id: number; ts: number; t: string; v: SqlValue }>(
+      'SELECT key_id, ts, t, v FROM ts_kv_latest WHERE entity_num = ?',
+      [entityNum],
+    );
+    const wanted = keys ? new Set(keys) : null;
+    const out = new Map<string, TsPoint & { raw: string }>();
+    for (const row of rows) {
+      const key = this.keyNames.get(row.key_id);
+      if (!key || (wanted && !wanted.has(key))) continue;
+      out.set(key, { ts: row.ts, value: decodeKv(row.t, row.v), raw: kvAsString(row.t, row.v) });
+    }
+    return out;
+  }
+
+  history(entityNum: number, q: HistoryQuery): Map<string, { ts: number; value: KvValue; raw: string }[]> {
+    const out = new Map<string, { ts: number; value: KvValue; raw: string }[]>();
+    for (const key of q.keys) {
+      const keyId = this.keyIds.get(key);
+      if (keyId === undefined) continue;
+      const points =
+        q.agg === 'NONE' ? this.rawHistory(entityNum, keyId, q) : this.aggregatedHistory(entityNum, keyId, q);
+      if (points.length > 0) out.set(key, points);
+    }
+    return out;
+  }
+
+  /** Deletes history in [startTs, endTs) (all of it when deleteAll) and recomputes latest values. */
+  deleteHistory(
+    w: Writer,
+    entityNum: number,
+    keys: string[],
+    range: { startTs: number; endTs: number } | 'all',
+  ): void {
+    for (const key of keys) {
+      const keyId = this.keyIds.get(key);
+      if (keyId === undefined) continue;
+      if (range === 'all') {
+        w.run('DELETE FROM ts_kv WHERE entity_num = ? AND key_id = ?', [entityNum, keyId]);
+      } else {
+        w.run('DELETE FROM ts_kv WHERE entity_num = ? AND key_id = ? AND ts >= ? AND ts < ?', [
+          entityNum,
+          keyId,
+          range.startTs,
+          range.endTs,
+        ]);
+      }
+      w.run('DELETE FROM ts_kv_latest WHERE entity_num = ? AND key_id = ?', [entityNum, keyId]);
+      w.run(
+        `INSERT INTO ts_kv_latest (entity_num, key_id, ts, t, v)
+         SELECT entity_num, key_id, ts, t, v FROM ts_kv WHERE entity_num = ? AND key_id = ? ORDER BY ts DESC LIMIT 1`,
+        [entityNum, keyId],
+      );
+    }
+  }
+
+  deleteEntity(w: Writer, entityNum: number): void {
+    w.run('DELETE FROM ts_kv WHERE entity_num = ?', [entityNum]);
+    w.run('DELETE FROM ts_kv_latest WHERE entity_num = ?', [entityNum]);
+  }
+
+  /** Drops history older than cutoffTs (latest values stay). Returns the number of rows removed. */
+  purgeOlderThan(w: Writer, cutoffTs: number): number {
+    return w.run('DELETE FROM ts_kv WHERE ts < ?', [cutoffTs]);
+  }
+
+  countDatapoints(): number {
+    return Number(this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ts_kv')?.n ?? 0);
+  }
+
+  private rawHistory(entityNum: number, keyId: number, q: HistoryQuery) {
+    const rows = this.db.all<{ ts: number; t: string; v: SqlValue }>(
+      `SELECT ts, t, v FROM ts_kv WHERE entity_num = ? AND key_id = ? AND ts >= ? AND ts <= ?
+       ORDER BY ts ${q.orderBy === 'ASC' ? 'ASC' : 'DESC'} LIMIT ?`,
+      [entityNum, keyId, q.startTs, q.endTs, q.limit],
+    );
+    return rows.map((r) => ({ ts: r.ts, value: decodeKv(r.t, r.v), raw: kvAsString(r.t, r.v) }));
+  }
+
+  private aggregatedHistory(entityNum: number, keyId: number, q: HistoryQuery) {
+    const fn = { AVG: 'AVG(v)', MIN: 'MIN(v)', MAX: 'MAX(v)', SUM: 'SUM(v)', COUNT: 'COUNT(v)', NONE: 'v' }[
+      q.agg
+    ];
+    const interval = Math.max(1, q.interval);
+    // ThingsBoard stamps each interval's value at the interval's middle.
+    const rows = this.db.all<{ bucket: number; value: number }>(
+      `SELECT (ts - ?) / ? AS bucket, ${fn} AS value FROM ts_kv
+       WHERE entity_num = ? AND key_id = ? AND ts >= ? AND ts < ? AND t IN ('l', 'd', 'b')
+       GROUP BY bucket ORDER BY bucket ${q.orderBy === 'ASC' ? 'ASC' : 'DESC'} LIMIT ?`,
+      [q.startTs, interval, entityNum, keyId, q.startTs, q.endTs, q.limit],
+    );
+    return rows.map((r) => {
+      const bucketStart = q.startTs + r.bucket * interval;
+      const ts = bucketStart + Math.floor(Math.min(interval, q.endTs - bucketStart) / 2);
+      const value = q.agg === 'COUNT' ? r.value : Number(r.value);
+      return { ts, value, raw: String(value) };
+    });
+  }
+}

@@ -1,0 +1,103 @@
+import { Type, type Static } from 'typebox';
+import { EntityId } from './common.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const Info = Type.Record(Type.String(), Type.Unknown());
+const RefInput = (entityType: string) =>
+  Type.Object({ entityType: Type.Optional(Type.Literal(entityType)), id: Type.String() });
+
+export const Customer = Type.Object({
+  id: EntityId('CUSTOMER'),
+  createdTime: Type.Integer(),
+  tenantId: EntityId('TENANT'),
+  title: Type.String(),
+  name: Type.String(),
+  email: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  country: Nullable(Type.String()),
+  city: Nullable(Type.String()),
+  address: Nullable(Type.String()),
+  additionalInfo: Info,
+});
+export type Customer = Static<typeof Customer>;
+
+export const SaveCustomerRequest = Type.Object({
+  id: Type.Optional(RefInput('CUSTOMER')),
+  title: Type.String({ minLength: 1, maxLength: 255 }),
+  email: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  phone: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  country: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  city: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  address: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  additionalInfo: Type.Optional(Nullable(Info)),
+});
+export type SaveCustomerRequest = Static<typeof SaveCustomerRequest>;
+
+export const DeviceProfile = Type.Object({
+  id: EntityId('DEVICE_PROFILE'),
+  createdTime: Type.Integer(),
+  tenantId: EntityId('TENANT'),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  type: Type.Literal('DEFAULT'),
+  transportType: Type.String(),
+  provisionType: Type.String(),
+  default: Type.Boolean(),
+  defaultRuleChainId: Nullable(EntityId('RULE_CHAIN')),
+  profileData: Info,
+});
+export type DeviceProfile = Static<typeof DeviceProfile>;
+
+export const SaveDeviceProfileRequest = Type.Object({
+  id: Type.Optional(RefInput('DEVICE_PROFILE')),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
+  type: Type.Optional(Type.Literal('DEFAULT')),
+  transportType: Type.Optional(Type.String({ maxLength: 32 })),
+  default: Type.Optional(Type.Boolean()),
+  profileData: Type.Optional(Nullable(Info)),
+});
+export type SaveDeviceProfileRequest = Static<typeof SaveDeviceProfileRequest>;
+
+export const Device = Type.Object({
+  id: EntityId('DEVICE'),
+  createdTime: Type.Integer(),
+  tenantId: EntityId('TENANT'),
+  customerId: EntityId('CUSTOMER'),
+  name: Type.String(),
+  type: Type.String({ description: 'Device profile name' }),
+  label: Nullable(Type.String()),
+  deviceProfileId: EntityId('DEVICE_PROFILE'),
+  additionalInfo: Info,
+});
+export type Device = Static<typeof Device>;
+
+export const SaveDeviceRequest = Type.Object({
+  id: Type.Optional(RefInput('DEVICE')),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Device profile name' })),
+  label: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  deviceProfileId: Type.Optional(Nullable(RefInput('DEVICE_PROFILE'))),
+  customerId: Type.Optional(Nullable(RefInput('CUSTOMER'))),
+  additionalInfo: Type.Optional(Nullable(Info)),
+});
+export type SaveDeviceRequest = Static<typeof SaveDeviceRequest>;
+
+export const DeviceCredentials = Type.Object({
+  id: Type.Object({ id: Type.String() }),
+  createdTime: Type.Integer(),
+  deviceId: EntityId('DEVICE'),
+  credentialsType: Type.Literal('ACCESS_TOKEN'),
+  credentialsId: Type.String({ description: 'The access token' }),
+  credentialsValue: Type.Null(),
+});
+export type DeviceCredentials = Static<typeof DeviceCredentials>;
+
+export const SaveDeviceCredentialsRequest = Type.Object({
+  id: Type.Optional(Type.Object({ id: Type.String() })),
+  deviceId: Type.Optional(RefInput('DEVICE')),
+  credentialsType: Type.Optional(Type.Literal('ACCESS_TOKEN')),
+  credentialsId: Type.String({ minLength: 1, maxLength: 255, pattern: '^\\S+$' }),
+  credentialsValue: Type.Optional(Type.Null()),
+});
+export type SaveDeviceCredentialsRequest = Static<typeof SaveDeviceCredentialsRequest>;

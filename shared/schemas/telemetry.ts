@@ -1,0 +1,54 @@
+import { Type, type Static } from 'typebox';
+
+export const AttributeScope = Type.Union([
+  Type.Literal('CLIENT_SCOPE'),
+  Type.Literal('SERVER_SCOPE'),
+  Type.Literal('SHARED_SCOPE'),
+]);
+export type AttributeScope = Static<typeof AttributeScope>;
+export const ATTRIBUTE_SCOPES: AttributeScope[] = ['CLIENT_SCOPE', 'SERVER_SCOPE', 'SHARED_SCOPE'];
+
+export const AttributeData = Type.Object({
+  key: Type.String(),
+  value: Type.Unknown(),
+  lastUpdateTs: Type.Integer(),
+});
+export type AttributeData = Static<typeof AttributeData>;
+
+export const TsValue = Type.Object({ ts: Type.Integer(), value: Type.Unknown() });
+export const TimeseriesData = Type.Record(Type.String(), Type.Array(TsValue), {
+  description:
+    'key -> [{ts, value}], newest first unless orderBy=ASC; values are strings unless useStrictDataTypes=true',
+});
+export type TimeseriesData = Record<string, { ts: number; value: unknown }[]>;
+
+export const Aggregation = Type.Union(
+  ['NONE', 'AVG', 'MIN', 'MAX', 'SUM', 'COUNT'].map((a) => Type.Literal(a)),
+);
+
+export const TimeseriesQuery = Type.Object({
+  keys: Type.Optional(Type.String({ description: 'Comma-separated keys; all keys when absent' })),
+  startTs: Type.Optional(
+    Type.Integer({ description: 'Epoch ms; without startTs and endTs the latest values are returned' }),
+  ),
+  endTs: Type.Optional(Type.Integer()),
+  interval: Type.Optional(Type.Integer({ minimum: 0, description: 'Aggregation interval in ms' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 100 })),
+  agg: Type.Optional(Aggregation),
+  orderBy: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')])),
+  useStrictDataTypes: Type.Optional(Type.Boolean({ default: false })),
+});
+export type TimeseriesQuery = Static<typeof TimeseriesQuery>;
+
+export const TelemetryEntry = Type.Object({
+  ts: Type.Integer(),
+  values: Type.Record(Type.String(), Type.Unknown()),
+});
+export const TelemetryBody = Type.Union(
+  [
+    TelemetryEntry,
+    Type.Array(Type.Union([TelemetryEntry, Type.Record(Type.String(), Type.Unknown())])),
+    Type.Record(Type.String(), Type.Unknown()),
+  ],
+  { description: '{"key":value}, {"ts":ms,"values":{...}} or an array of those' },
+);

@@ -1,0 +1,110 @@
+import { appendFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DurableDb, type Migration } from '../../../main/store/durable-db.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
+
+const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'items',
+    up: (w) => w.run('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)'),
+  },
+];
+
+function journalFiles(dir: string): string[] {
+  return readdirSync(dir).filter((f) => f.startsWith('journal-'));
+}
+
+describe('DurableDb', () => {
+  it('replays acknowledged writes from the journal after the process loses its memory', async () => {
+    const dir = tempDir();
+    const db = await DurableDb.open({ dir, migrations });
+    await Promise.all(
+      [1, 2, 3].map((i) =>
+        db.write((w) => w.run('INSERT INTO items (id, name) VALUES (?, ?)', [i, `n${i}`])),
+      ),
+    );
+    // no close(): as after a crash, only the journal holds the rows
+    const reopened = await DurableDb.open({ dir, migrations });
+    expect(reopened.all('SELECT id, name FROM items ORDER BY id')).toEqual([
+      { id: 1, name: 'n1' },
+      { id: 2, name: 'n2' },
+      { id: 3, name: 'n3' },
+    ]);
+    expect(reopened.getStats().replayedRecords).toBeGreaterThan(0);
+  });
+
+  it('leaves no trace of a write whose callback throws, and keeps the rest of its group', async () => {
+    const dir = tempDir();
+    const db = await DurableDb.open({ dir, migrations });
+    const ok = db.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['a']));
+    const bad = db.write((w) => {
+      w.run('INSERT INTO items (id, name) VALUES (2, ?)', ['b']);
+      w.run('INSERT INTO items (id, name) VALUES (3, ?)', ['a']); // unique violation
+    });
+    await expect(bad).rejects.toThrow(/UNIQUE/);
+    await ok;
+    expect(db.all('SELECT id FROM items')).toEqual([{ id: 1 }]);
+    const reopened = await DurableDb.open({ dir, migrations });
+    expect(reopened.all('SELECT id FROM items')).toEqual([{ id: 1 }]);
+  });
+
+  it('discards a torn tail record and keeps every intact one', async () => {
+    const dir = tempDir();
+    const db = await DurableDb.open({ dir, migrations });
+    await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['kept']));
+    const [file] = journalFiles(dir);
+    const path = join(dir, file!);
+    const before = statSync(path).size;
+    appendFileSync(path, Buffer.from([200, 0, 0, 0, 1, 2, 3, 4, 123, 34])); // header promising 200 bytes, then 2
+    const reopened = await DurableDb.open({ dir, migrations });
+    expect(reopened.all('SELECT name FROM items')).toEqual([{ name: 'kept' }]);
+    expect(reopened.getStats().discardedTailBytes).toBe(10);
+    expect(statSync(path).size).toBe(before);
+    await reopened.write((w) => w.run('INSERT INTO items (id, name) VALUES (2, ?)', ['after']));
+    const again = await DurableDb.open({ dir, migrations });
+    expect(again.all('SELECT name FROM items ORDER BY id')).toEqual([{ name: 'kept' }, { name: 'after' }]);
+  });
+
+  it('snapshots on close, drops covered journals and reopens from the snapshot', async () => {
+    const dir = tempDir();
+    const db = await DurableDb.open({ dir, migrations });
+    await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['x']));
+    await db.close();
+    expect(readdirSync(dir)).toContain('store.sqlite');
+    const reopened = await DurableDb.open({ dir, migrations });
+    expect(reopened.getStats().replayedRecords).toBe(0);
+    expect(reopened.all('SELECT name FROM items')).toEqual([{ name: 'x' }]);
+    expect(journalFiles(dir)).toHaveLength(1);
+  });
+
+  it('takes snapshots under continuous writes without losing any of them', async () => {
+    const dir = tempDir();
+    const db = await DurableDb.open({ dir, migrations, snapshotThresholdBytes: 2_000 });
+    const writes: Promise<number>[] = [];
+    for (let i = 1; i <= 500; i++) {
+      writes.push(db.write((w) => w.run('INSERT INTO items (id, name) VALUES (?, ?)', [i, `item-${i}`])));
+      if (i % 50 === 0) await writes.at(-1);
+    }
+    await Promise.all(writes);
+    await db.flush();
+    expect(db.getStats().snapshots).toBeGreaterThan(0);
+    const reopened = await DurableDb.open({ dir, migrations });
+    expect(reopened.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 500 });
+  });
+
+  it('runs each migration once and records it', async () => {
+    const dir = tempDir();
+    await (await DurableDb.open({ dir, migrations })).close();
+    const more: Migration[] = [
+      ...migrations,
+      { version: 2, name: 'extra', up: (w) => w.run('ALTER TABLE items ADD COLUMN extra TEXT') },
+    ];
+    const db = await DurableDb.open({ dir, migrations: more });
+    expect(db.all('SELECT version, name FROM _migrations ORDER BY version')).toMatchObject([
+      { version: 1, name: 'items' },
+      { version: 2, name: 'extra' },
+    ]);
+  });
+});
