@@ -47,6 +47,7 @@ export interface DurableDbStats {
   groupsCommitted: number;
   replayedRecords: number;
   discardedTailBytes: number;
+  failedSnapshots: number;
 }
 
 interface Group {
@@ -151,7 +152,7 @@ export class DurableDb {
       db,
       journal,
       seq,
-      { snapshots: 0, lastSnapshotMs: 0, groupsCommitted: 0, replayedRecords, discardedTailBytes },
+      { snapshots: 0, failedSnapshots: 0, lastSnapshotMs: 0, groupsCommitted: 0, replayedRecords, discardedTailBytes },
       options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
     );
     await store.migrate(options.migrations);
@@ -363,7 +364,13 @@ export class DurableDb {
     } finally {
       this.releaseIo();
     }
-    if (!this.snapshotting && this.journal.size >= this.snapshotThreshold) void this.snapshot();
+    if (!this.snapshotting && !this.closed && this.journal.size >= this.snapshotThreshold) {
+      // A failed background snapshot loses nothing (the journal still holds every group); say so and go on.
+      this.snapshot().catch((err: unknown) => {
+        this.stats.failedSnapshots++;
+        if (!this.closed) process.stderr.write(`store: background snapshot failed: ${(err as Error).message}\n`);
+      });
+    }
   }
 
   private releaseIo(): void {
@@ -416,11 +423,14 @@ export class DurableDb {
 }
 
 function applyRecord(db: Database, record: JournalRecord): void {
-  const prepared = record.q.map((sql) => db.prepare(sql));
+  // Prepared lazily: a statement may use a table that an earlier statement of the same record creates.
+  const prepared: Statement[] = [];
   db.exec('BEGIN');
   try {
     for (const [index, ...params] of record.r) {
-      prepared[index as number]!.run(params as SqlValue[]);
+      const i = index as number;
+      prepared[i] ??= db.prepare(record.q[i]!);
+      prepared[i].run(params as SqlValue[]);
     }
     db.run('UPDATE _journal_state SET seq = ? WHERE id = 1', [record.seq]);
     db.exec('COMMIT');
@@ -428,6 +438,6 @@ function applyRecord(db: Database, record: JournalRecord): void {
     db.exec('ROLLBACK');
     throw new Error(`Journal record ${record.seq} could not be replayed: ${(err as Error).message}`, { cause: err });
   } finally {
-    for (const stmt of prepared) stmt.free();
+    for (const stmt of prepared) stmt?.free();
   }
 }

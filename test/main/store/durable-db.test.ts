@@ -90,6 +90,7 @@ describe('DurableDb', () => {
     await Promise.all(writes);
     await db.flush();
     expect(db.getStats().snapshots).toBeGreaterThan(0);
+    await db.close();
     const reopened = await DurableDb.open({ dir, migrations });
     expect(reopened.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 500 });
   });
@@ -106,5 +107,18 @@ describe('DurableDb', () => {
       { version: 1, name: 'items' },
       { version: 2, name: 'extra' },
     ]);
+  });
+});
+
+describe('DurableDb replay', () => {
+  it('replays a record whose statements use a table created earlier in the same record', async () => {
+    const dir = tempDir();
+    const db = await DurableDb.open({ dir, migrations: [] });
+    await Promise.all([
+      db.write((w) => w.run('CREATE TABLE late (v TEXT)')),
+      db.write((w) => w.run('INSERT INTO late (v) VALUES (?)', ['same group'])),
+    ]);
+    const reopened = await DurableDb.open({ dir, migrations: [] });
+    expect(reopened.all('SELECT v FROM late')).toEqual([{ v: 'same group' }]);
   });
 });
