@@ -59,6 +59,11 @@ export class UserService {
     return row;
   }
 
+  /** Drops a cached row, for users deleted outside this service (with their customer). */
+  forget(id: string): void {
+    this.cache.delete(id);
+  }
+
   findRowByEmail(email: string): UserRow | undefined {
     return this.ctx.db.get<UserRow>('SELECT * FROM users WHERE email = ? COLLATE NOCASE', [email]);
   }
@@ -178,7 +183,8 @@ export class UserService {
   /** Sets a new password and makes every token issued before now invalid. */
   async setPassword(userId: string, password: string): Promise<void> {
     const hash = await bcrypt.hash(password, BCRYPT_ROUNDS);
-    const validFrom = Math.floor(this.ctx.now() / 1000) * 1000;
+    // Exact milliseconds: tokens carry iatMs, so older tokens of the same second are outdated too.
+    const validFrom = this.ctx.now();
     await this.ctx.db.write((w) =>
       w.run('UPDATE users SET password_hash = ?, default_password = 0, tokens_valid_from = ? WHERE id = ?', [
         hash,
@@ -192,11 +198,21 @@ export class UserService {
   /** Creates ThingsBoard's demo logins on first start. Returns the ones it created. */
   async seedDemoUsers(): Promise<{ email: string; password: string; authority: Authority }[]> {
     if (this.ctx.db.get('SELECT 1 FROM users LIMIT 1')) return [];
+    // The demo passwords are public, so their bcrypt hashes are precomputed: first start skips ~200 ms of hashing.
     const demo = [
-      { email: 'tenant@thingsboard.org', password: 'tenant', authority: 'TENANT_ADMIN' as const },
-      { email: 'customer@thingsboard.org', password: 'customer', authority: 'CUSTOMER_USER' as const },
+      {
+        email: 'tenant@thingsboard.org',
+        password: 'tenant',
+        hash: '$2b$10$uRoyIdbtHghCs86pHz4lwOKJsQ5aEdlOzoB7p6WmWBngQxikt3ckS',
+        authority: 'TENANT_ADMIN' as const,
+      },
+      {
+        email: 'customer@thingsboard.org',
+        password: 'customer',
+        hash: '$2b$10$BKhqXEoGKZu373LqAo6oSOJpAFILduPqKAvjst5DlZKOxFB5NvvP6',
+        authority: 'CUSTOMER_USER' as const,
+      },
     ];
-    const hashes = await Promise.all(demo.map((d) => bcrypt.hash(d.password, BCRYPT_ROUNDS)));
     const now = this.ctx.now();
     await this.ctx.db.write((w) => {
       const customerId = randomUUID();
@@ -206,7 +222,7 @@ export class UserService {
         'Customer A',
         '{}',
       ]);
-      demo.forEach((d, i) => {
+      demo.forEach((d) => {
         w.run(
           `INSERT INTO users (id, created_time, email, authority, customer_id, first_name, last_name, password_hash, default_password, additional_info)
            VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, 1, '{}')`,
@@ -216,12 +232,12 @@ export class UserService {
             d.email,
             d.authority,
             d.authority === 'CUSTOMER_USER' ? customerId : null,
-            hashes[i],
+            d.hash,
           ],
         );
       });
     });
-    return demo;
+    return demo.map(({ email, password, authority }) => ({ email, password, authority }));
   }
 
   usersWithDefaultPasswords(): string[] {

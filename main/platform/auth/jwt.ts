@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export interface JwtClaims {
   sub: string;
@@ -11,6 +11,8 @@ export interface JwtClaims {
   isPublic?: boolean;
   iss: string;
   iat: number;
+  /** Sandboard: issue time in ms, so a password change also outdates tokens issued earlier in the same second */
+  iatMs?: number;
   exp: number;
   jti?: string;
 }
@@ -20,11 +22,18 @@ export type VerifyResult =
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS512', typ: 'JWT' })).toString('base64url');
 
-/** HS512 JSON Web Tokens, signed with the install's own key. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
+/**
+ * HS512 JSON Web Tokens, signed with the install's own key. Tokens already verified are remembered (by
+ * their full text, which includes the signature), so a client that sends the same token on every
+ * request pays for the HMAC once; expiry is still checked on every use.
+ */
 export class JwtCodec {
-  private readonly key: Buffer;
+  private readonly key: KeyObject;
+  private readonly verified = new Map<string, JwtClaims>();
   constructor(key: Buffer) {
-    this.key = key;
+    this.key = createSecretKey(key);
   }
 
   sign(claims: JwtClaims): string {
@@ -34,6 +43,8 @@ export class JwtCodec {
   }
 
   verify(token: string, nowSec: number): VerifyResult {
+    const known = this.verified.get(token);
+    if (known) return known.exp <= nowSec ? { ok: false, reason: 'expired' } : { ok: true, claims: known };
     const parts = token.split('.');
     if (parts.length !== 3) return { ok: false, reason: 'malformed' };
     const [header, payload, signature] = parts as [string, string, string];
@@ -52,6 +63,8 @@ export class JwtCodec {
     if (typeof claims.exp !== 'number' || typeof claims.userId !== 'string')
       return { ok: false, reason: 'malformed' };
     if (claims.exp <= nowSec) return { ok: false, reason: 'expired' };
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, claims);
     return { ok: true, claims };
   }
 }

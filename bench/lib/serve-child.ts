@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/sandboard.js', import.meta.url));
+
+export interface ServeChild {
+  child: ChildProcess;
+  urls: { http: string; mqtt: string; analytics: string; dataDir: string };
+  /** ms from spawn to the ready line */
+  readyMs: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the real `sandboard serve` in its own process, so the load generator does not share its core. */
+export async function startServeChild(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<ServeChild> {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--data-dir', dataDir, '--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const urls = await new Promise<ServeChild['urls']>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /^sandboard ready (\{.*\})$/.exec(line);
+      if (m) resolve(JSON.parse(m[1]!) as ServeChild['urls']);
+    });
+    child.once('exit', (code) => reject(new Error(`sandboard serve exited with ${code}: ${stderr}`)));
+  });
+  const readyMs = performance.now() - started;
+  return {
+    child,
+    urls,
+    readyMs,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// npm run bench:startup — `sandboard serve` to its ready line: empty data dir, and with 1,000,000 telemetry rows.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DurableDb } from '../main/store/durable-db.ts';
+import { migrations } from '../main/store/migrations.ts';
+import { TelemetryRepository } from '../main/store/repositories/telemetry-repository.ts';
+import { percentile, printBench, printFigures } from './lib/bench-output.ts';
+import { startServeChild } from './lib/serve-child.ts';
+
+const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 5);
+const ROWS = Number(process.env.BENCH_STARTUP_ROWS ?? 1_000_000);
+
+async function timeStart(dataDir: string): Promise<number> {
+  const serve = await startServeChild(dataDir);
+  await serve.stop();
+  return serve.readyMs;
+}
+
+/** Fills a data dir the way a long demo would: first the platform's own seed, then ROWS datapoints. */
+async function fillDataDir(dataDir: string): Promise<void> {
+  await timeStart(dataDir);
+  const db = await DurableDb.open({ dir: dataDir, migrations });
+  const telemetry = new TelemetryRepository(db);
+  const devices = 100;
+  const keys = ['temperature', 'humidity', 'pressure', 'voltage'];
+  const perDevice = Math.ceil(ROWS / devices / keys.length);
+  const start = Date.now() - perDevice * 60_000;
+  let written = 0;
+  for (let d = 1; d <= devices && written < ROWS; d++) {
+    const entries: { ts: number; values: Record<string, number> }[] = [];
+    for (let i = 0; i < perDevice && written < ROWS; i++) {
+      entries.push({
+        ts: start + i * 60_000,
+        values: Object.fromEntries(keys.map((k, j) => [k, 20 + j + Math.sin(i / 10)])),
+      });
+      written += keys.length;
+    }
+    await db.write((w) => telemetry.save(w, 1_000_000 + d, entries));
+  }
+  await db.close();
+}
+
+const emptyRuns: number[] = [];
+for (let i = 0; i < RUNS; i++) {
+  const dir = mkdtempSync(join(tmpdir(), 'sandboard-bench-start-'));
+  try {
+    emptyRuns.push(await timeStart(dir));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const bigDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-start-1m-'));
+let millionRuns: number[] = [];
+try {
+  const fillStart = performance.now();
+  await fillDataDir(bigDir);
+  console.log(
+    `filled a data dir with ${ROWS.toLocaleString('en-US')} telemetry rows in ${Math.round(performance.now() - fillStart)} ms`,
+  );
+  millionRuns = [];
+  for (let i = 0; i < 3; i++) millionRuns.push(await timeStart(bigDir));
+} finally {
+  rmSync(bigDir, { recursive: true, force: true });
+}
+
+const emptyMs = percentile(emptyRuns, 50);
+const millionRowsMs = percentile(millionRuns, 50);
+printFigures({
+  [`empty data dir, median of ${RUNS} (target < 1000)`]: [emptyMs, 'ms'],
+  'empty data dir, slowest': [Math.max(...emptyRuns), 'ms'],
+  [`${ROWS.toLocaleString('en-US')} telemetry rows, median of 3`]: [millionRowsMs, 'ms'],
+});
+printBench({ name: 'startup', emptyMs, millionRowsMs });
