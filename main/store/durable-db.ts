@@ -152,7 +152,14 @@ export class DurableDb {
       db,
       journal,
       seq,
-      { snapshots: 0, failedSnapshots: 0, lastSnapshotMs: 0, groupsCommitted: 0, replayedRecords, discardedTailBytes },
+      {
+        snapshots: 0,
+        failedSnapshots: 0,
+        lastSnapshotMs: 0,
+        groupsCommitted: 0,
+        replayedRecords,
+        discardedTailBytes,
+      },
       options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
     );
     await store.migrate(options.migrations);
@@ -368,7 +375,8 @@ export class DurableDb {
       // A failed background snapshot loses nothing (the journal still holds every group); say so and go on.
       this.snapshot().catch((err: unknown) => {
         this.stats.failedSnapshots++;
-        if (!this.closed) process.stderr.write(`store: background snapshot failed: ${(err as Error).message}\n`);
+        if (!this.closed)
+          process.stderr.write(`store: background snapshot failed: ${(err as Error).message}\n`);
       });
     }
   }
@@ -436,7 +444,9 @@ function applyRecord(db: Database, record: JournalRecord): void {
     db.exec('COMMIT');
   } catch (err) {
     db.exec('ROLLBACK');
-    throw new Error(`Journal record ${record.seq} could not be replayed: ${(err as Error).message}`, { cause: err });
+    throw new Error(`Journal record ${record.seq} could not be replayed: ${(err as Error).message}`, {
+      cause: err,
+    });
   } finally {
     for (const stmt of prepared) stmt?.free();
   }

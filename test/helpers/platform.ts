@@ -5,7 +5,10 @@ import { tempDir } from './temp-dir.ts';
 
 export interface TestPlatform extends Platform {
   /** fetch against the platform's HTTP base URL */
-  http(path: string, init?: RequestInit & { json?: unknown; token?: string; apiKey?: string }): Promise<Response>;
+  http(
+    path: string,
+    init?: RequestInit & { json?: unknown; token?: string; apiKey?: string },
+  ): Promise<Response>;
   /** logs in and returns the access token */
   login(username?: string, password?: string): Promise<string>;
 }

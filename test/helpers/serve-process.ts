@@ -32,14 +32,19 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
       const m = /^sandboard ready (\{.*\})$/.exec(line);
       if (m) resolve(JSON.parse(m[1]!) as ServeProcess['urls']);
     });
-    child.once('exit', (code) => reject(new Error(`sandboard serve exited with ${code} before ready: ${stderr}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`sandboard serve exited with ${code} before ready: ${stderr}`)),
+    );
   });
   const urls = await ready;
   return { child, urls, stdoutLines, stderr: () => stderr };
 }
 
 /** Runs `sandboard serve` expecting it to fail; returns its exit code and stderr. */
-export async function runServeExpectingExit(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
+export async function runServeExpectingExit(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [SANDBOARD_BIN, 'serve', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,7 +13,8 @@ describe('sandboard serve', () => {
     const dataDir = tempDir();
     const serve = await startServe(['--data-dir', dataDir, ...FREE_PORTS]);
     expect(serve.urls.dataDir).toBe(dataDir);
-    for (const key of ['http', 'analytics'] as const) expect(serve.urls[key]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    for (const key of ['http', 'analytics'] as const)
+      expect(serve.urls[key]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(serve.urls.mqtt).toMatch(/^mqtt:\/\/127\.0\.0\.1:\d+$/);
     const login = await fetch(`${serve.urls.http}/api/auth/login`, {
       method: 'POST',
@@ -57,7 +58,9 @@ describe('sandboard serve', () => {
   it('refuses to serve beyond loopback while a demo login keeps its default password', async () => {
     const result = await runServeExpectingExit(['--data-dir', tempDir(), '--host', '0.0.0.0', ...FREE_PORTS]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/Refusing to serve on 0\.0\.0\.0: .*tenant@thingsboard\.org.*default password/);
+    expect(result.stderr).toMatch(
+      /Refusing to serve on 0\.0\.0\.0: .*tenant@thingsboard\.org.*default password/,
+    );
   });
 
   it('rejects a bad port with the usage text', async () => {
