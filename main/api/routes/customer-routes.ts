@@ -39,7 +39,10 @@ export function registerCustomerRoutes(app: Api, { services }: RouteDeps): void 
     },
     async (request, reply) => {
       const userIds = await services.customers.delete(request.params.id, principalOf(request));
-      for (const id of userIds) services.apiKeys.forgetUser(id);
+      for (const id of userIds) {
+        services.apiKeys.forgetUser(id);
+        services.users.forget(id);
+      }
       return reply.code(200).send(undefined);
     },
   );

@@ -9,7 +9,7 @@ import {
   SaveDeviceRequest,
 } from '../../../shared/schemas/entities.ts';
 import { requireCustomerAccess, requireTenantAdmin } from '../../platform/auth/principal.ts';
-import { invalidArgument } from '../../platform/errors.ts';
+import { badRequestParams } from '../../platform/errors.ts';
 import { principalOf } from '../authenticate.ts';
 import { authErrors, emptyOk, type Api, type RouteDeps } from '../route-types.ts';
 
@@ -77,8 +77,8 @@ export function registerDeviceRoutes(app: Api, { services }: RouteDeps): void {
       const q = request.query;
       if (q.deviceName !== undefined) return services.devices.getByName(q.deviceName, p);
       if (q.pageSize === undefined)
-        throw invalidArgument("Required request parameter 'pageSize' is not present");
-      if (q.page === undefined) throw invalidArgument("Required request parameter 'page' is not present");
+        throw badRequestParams("Required request parameter 'pageSize' is not present");
+      if (q.page === undefined) throw badRequestParams("Required request parameter 'page' is not present");
       return services.devices.page({ ...q, pageSize: q.pageSize, page: q.page }, { type: q.type });
     },
   );

@@ -146,13 +146,15 @@ export class AuthService {
     if (isRefresh !== refresh) throw unauthorized(refresh ? 'Invalid refresh token' : 'Invalid JWT token');
     if (this.revoked.has(claims.sessionId)) throw unauthorized('Token has been revoked (logged out)');
     const user = this.users.findRow(claims.userId);
-    if (user && claims.iat * 1000 < user.tokens_valid_from)
+    const issuedMs = typeof claims.iatMs === 'number' ? claims.iatMs : claims.iat * 1000;
+    if (user && issuedMs < user.tokens_valid_from)
       throw expired('Token has expired: the password was changed');
     return claims;
   }
 
   private issue(user: UserRow, sessionId: string): JwtPair {
-    const iat = Math.floor(this.ctx.now() / 1000);
+    const nowMs = this.ctx.now();
+    const iat = Math.floor(nowMs / 1000);
     const base = {
       sub: user.email,
       userId: user.id,
@@ -160,6 +162,7 @@ export class AuthService {
       tenantId: this.ctx.tenantId,
       iss: this.settings.issuer,
       iat,
+      iatMs: nowMs,
     };
     const token = this.jwt.sign({
       ...base,

@@ -158,7 +158,7 @@ export class TelemetryRepository {
 
   private rawHistory(entityNum: number, keyId: number, q: HistoryQuery) {
     const rows = this.db.all<{ ts: number; t: string; v: SqlValue }>(
-      `SELECT ts, t, v FROM ts_kv WHERE entity_num = ? AND key_id = ? AND ts >= ? AND ts <= ?
+      `SELECT ts, t, v FROM ts_kv WHERE entity_num = ? AND key_id = ? AND ts >= ? AND ts < ?
        ORDER BY ts ${q.orderBy === 'ASC' ? 'ASC' : 'DESC'} LIMIT ?`,
       [entityNum, keyId, q.startTs, q.endTs, q.limit],
     );
@@ -170,9 +170,10 @@ export class TelemetryRepository {
       q.agg
     ];
     const interval = Math.max(1, q.interval);
+    // sql.js binds numbers beyond 2^31 as REAL, hence the CAST for the bucket number.
     // ThingsBoard stamps each interval's value at the interval's middle.
     const rows = this.db.all<{ bucket: number; value: number }>(
-      `SELECT (ts - ?) / ? AS bucket, ${fn} AS value FROM ts_kv
+      `SELECT CAST((ts - ?) / ? AS INTEGER) AS bucket, ${fn} AS value FROM ts_kv
        WHERE entity_num = ? AND key_id = ? AND ts >= ? AND ts < ? AND t IN ('l', 'd', 'b')
        GROUP BY bucket ORDER BY bucket ${q.orderBy === 'ASC' ? 'ASC' : 'DESC'} LIMIT ?`,
       [q.startTs, interval, entityNum, keyId, q.startTs, q.endTs, q.limit],
