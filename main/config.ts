@@ -16,6 +16,13 @@ export interface PlatformConfig {
   telemetryRetentionDays: number;
   extraAllowedHosts: string[];
   logLevel: string;
+  /** largest MQTT packet accepted (v5 clients get DISCONNECT 0x95 above it) */
+  mqttMaxPacketBytes: number;
+  /** 0 = unlimited; past it a gateway connect answers 0x97 */
+  deviceLimit: number;
+  inactivityTimeoutMs: number;
+  /** device.claim.duration */
+  claimDurationMs: number;
 }
 
 /** The OS's per-user application data folder for Sandboard. */
@@ -53,5 +60,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
       .map((h) => h.trim())
       .filter(Boolean),
     logLevel: env.SANDBOARD_LOG_LEVEL || 'warn',
+    mqttMaxPacketBytes: intFromEnv(env, 'SANDBOARD_MQTT_MAX_PACKET_BYTES', 65_536),
+    deviceLimit: intFromEnv(env, 'SANDBOARD_DEVICE_LIMIT', 0),
+    inactivityTimeoutMs: intFromEnv(env, 'SANDBOARD_INACTIVITY_TIMEOUT_SEC', 600) * 1000,
+    claimDurationMs: intFromEnv(env, 'DEVICE_CLAIM_DURATION', 86_400_000),
   };
 }

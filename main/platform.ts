@@ -1,5 +1,4 @@
-import { once } from 'node:events';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import Fastify from 'fastify';
 import { allowedHosts } from './api/host-check.ts';
@@ -11,6 +10,7 @@ import { createContext } from './platform/context.ts';
 import { createServices, type Services } from './platform/services.ts';
 import { seedRootRuleChain } from './rule-engine/default-root-chain.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
+import { setupMqttTransport, type MqttTransport } from './transport/mqtt/mqtt-transport.ts';
 import { DurableDb } from './store/durable-db.ts';
 import { migrations } from './store/migrations.ts';
 import { VERSION } from './version.ts';
@@ -28,6 +28,7 @@ export interface Platform {
   db: DurableDb;
   /** demo logins created by this start (first start only) */
   seededLogins: { email: string; password: string }[];
+  mqtt: MqttTransport;
   stop(): Promise<void>;
 }
 
@@ -49,16 +50,26 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     const db = await DurableDb.open({ dir: config.dataDir, migrations });
     cleanups.push(() => db.close());
     const ctx = await createContext(db);
-    const services = createServices(ctx, loadOrCreateSigningKey(config.dataDir), {
-      accessTokenTtlSec: config.accessTokenTtlSec,
-      refreshTokenTtlSec: config.refreshTokenTtlSec,
-      issuer: config.jwtIssuer,
-      loginMaxFailures: config.loginMaxFailures,
-      loginWindowMs: config.loginWindowMs,
-    });
+    const services = createServices(
+      ctx,
+      loadOrCreateSigningKey(config.dataDir),
+      {
+        accessTokenTtlSec: config.accessTokenTtlSec,
+        refreshTokenTtlSec: config.refreshTokenTtlSec,
+        issuer: config.jwtIssuer,
+        loginMaxFailures: config.loginMaxFailures,
+        loginWindowMs: config.loginWindowMs,
+      },
+      { claimDurationMs: config.claimDurationMs },
+    );
     await services.profiles.seedDefault();
     const seededLogins = await services.users.seedDemoUsers();
     await seedRootRuleChain(db, ctx.now());
+    const verbose = config.logLevel === 'info' || config.logLevel === 'debug' || config.logLevel === 'trace';
+    const engine = services.ruleChains.start(services, (line) => {
+      if (verbose) process.stderr.write(`${line}\n`);
+    });
+    cleanups.push(() => services.rpc.stop());
 
     if (!LOOPBACK_HOSTS.has(config.host)) {
       const defaults = services.users.usersWithDefaultPasswords();
@@ -80,7 +91,18 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     cleanups.push(() => clearInterval(retentionTimer));
 
     const hosts = allowedHosts(config.host, config.extraAllowedHosts);
+    const mqtt = await setupMqttTransport(services, engine, {
+      host: config.host,
+      port: config.mqttPort,
+      maxPacketBytes: config.mqttMaxPacketBytes,
+      deviceLimit: config.deviceLimit,
+      inactivityTimeoutMs: config.inactivityTimeoutMs,
+    });
+    cleanups.push(() => mqtt.close());
+
+    const live: { urls?: PlatformUrls } = {}; // the URLs, once every listener is up (the UI shows them)
     const api = await buildApiServer(services, {
+      links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions },
       version: VERSION,
       bodyLimitBytes: config.bodyLimitBytes,
       allowedHosts: hosts,
@@ -92,18 +114,16 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     const analytics = await startAnalyticsServer(config);
     cleanups.push(() => analytics.close());
 
-    const mqtt = await reserveMqttPort(config);
-    cleanups.push(() => new Promise<void>((resolve) => mqtt.close(() => resolve())));
-
     const h = urlHost(config.host);
     const port = (s: Server) => (s.address() as AddressInfo).port;
     const urls: PlatformUrls = {
       http: `http://${h}:${port(api.server)}`,
-      mqtt: `mqtt://${h}:${port(mqtt)}`,
+      mqtt: `mqtt://${h}:${mqtt.port}`,
       analytics: `http://${h}:${port(analytics.server)}`,
       dataDir: config.dataDir,
     };
-    return { urls, services, db, seededLogins, stop: runCleanups };
+    live.urls = urls;
+    return { urls, services, db, seededLogins, mqtt, stop: runCleanups };
   } catch (err) {
     await runCleanups().catch(() => undefined);
     throw err;
@@ -116,15 +136,4 @@ async function startAnalyticsServer(config: PlatformConfig): Promise<FastifyInst
   installErrorHandlers(app);
   await app.listen({ host: config.host, port: config.analyticsPort });
   return app;
-}
-
-/**
- * Holds the MQTT port so that the ready line names a real, owned port. Until the embedded broker lands
- * (step 3), a client is told so and disconnected.
- */
-async function reserveMqttPort(config: PlatformConfig): Promise<Server> {
-  const server = createServer((socket) => socket.destroy());
-  server.listen({ host: config.host, port: config.mqttPort });
-  await once(server, 'listening');
-  return server;
 }

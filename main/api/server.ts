@@ -11,13 +11,20 @@ import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerCustomerRoutes } from './routes/customer-routes.ts';
 import { registerDeviceRoutes } from './routes/device-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
+import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
+import { registerRpcAndClaimRoutes } from './routes/rpc-routes.ts';
+import { registerRuleChainRoutes } from './routes/rule-chain-routes.ts';
 import { registerTelemetryRoutes } from './routes/telemetry-routes.ts';
+import { registerUiRoutes } from './routes/ui-routes.ts';
+import { registerWsRoutes } from './routes/ws-routes.ts';
 
 export interface ApiServerOptions {
   version: string;
   bodyLimitBytes: number;
   allowedHosts: Set<string>;
   logLevel: string;
+  /** the platform's URLs and broker counters, for the UI's info and stats endpoints */
+  links?: PlatformLinks;
 }
 
 /** The platform's Fastify app: REST with ThingsBoard's paths, the OpenAPI document and the explorer. */
@@ -49,6 +56,14 @@ export async function buildApiServer(
   registerCustomerRoutes(api, deps);
   registerDeviceRoutes(api, deps);
   registerTelemetryRoutes(api, deps);
+  registerRuleChainRoutes(api, deps);
+  registerRpcAndClaimRoutes(api, deps);
   await registerExplorerRoutes(app);
+  // The UI's own endpoints, its live WebSocket, and the built UI itself at /.
+  const stats = new LiveStats(services, options.links);
+  app.addHook('onClose', async () => stats.stop());
+  registerInfoRoutes(api, { services, stats, links: options.links ?? {}, version: options.version });
+  await registerWsRoutes(app, { services, stats });
+  await registerUiRoutes(app);
   return app;
 }

@@ -33,6 +33,12 @@ interface CredentialsRow {
   credentials_id: string;
 }
 
+export class DeviceLimitError extends Error {
+  constructor(limit: number) {
+    super(`Device limit reached: ${limit} devices`);
+  }
+}
+
 const TOKEN_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 /** ThingsBoard-style access token: 20 random alphanumerics. */
@@ -268,6 +274,49 @@ export class DeviceService {
       newToken: input.credentialsId,
     });
     return this.getCredentials(deviceId, actor);
+  }
+
+  /**
+   * A gateway's connect for a device: the device is found by name (unchanged, but for
+   * lastConnectedGateway) or created with the named profile, a Created relation from the gateway and
+   * the gateway's customer. limit > 0 caps the number of devices.
+   */
+  async connectViaGateway(gateway: DeviceRow, name: string, type: string, limit: number): Promise<DeviceRow> {
+    let created = false;
+    const id = await this.ctx.db.write((w) => {
+      const existing = w.get<DeviceRow>('SELECT * FROM devices WHERE name = ?', [name]);
+      if (existing) {
+        const info = parseJson(existing.additional_info);
+        if (info.lastConnectedGateway !== gateway.id) {
+          w.run('UPDATE devices SET additional_info = ? WHERE id = ?', [
+            JSON.stringify({ ...info, lastConnectedGateway: gateway.id }),
+            existing.id,
+          ]);
+        }
+        return existing.id;
+      }
+      if (limit > 0 && Number(w.get<{ n: number }>('SELECT COUNT(*) AS n FROM devices')?.n ?? 0) >= limit) {
+        throw new DeviceLimitError(limit);
+      }
+      const profile = this.profiles.findOrCreate(w, type);
+      const newId = this.insert(w, {
+        name,
+        profileId: profile.id,
+        profileName: profile.name,
+        label: null,
+        customerId: gateway.customer_id,
+        info: JSON.stringify({ gateway: false, lastConnectedGateway: gateway.id }),
+      });
+      w.run(
+        `INSERT OR IGNORE INTO relations (from_id, from_type, to_id, to_type, type, type_group, additional_info)
+         VALUES (?, 'DEVICE', ?, 'DEVICE', 'Created', 'COMMON', NULL)`,
+        [gateway.id, newId],
+      );
+      created = true;
+      return newId;
+    });
+    if (created) this.ctx.events.emit('deviceSaved', { deviceId: id, created: true });
+    return this.findRow(id)!;
   }
 
   count(filter: { gateway?: boolean } = {}): number {

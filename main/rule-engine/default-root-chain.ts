@@ -64,6 +64,7 @@ export function defaultRootChainMetadata() {
       { fromIndex: 0, toIndex: 5, type: 'RPC Request to Device' },
     ],
     ruleChainConnections: null,
+    version: 1,
   };
 }
 

@@ -62,4 +62,13 @@ export const migrations: Migration[] = [
       for (const sql of ddl) w.run(sql);
     },
   },
+  {
+    version: 2,
+    name: 'device claims',
+    up(w) {
+      w.run(
+        'CREATE TABLE device_claims (device_id TEXT PRIMARY KEY, secret_key TEXT NOT NULL, expires_at INTEGER NOT NULL)',
+      );
+    },
+  },
 ];

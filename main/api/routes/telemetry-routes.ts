@@ -9,6 +9,7 @@ import {
   TimeseriesQuery,
 } from '../../../shared/schemas/telemetry.ts';
 import { invalidArgument } from '../../platform/errors.ts';
+import { newMsg } from '../../rule-engine/tb-msg.ts';
 import type { DeviceRow } from '../../platform/devices.ts';
 import { parseAttributes, parseTelemetry } from '../../platform/telemetry-payload.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
@@ -156,7 +157,15 @@ export function registerTelemetryRoutes(app: Api, { services }: RouteDeps): void
     }
     const parsed = parseAttributes(request.body);
     if (!parsed.ok) throw invalidArgument(parsed.error);
-    await services.telemetry.saveAttributes(device(request).id, request.params.scope, parsed.value);
+    const target = device(request);
+    await services.telemetry.saveAttributes(target.id, request.params.scope, parsed.value);
+    services.ruleChains.engine.submit(
+      newMsg('ATTRIBUTES_UPDATED', { entityType: 'DEVICE', id: target.id }, parsed.value, {
+        scope: request.params.scope,
+        deviceName: target.name,
+        deviceType: target.type,
+      }),
+    );
   };
   const attributesBody = Type.Record(Type.String(), Type.Unknown(), { description: '{"key": value, ...}' });
   for (const path of [`${base}/attributes/:scope`, `${base}/:scope`]) {
@@ -191,7 +200,17 @@ export function registerTelemetryRoutes(app: Api, { services }: RouteDeps): void
     async (request, reply) => {
       const parsed = parseTelemetry(request.body, services.ctx.now());
       if (!parsed.ok) throw invalidArgument(parsed.error);
-      await services.telemetry.saveTimeseries(device(request), parsed.value);
+      const target = device(request);
+      await services.telemetry.saveTimeseries(target, parsed.value);
+      for (const entry of parsed.value) {
+        services.ruleChains.engine.submit(
+          newMsg('TIMESERIES_UPDATED', { entityType: 'DEVICE', id: target.id }, entry.values, {
+            ts: String(entry.ts),
+            deviceName: target.name,
+            deviceType: target.type,
+          }),
+        );
+      }
       return reply.code(200).send(undefined);
     },
   );
@@ -235,10 +254,20 @@ export function registerTelemetryRoutes(app: Api, { services }: RouteDeps): void
       },
     },
     async (request, reply) => {
-      await services.telemetry.deleteAttributes(
-        device(request).id,
-        request.params.scope,
-        splitKeys(request.query.keys) ?? [],
+      const target = device(request);
+      const keys = splitKeys(request.query.keys) ?? [];
+      await services.telemetry.deleteAttributes(target.id, request.params.scope, keys);
+      services.ruleChains.engine.submit(
+        newMsg(
+          'ATTRIBUTES_DELETED',
+          { entityType: 'DEVICE', id: target.id },
+          { attributes: keys },
+          {
+            scope: request.params.scope,
+            deviceName: target.name,
+            deviceType: target.type,
+          },
+        ),
       );
       return reply.code(200).send(undefined);
     },

@@ -1,0 +1,340 @@
+import websocket from '@fastify/websocket';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Value } from 'typebox/value';
+import {
+  WS_AUTH_TIMEOUT_MS,
+  WS_MAX_SUBSCRIPTIONS,
+  WS_PATH,
+  WsClientMessage,
+  WsCloseCode,
+  type WsServerMessage,
+} from '../../../shared/ws-messages.ts';
+import type { Principal } from '../../platform/auth/principal.ts';
+import { ErrorCode, PlatformError } from '../../platform/errors.ts';
+import type { PlatformEventMap } from '../../platform/events.ts';
+import type { Services } from '../../platform/services.ts';
+import type { LiveStats } from './info-routes.ts';
+
+/** The part of a `ws` WebSocket this module uses. */
+interface LiveSocket {
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  on(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void): void;
+  on(event: 'close', listener: () => void): void;
+}
+
+const OPEN = 1;
+/** above this many buffered bytes a connection gets no more data messages until it drains */
+const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+const LOW_WATER_BYTES = 256 * 1024;
+const TICK_MS = 1_000;
+/** how often a connection's token is checked again (logout, password change, expiry) */
+const RECHECK_MS = 10_000;
+const MAX_MESSAGE_CHARS = 16 * 1024;
+
+/** The expiry (epoch ms) of a JWT the auth service has already verified. */
+function tokenExpiry(token: string): number {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      exp?: number;
+    };
+    return typeof payload.exp === 'number' ? payload.exp * 1000 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function describe(err: unknown): { code: number; message: string } {
+  if (err instanceof PlatformError) return { code: err.errorCode, message: err.message };
+  return { code: ErrorCode.GENERAL, message: 'Internal server error' };
+}
+
+/** One client (a browser tab) following live data. */
+class LiveConnection {
+  principal: Principal | null = null;
+  readonly subscriptions = new Set<string>();
+  private token = '';
+  private expiresAt = 0;
+  private lastCheck = 0;
+  private lastStats = '';
+  private dropped = false;
+  private disposed = false;
+  private readonly socket: LiveSocket;
+  private readonly hub: LiveHub;
+  private readonly authTimer: NodeJS.Timeout;
+
+  constructor(socket: LiveSocket, hub: LiveHub) {
+    this.socket = socket;
+    this.hub = hub;
+    this.authTimer = setTimeout(
+      () => this.close(WsCloseCode.UNAUTHENTICATED, 'No token: send {"type":"auth","token":"<JWT>"} first'),
+      WS_AUTH_TIMEOUT_MS,
+    );
+    socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    socket.on('close', () => this.dispose());
+  }
+
+  /** Sends unless the client lags behind; essential messages are sent anyway. */
+  send(message: WsServerMessage, essential = false): void {
+    if (this.socket.readyState !== OPEN) return;
+    if (!essential && this.socket.bufferedAmount > HIGH_WATER_BYTES) {
+      this.dropped = true;
+      return;
+    }
+    this.socket.send(JSON.stringify(message));
+  }
+
+  close(code: number, reason: string): void {
+    if (this.socket.readyState === OPEN) {
+      const errorCode = code === WsCloseCode.UNAUTHENTICATED ? ErrorCode.AUTHENTICATION : ErrorCode.BAD_REQUEST_PARAMS;
+      this.send({ type: 'error', code: errorCode, message: reason }, true);
+      // a close reason may hold at most 123 bytes
+      this.socket.close(code, Buffer.from(reason).subarray(0, 120).toString('utf8').replace(/\uFFFD$/, ''));
+    }
+    this.dispose();
+  }
+
+  private dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    clearTimeout(this.authTimer);
+    this.hub.remove(this);
+  }
+
+  /** May this connection see data of a device owned by that customer (null: the tenant's own)? */
+  maySee(customerId: string | null | undefined): boolean {
+    if (!this.principal || customerId === undefined) return false;
+    return this.principal.authority === 'TENANT_ADMIN' || customerId === this.principal.customerId;
+  }
+
+  authenticate(token: string): void {
+    let principal: Principal;
+    try {
+      principal = this.hub.services.auth.authenticate(`Bearer ${token}`);
+    } catch (err) {
+      this.close(WsCloseCode.UNAUTHENTICATED, describe(err).message);
+      return;
+    }
+    if (this.principal && this.principal.userId !== principal.userId) {
+      this.close(WsCloseCode.UNAUTHENTICATED, 'A connection cannot change its user; open a new one');
+      return;
+    }
+    clearTimeout(this.authTimer);
+    const first = this.principal === null;
+    this.principal = principal;
+    this.token = token;
+    this.expiresAt = tokenExpiry(token);
+    this.lastCheck = Date.now();
+    this.send(
+      { type: 'ready', userId: principal.userId, authority: principal.authority, expiresAt: this.expiresAt },
+      true,
+    );
+    if (first) this.tick(true);
+  }
+
+  private onMessage(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+    if (this.disposed) return;
+    const text = Array.isArray(data)
+      ? Buffer.concat(data).toString('utf8')
+      : Buffer.from(data as Uint8Array).toString('utf8');
+    let message: unknown;
+    try {
+      if (isBinary || text.length > MAX_MESSAGE_CHARS) throw new Error('not a JSON text message');
+      message = JSON.parse(text);
+    } catch {
+      this.close(WsCloseCode.BAD_MESSAGE, 'Messages are JSON text: {"type":"auth","token":"<JWT>"}');
+      return;
+    }
+    if (!Value.Check(WsClientMessage, message)) {
+      if (!this.principal) {
+        this.close(WsCloseCode.UNAUTHENTICATED, 'Authenticate first: {"type":"auth","token":"<JWT>"}');
+        return;
+      }
+      this.send(
+        {
+          type: 'error',
+          code: ErrorCode.BAD_REQUEST_PARAMS,
+          message: 'Unknown message: send {"type":"auth"|"subscribe"|"unsubscribe", ...}',
+        },
+        true,
+      );
+      return;
+    }
+    if (message.type === 'auth') return this.authenticate(message.token);
+    if (!this.principal) {
+      this.close(WsCloseCode.UNAUTHENTICATED, 'Authenticate first: {"type":"auth","token":"<JWT>"}');
+      return;
+    }
+    if (message.type === 'unsubscribe') {
+      this.hub.unsubscribe(this, message.deviceId);
+      return;
+    }
+    try {
+      this.hub.services.devices.accessibleRow(message.deviceId, this.principal);
+    } catch (err) {
+      this.send({ type: 'error', ...describe(err) }, true);
+      return;
+    }
+    if (!this.subscriptions.has(message.deviceId) && this.subscriptions.size >= WS_MAX_SUBSCRIPTIONS) {
+      this.send(
+        {
+          type: 'error',
+          code: ErrorCode.BAD_REQUEST_PARAMS,
+          message: `A connection may follow at most ${WS_MAX_SUBSCRIPTIONS} devices`,
+        },
+        true,
+      );
+      return;
+    }
+    this.hub.subscribe(this, message.deviceId);
+    this.send({ type: 'subscribed', deviceId: message.deviceId }, true);
+  }
+
+  /** Once a second: check the token again now and then, resync after drops, push changed counters. */
+  tick(force = false): void {
+    if (!this.principal || this.disposed) return;
+    const now = Date.now();
+    if (now - this.lastCheck >= RECHECK_MS || (this.expiresAt > 0 && now >= this.expiresAt)) {
+      this.lastCheck = now;
+      try {
+        this.hub.services.auth.authenticate(`Bearer ${this.token}`);
+      } catch (err) {
+        this.close(WsCloseCode.UNAUTHENTICATED, describe(err).message);
+        return;
+      }
+      // a device may have moved to another customer since it was subscribed
+      for (const deviceId of this.subscriptions) {
+        if (!this.maySee(this.hub.stats.customerOf(deviceId))) this.hub.unsubscribe(this, deviceId);
+      }
+    }
+    if (this.dropped && this.socket.bufferedAmount < LOW_WATER_BYTES) {
+      this.dropped = false;
+      this.send({ type: 'resync' }, true);
+    }
+    const stats = this.hub.stats.snapshot(this.principal);
+    const { ts: _ts, ...counters } = stats;
+    const signature = JSON.stringify(counters);
+    if (force || signature !== this.lastStats) {
+      this.lastStats = signature;
+      this.send({ type: 'stats', stats });
+    }
+  }
+}
+
+/** Every live connection, fed by the platform's events. */
+class LiveHub {
+  readonly services: Services;
+  readonly stats: LiveStats;
+  private readonly connections = new Set<LiveConnection>();
+  private readonly byDevice = new Map<string, Set<LiveConnection>>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly detach: () => void;
+
+  constructor(services: Services, stats: LiveStats) {
+    this.services = services;
+    this.stats = stats;
+    this.timer = setInterval(() => {
+      for (const c of this.connections) c.tick();
+    }, TICK_MS);
+    this.timer.unref();
+    const events = services.ctx.events;
+    const handlers: { [K in keyof PlatformEventMap]?: (...args: PlatformEventMap[K]) => void } = {
+      telemetry: (e) => this.toSubscribers(e.deviceId, { type: 'telemetry', ...e }),
+      attributes: (e) => this.toSubscribers(e.deviceId, { type: 'attributes', ...e }),
+      attributesDeleted: (e) => this.toSubscribers(e.deviceId, { type: 'attributesDeleted', ...e }),
+      deviceSaved: (e) => {
+        const customerId = this.stats.customerOf(e.deviceId);
+        const message: WsServerMessage = {
+          type: 'device',
+          deviceId: e.deviceId,
+          change: e.created ? 'created' : 'updated',
+        };
+        for (const c of this.connections) if (c.maySee(customerId)) c.send(message);
+      },
+      deviceDeleted: (e) => {
+        const message: WsServerMessage = { type: 'device', deviceId: e.deviceId, change: 'deleted' };
+        const followers = this.byDevice.get(e.deviceId) ?? new Set();
+        for (const c of this.connections)
+          if (c.principal?.authority === 'TENANT_ADMIN' || followers.has(c)) c.send(message);
+        for (const c of followers) this.unsubscribeDevice(c, e.deviceId);
+      },
+    };
+    for (const [name, handler] of Object.entries(handlers)) events.on(name as 'telemetry', handler as never);
+    this.detach = () => {
+      for (const [name, handler] of Object.entries(handlers)) events.off(name as 'telemetry', handler as never);
+    };
+  }
+
+  add(connection: LiveConnection): void {
+    this.connections.add(connection);
+  }
+
+  remove(connection: LiveConnection): void {
+    this.connections.delete(connection);
+    for (const deviceId of [...connection.subscriptions]) this.unsubscribeDevice(connection, deviceId);
+  }
+
+  subscribe(connection: LiveConnection, deviceId: string): void {
+    connection.subscriptions.add(deviceId);
+    let set = this.byDevice.get(deviceId);
+    if (!set) this.byDevice.set(deviceId, (set = new Set()));
+    set.add(connection);
+  }
+
+  unsubscribe(connection: LiveConnection, deviceId: string): void {
+    this.unsubscribeDevice(connection, deviceId);
+  }
+
+  private unsubscribeDevice(connection: LiveConnection, deviceId: string): void {
+    connection.subscriptions.delete(deviceId);
+    const set = this.byDevice.get(deviceId);
+    if (!set) return;
+    set.delete(connection);
+    if (set.size === 0) this.byDevice.delete(deviceId);
+  }
+
+  private toSubscribers(deviceId: string, message: WsServerMessage): void {
+    const set = this.byDevice.get(deviceId);
+    if (!set) return;
+    for (const c of set) c.send(message);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.detach();
+  }
+}
+
+export interface WsRouteDeps {
+  services: Services;
+  stats: LiveStats;
+}
+
+/**
+ * The live WebSocket: telemetry and attribute changes of the devices a connection subscribes to (and
+ * may see), device list changes, and the overview's counters. Authenticated by a JWT in the first
+ * message or the `token` query parameter, never by a cookie.
+ */
+export async function registerWsRoutes(app: FastifyInstance, { services, stats }: WsRouteDeps): Promise<void> {
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  const hub = new LiveHub(services, stats);
+  app.addHook('onClose', async () => hub.stop());
+  const handler = (socket: LiveSocket, request: FastifyRequest) => {
+    const connection = new LiveConnection(socket, hub);
+    hub.add(connection);
+    const token = (request.query as { token?: unknown }).token;
+    if (typeof token === 'string' && token) connection.authenticate(token);
+  };
+  app.get(
+    WS_PATH,
+    {
+      websocket: true,
+      // authentication happens on the socket (browsers cannot set headers on a WebSocket)
+      config: { public: true },
+      schema: { hide: true },
+    },
+    handler as never,
+  );
+}

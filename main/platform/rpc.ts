@@ -1,0 +1,142 @@
+import { newMsg, type TbMsg } from '../rule-engine/tb-msg.ts';
+import { ErrorCode, PlatformError } from './errors.ts';
+
+export interface RpcRequest {
+  id: number;
+  method: string;
+  params: unknown;
+}
+
+/** The transport side of RPC: delivers a request to the device's sessions; false if none can take it. */
+export interface RpcTransport {
+  sendRpc(deviceId: string, request: RpcRequest): boolean;
+}
+
+interface PendingRpc {
+  deviceId: string;
+  request: RpcRequest;
+  oneway: boolean;
+  delivered: boolean;
+  timer: NodeJS.Timeout;
+  resolve(result: unknown): void;
+  reject(err: Error): void;
+}
+
+const timeoutError = (ms: number, oneway: boolean) =>
+  new PlatformError(
+    408,
+    ErrorCode.GENERAL,
+    oneway
+      ? `The device did not take the RPC request within ${ms} ms (is it connected and subscribed to RPC?)`
+      : `The device did not answer the RPC request within ${ms} ms`,
+  );
+
+/**
+ * Server-side RPC: a request goes through the rule engine (RPC_CALL_FROM_SERVER_TO_DEVICE) to the
+ * RPC Call Request node, which dispatches it here to the transport. A request that finds no session
+ * waits until one subscribes or the timeout passes.
+ */
+export class RpcService {
+  private readonly pending = new Map<string, PendingRpc>();
+  private readonly nextIds = new Map<string, number>();
+  private transport: RpcTransport | null = null;
+  private submit: ((msg: TbMsg) => void) | null = null;
+
+  attach(transport: RpcTransport, submit: (msg: TbMsg) => void): void {
+    this.transport = transport;
+    this.submit = submit;
+  }
+
+  call(
+    device: { id: string; name: string; type: string },
+    body: { method: string; params?: unknown; timeout?: number },
+    oneway: boolean,
+  ): Promise<unknown> {
+    const id = (this.nextIds.get(device.id) ?? 0) + 1;
+    this.nextIds.set(device.id, id);
+    const timeout = body.timeout ?? 10_000;
+    const key = `${device.id}:${id}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(key);
+        reject(timeoutError(timeout, oneway));
+      }, timeout);
+      this.pending.set(key, {
+        deviceId: device.id,
+        request: { id, method: body.method, params: body.params ?? {} },
+        oneway,
+        delivered: false,
+        timer,
+        resolve,
+        reject,
+      });
+      if (!this.submit) {
+        this.fail(key, new PlatformError(503, ErrorCode.GENERAL, 'RPC transport is not running'));
+        return;
+      }
+      this.submit(
+        newMsg(
+          'RPC_CALL_FROM_SERVER_TO_DEVICE',
+          { entityType: 'DEVICE', id: device.id },
+          { method: body.method, params: body.params ?? {} },
+          {
+            requestId: String(id),
+            oneway: String(oneway),
+            expirationTime: String(Date.now() + timeout),
+            deviceName: device.name,
+            deviceType: device.type,
+          },
+        ),
+      );
+    });
+  }
+
+  /** Called by the RPC Call Request node. */
+  dispatch(deviceId: string, requestId: number): void {
+    const key = `${deviceId}:${requestId}`;
+    const p = this.pending.get(key);
+    if (!p || p.delivered || !this.transport) return;
+    if (!this.transport.sendRpc(deviceId, p.request)) return;
+    p.delivered = true;
+    if (p.oneway) this.settle(key, null);
+  }
+
+  /** A session of the device can now take RPC: deliver what waits for it. */
+  deviceReady(deviceId: string): void {
+    for (const [key, p] of this.pending)
+      if (p.deviceId === deviceId && !p.delivered) this.dispatch(deviceId, Number(key.split(':')[1]));
+  }
+
+  /** The device's answer to a two-way request. Returns false if nothing waited for it. */
+  respond(deviceId: string, requestId: number, result: unknown): boolean {
+    const key = `${deviceId}:${requestId}`;
+    if (!this.pending.has(key)) return false;
+    this.settle(key, result);
+    return true;
+  }
+
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
+  private settle(key: string, result: unknown): void {
+    const p = this.pending.get(key);
+    if (!p) return;
+    this.pending.delete(key);
+    clearTimeout(p.timer);
+    p.resolve(result);
+  }
+
+  private fail(key: string, err: Error): void {
+    const p = this.pending.get(key);
+    if (!p) return;
+    this.pending.delete(key);
+    clearTimeout(p.timer);
+    p.reject(err);
+  }
+
+  stop(): void {
+    for (const key of [...this.pending.keys()])
+      this.fail(key, new PlatformError(503, ErrorCode.GENERAL, 'Sandboard is stopping'));
+  }
+}

@@ -1,0 +1,92 @@
+import type { DeviceRow } from '../../platform/devices.ts';
+import type { Services } from '../../platform/services.ts';
+import type { RuleEngine } from '../../rule-engine/rule-engine.ts';
+import { newMsg } from '../../rule-engine/tb-msg.ts';
+
+interface ActivityState {
+  device: DeviceRow;
+  lastActivity: number;
+  active: boolean;
+}
+
+/**
+ * CONNECT / DISCONNECT / ACTIVITY / INACTIVITY events and the server attributes ThingsBoard keeps for
+ * them (active, lastConnectTime, lastDisconnectTime, lastActivityTime, written on transitions only).
+ */
+export class DeviceActivity {
+  private readonly state = new Map<string, ActivityState>();
+  private readonly services: Services;
+  private readonly engine: RuleEngine;
+  private readonly timeoutMs: number;
+  private readonly timer: NodeJS.Timeout;
+  private messages = 0;
+
+  constructor(services: Services, engine: RuleEngine, inactivityTimeoutMs: number) {
+    this.services = services;
+    this.engine = engine;
+    this.timeoutMs = inactivityTimeoutMs;
+    this.timer = setInterval(() => this.sweep(), Math.max(1000, Math.min(inactivityTimeoutMs / 2, 10_000)));
+    this.timer.unref();
+  }
+
+  connected(device: DeviceRow): void {
+    this.event('CONNECT_EVENT', device, { active: true, lastConnectTime: Date.now() });
+    this.touch(device);
+  }
+
+  disconnected(device: DeviceRow): void {
+    this.event('DISCONNECT_EVENT', device, { lastDisconnectTime: Date.now() });
+  }
+
+  /** Every message of a device counts as activity. */
+  touch(device: DeviceRow): void {
+    this.messages++;
+    const now = Date.now();
+    const s = this.state.get(device.id);
+    if (s) {
+      s.lastActivity = now;
+      if (s.active) return;
+      s.active = true;
+    } else {
+      this.state.set(device.id, { device, lastActivity: now, active: true });
+    }
+    this.event('ACTIVITY_EVENT', device, { active: true, lastActivityTime: now });
+  }
+
+  forget(deviceId: string): void {
+    this.state.delete(deviceId);
+  }
+
+  /** Messages seen since start, for the messages/s counter. */
+  messageCount(): number {
+    return this.messages;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const s of this.state.values()) {
+      if (s.active && now - s.lastActivity >= this.timeoutMs) {
+        s.active = false;
+        this.event('INACTIVITY_EVENT', s.device, { active: false, inactivityAlarmTime: now });
+      }
+    }
+  }
+
+  private event(
+    type: 'CONNECT_EVENT' | 'DISCONNECT_EVENT' | 'ACTIVITY_EVENT' | 'INACTIVITY_EVENT',
+    device: DeviceRow,
+    attrs: Record<string, unknown>,
+  ): void {
+    this.services.telemetry.saveAttributes(device.id, 'SERVER_SCOPE', attrs).catch(() => undefined);
+    this.engine.submit(
+      newMsg(type, { entityType: 'DEVICE', id: device.id }, attrs, {
+        deviceName: device.name,
+        deviceType: device.type,
+      }),
+    );
+  }
+}

@@ -1,0 +1,99 @@
+import type { AttributeScope } from '../../../shared/schemas/telemetry.ts';
+import { parseAttributes, parseTelemetry } from '../../platform/telemetry-payload.ts';
+import { isObject, MqttError, parseJsonPayload, payloadInvalid, ReasonCode } from './mqtt-error.ts';
+import { sendJson, type Session } from './session-registry.ts';
+import {
+  clientRpcRequest,
+  postAttributes,
+  postTelemetry,
+  type TransportContext,
+} from './transport-context.ts';
+
+const ATTRIBUTE_REQUEST = /^v1\/devices\/me\/attributes\/request\/(\d+)$/;
+const RPC_RESPONSE = /^v1\/devices\/me\/rpc\/response\/(\d+)$/;
+const RPC_REQUEST = /^v1\/devices\/me\/rpc\/request\/(\d+)$/;
+
+function keyList(value: unknown): string[] | undefined {
+  if (typeof value !== 'string') return undefined;
+  const keys = value
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  return keys.length ? keys : undefined;
+}
+
+/** Attribute values of one scope as a {key: value} object. */
+export function attributeValues(
+  ctx: TransportContext,
+  deviceId: string,
+  scope: AttributeScope,
+  keys?: string[],
+): Record<string, unknown> {
+  return Object.fromEntries(
+    ctx.services.telemetry.attributes(deviceId, [scope], keys).map((a) => [a.key, a.value]),
+  );
+}
+
+/** ThingsBoard's device MQTT API (v1/devices/me/...). Returns false when the topic is not a device topic. */
+export async function handleDeviceTopic(
+  ctx: TransportContext,
+  session: Session,
+  topic: string,
+  payload: Buffer,
+): Promise<boolean> {
+  const device = session.device;
+  if (topic === 'v1/devices/me/telemetry') {
+    const parsed = parseTelemetry(parseJsonPayload(payload), Date.now());
+    if (!parsed.ok) throw payloadInvalid(parsed.error);
+    await postTelemetry(ctx, device, parsed.value);
+    return true;
+  }
+  if (topic === 'v1/devices/me/attributes') {
+    const parsed = parseAttributes(parseJsonPayload(payload));
+    if (!parsed.ok) throw payloadInvalid(parsed.error);
+    await postAttributes(ctx, device, parsed.value);
+    return true;
+  }
+  let m = ATTRIBUTE_REQUEST.exec(topic);
+  if (m) {
+    const body = payload.length ? parseJsonPayload(payload) : {};
+    if (!isObject(body))
+      throw payloadInvalid('An attribute request is a JSON object {"clientKeys":"a,b","sharedKeys":"c"}');
+    ctx.activity.touch(device);
+    try {
+      const clientKeys = keyList(body.clientKeys);
+      const sharedKeys = keyList(body.sharedKeys);
+      const all = !clientKeys && !sharedKeys;
+      const answer: Record<string, unknown> = {};
+      if (all || clientKeys) answer.client = attributeValues(ctx, device.id, 'CLIENT_SCOPE', clientKeys);
+      if (all || sharedKeys) answer.shared = attributeValues(ctx, device.id, 'SHARED_SCOPE', sharedKeys);
+      sendJson(session, `v1/devices/me/attributes/response/${m[1]}`, answer);
+    } catch (err) {
+      throw new MqttError(ReasonCode.IMPLEMENTATION_SPECIFIC_ERROR, (err as Error).message);
+    }
+    return true;
+  }
+  m = RPC_RESPONSE.exec(topic);
+  if (m) {
+    ctx.activity.touch(device);
+    const body = payload.length ? parseJsonPayload(payload) : null;
+    ctx.services.rpc.respond(device.id, Number(m[1]), body);
+    return true;
+  }
+  m = RPC_REQUEST.exec(topic);
+  if (m) {
+    const body = parseJsonPayload(payload);
+    if (!isObject(body) || typeof body.method !== 'string')
+      throw payloadInvalid('A client RPC request is {"method":"..","params":{..}}');
+    await clientRpcRequest(ctx, device, m[1]!, body);
+    return true;
+  }
+  if (topic === 'v1/devices/me/claim') {
+    const body = payload.length ? parseJsonPayload(payload) : {};
+    if (!isObject(body)) throw payloadInvalid('A claim is a JSON object {"secretKey":"..","durationMs":N}');
+    ctx.activity.touch(device);
+    await ctx.services.claims.allowClaim(device, body.secretKey, body.durationMs);
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,32 @@
+/** MQTT 5 reason codes Sandboard answers with, as ThingsBoard does. */
+export const ReasonCode = {
+  SUCCESS: 0x00,
+  UNSPECIFIED_ERROR: 0x80,
+  IMPLEMENTATION_SPECIFIC_ERROR: 0x83,
+  NOT_AUTHORIZED: 0x87,
+  TOPIC_NAME_INVALID: 0x90,
+  QUOTA_EXCEEDED: 0x97,
+  PAYLOAD_FORMAT_INVALID: 0x99,
+} as const;
+
+/** A failed publish: v5 clients get reasonCode in the PUBACK, v3.1.1 clients are disconnected. */
+export class MqttError extends Error {
+  readonly reasonCode: number;
+  constructor(reasonCode: number, message: string) {
+    super(message);
+    this.reasonCode = reasonCode;
+  }
+}
+
+export const payloadInvalid = (message: string) => new MqttError(ReasonCode.PAYLOAD_FORMAT_INVALID, message);
+
+export function parseJsonPayload(payload: Buffer): unknown {
+  try {
+    return JSON.parse(payload.toString('utf8')) as unknown;
+  } catch (err) {
+    throw payloadInvalid(`Invalid JSON: ${(err as Error).message}`);
+  }
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

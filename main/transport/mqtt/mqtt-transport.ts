@@ -1,0 +1,202 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { Aedes, type AuthenticateError, type Client } from 'aedes';
+import type { DeviceRow } from '../../platform/devices.ts';
+import type { RpcRequest } from '../../platform/rpc.ts';
+import type { Services } from '../../platform/services.ts';
+import { parseJson } from '../../platform/paging.ts';
+import type { RuleEngine } from '../../rule-engine/rule-engine.ts';
+import { DeviceActivity } from './device-activity.ts';
+import { handleDeviceTopic } from './device-api.ts';
+import { handleGatewayTopic } from './gateway-api.ts';
+import { MqttError, ReasonCode } from './mqtt-error.ts';
+import { PLATFORM_BROKER_ID, sendJson, SessionRegistry, type Session } from './session-registry.ts';
+import { maySubscribe } from './topic-filter.ts';
+import type { TransportContext } from './transport-context.ts';
+
+export interface MqttOptions {
+  host: string;
+  port: number;
+  maxPacketBytes: number;
+  deviceLimit: number;
+  inactivityTimeoutMs: number;
+}
+
+export interface MqttTransport {
+  port: number;
+  registry: SessionRegistry;
+  stats(): { sessions: number; gatewaySessions: number; devicesViaGateways: number; messages: number };
+  close(): Promise<void>;
+}
+
+const badCredentials = (): AuthenticateError =>
+  Object.assign(new Error('Bad username or password'), { returnCode: 4 as const });
+
+/**
+ * The embedded broker: aedes with the device access token as the username. Nothing is routed between
+ * clients; every publish is handled as ThingsBoard's device or gateway API, and the platform sends to a
+ * session only what it subscribed to.
+ */
+export async function setupMqttTransport(
+  services: Services,
+  engine: RuleEngine,
+  options: MqttOptions,
+): Promise<MqttTransport> {
+  const registry = new SessionRegistry();
+  const activity = new DeviceActivity(services, engine, options.inactivityTimeoutMs);
+  const ctx: TransportContext = { services, engine, registry, activity, deviceLimit: options.deviceLimit };
+  const authenticated = new WeakMap<Client, DeviceRow>();
+
+  const broker = await Aedes.createBroker({
+    maximumPacketSize: options.maxPacketBytes,
+    drainTimeout: 30_000,
+    maxClientsIdLength: 256,
+    authenticate(client, username, _password, done) {
+      const device = username ? services.devices.findRowByToken(username) : undefined;
+      if (!device) return done(badCredentials(), false);
+      authenticated.set(client, device);
+      done(null, true);
+    },
+    authorizeSubscribe(client, sub, done) {
+      const session = registry.get(client);
+      if (!session || !maySubscribe(sub.topic, session.gateway))
+        return done(new Error(`Subscription to '${sub.topic}' is not allowed`));
+      session.subscriptions.set(sub.topic, sub.qos);
+      done(null, sub);
+      if (/rpc\/request|v1\/gateway\/rpc/.test(sub.topic)) {
+        setImmediate(() => {
+          services.rpc.deviceReady(session.device.id);
+          for (const d of session.subDevices.values()) services.rpc.deviceReady(d.id);
+        });
+      }
+    },
+    authorizeForward(_client, packet) {
+      return packet.brokerId === PLATFORM_BROKER_ID ? packet : null;
+    },
+    authorizePublish(client, packet, done) {
+      const session = client ? registry.get(client) : undefined;
+      if (!session) return done(new MqttError(ReasonCode.NOT_AUTHORIZED, 'Not connected'));
+      packet.retain = false;
+      const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+      route(ctx, session, packet.topic, payload).then(
+        () => done(null),
+        (err: unknown) =>
+          done(
+            err instanceof MqttError
+              ? err
+              : new MqttError(ReasonCode.UNSPECIFIED_ERROR, (err as Error).message),
+          ),
+      );
+    },
+  });
+
+  broker.on('client', (client) => {
+    const device = authenticated.get(client);
+    if (!device) return;
+    const gateway = parseJson(device.additional_info).gateway === true;
+    registry.add({ client, device, gateway, subscriptions: new Map(), subDevices: new Map() });
+    activity.connected(device);
+  });
+  broker.on('clientDisconnect', (client) => closeSession(client));
+  broker.on('clientError', () => undefined);
+  broker.on('connectionError', () => undefined);
+
+  function closeSession(client: Client): void {
+    const removed = registry.remove(client);
+    if (!removed) return;
+    activity.disconnected(removed.session.device);
+    for (const d of removed.subDevices) activity.disconnected(d);
+  }
+
+  // Platform -> device: shared attribute changes and RPC.
+  const onAttributes = ({
+    deviceId,
+    scope,
+    values,
+  }: {
+    deviceId: string;
+    scope: string;
+    values: Record<string, unknown>;
+  }) => {
+    if (scope !== 'SHARED_SCOPE') return;
+    for (const s of registry.directSessions(deviceId)) sendJson(s, 'v1/devices/me/attributes', values);
+    const gw = registry.gatewaySession(deviceId);
+    const name = gw && [...gw.subDevices.values()].find((d) => d.id === deviceId)?.name;
+    if (gw && name) sendJson(gw, 'v1/gateway/attributes', { device: name, data: values });
+  };
+  const onAttributesDeleted = ({
+    deviceId,
+    scope,
+    keys,
+  }: {
+    deviceId: string;
+    scope: string;
+    keys: string[];
+  }) => {
+    if (scope !== 'SHARED_SCOPE') return;
+    for (const s of registry.directSessions(deviceId))
+      sendJson(s, 'v1/devices/me/attributes', { deleted: keys });
+    const gw = registry.gatewaySession(deviceId);
+    const name = gw && [...gw.subDevices.values()].find((d) => d.id === deviceId)?.name;
+    if (gw && name) sendJson(gw, 'v1/gateway/attributes', { device: name, data: {}, deleted: keys });
+  };
+  const onDeviceGone = ({ deviceId }: { deviceId: string }) => {
+    activity.forget(deviceId);
+    for (const s of registry.forgetDevice(deviceId)) s.client.close();
+  };
+  const onCredentials = ({ deviceId }: { deviceId: string }) => {
+    for (const s of registry.directSessions(deviceId)) s.client.close();
+  };
+  services.ctx.events.on('attributes', onAttributes);
+  services.ctx.events.on('attributesDeleted', onAttributesDeleted);
+  services.ctx.events.on('deviceDeleted', onDeviceGone);
+  services.ctx.events.on('credentialsChanged', onCredentials);
+
+  services.rpc.attach(
+    {
+      sendRpc(deviceId: string, request: RpcRequest): boolean {
+        let sent = false;
+        for (const s of registry.directSessions(deviceId)) {
+          sent =
+            sendJson(s, `v1/devices/me/rpc/request/${request.id}`, {
+              method: request.method,
+              params: request.params,
+            }) || sent;
+        }
+        const gw = registry.gatewaySession(deviceId);
+        const name = gw && [...gw.subDevices.values()].find((d) => d.id === deviceId)?.name;
+        if (gw && name) sent = sendJson(gw, 'v1/gateway/rpc', { device: name, data: request }) || sent;
+        return sent;
+      },
+    },
+    (msg) => engine.submit(msg),
+  );
+
+  const server: Server = createServer((socket) => broker.handle(socket));
+  server.listen({ host: options.host, port: options.port });
+  await once(server, 'listening');
+
+  return {
+    port: (server.address() as AddressInfo).port,
+    registry,
+    stats: () => ({ ...registry.counts(), messages: activity.messageCount() }),
+    async close() {
+      services.ctx.events.off('attributes', onAttributes);
+      services.ctx.events.off('attributesDeleted', onAttributesDeleted);
+      services.ctx.events.off('deviceDeleted', onDeviceGone);
+      services.ctx.events.off('credentialsChanged', onCredentials);
+      activity.stop();
+      await new Promise<void>((resolve) => broker.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function route(ctx: TransportContext, session: Session, topic: string, payload: Buffer): Promise<void> {
+  if (session.gateway && topic.startsWith('v1/gateway/')) {
+    if (await handleGatewayTopic(ctx, session, topic, payload)) return;
+  } else if (await handleDeviceTopic(ctx, session, topic, payload)) {
+    return;
+  }
+  throw new MqttError(ReasonCode.TOPIC_NAME_INVALID, `Unknown topic '${topic}'`);
+}

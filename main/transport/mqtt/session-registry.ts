@@ -1,0 +1,119 @@
+import type { Client } from 'aedes';
+import type { DeviceRow } from '../../platform/devices.ts';
+import { topicMatches } from './topic-filter.ts';
+
+/** One MQTT connection, authenticated as a device (which may be a gateway). */
+export interface Session {
+  client: Client;
+  device: DeviceRow;
+  gateway: boolean;
+  /** accepted subscription filters with their QoS */
+  subscriptions: Map<string, number>;
+  /** devices connected through this gateway session, by name */
+  subDevices: Map<string, DeviceRow>;
+}
+
+export const PLATFORM_BROKER_ID = 'sandboard-platform';
+
+// aedes calls the delivery callback unconditionally; a failed write closes the client by itself.
+const noop = () => undefined;
+
+/**
+ * Who is connected and how to reach a device: its own sessions (several may share a token) and the
+ * gateway session it was last connected through.
+ */
+export class SessionRegistry {
+  private readonly byClient = new Map<Client, Session>();
+  private readonly direct = new Map<string, Set<Session>>();
+  private readonly viaGateway = new Map<string, Session>();
+
+  add(session: Session): void {
+    this.byClient.set(session.client, session);
+    let set = this.direct.get(session.device.id);
+    if (!set) this.direct.set(session.device.id, (set = new Set()));
+    set.add(session);
+  }
+
+  get(client: Client): Session | undefined {
+    return this.byClient.get(client);
+  }
+
+  /** Removes a session; returns the devices that were connected through it. */
+  remove(client: Client): { session: Session; subDevices: DeviceRow[] } | undefined {
+    const session = this.byClient.get(client);
+    if (!session) return undefined;
+    this.byClient.delete(client);
+    const set = this.direct.get(session.device.id);
+    set?.delete(session);
+    if (set?.size === 0) this.direct.delete(session.device.id);
+    const subDevices: DeviceRow[] = [];
+    for (const device of session.subDevices.values()) {
+      if (this.viaGateway.get(device.id) === session) {
+        this.viaGateway.delete(device.id);
+        subDevices.push(device);
+      }
+    }
+    return { session, subDevices };
+  }
+
+  connectSubDevice(session: Session, device: DeviceRow): void {
+    session.subDevices.set(device.name, device);
+    this.viaGateway.set(device.id, session);
+  }
+
+  disconnectSubDevice(session: Session, name: string): DeviceRow | undefined {
+    const device = session.subDevices.get(name);
+    if (!device) return undefined;
+    session.subDevices.delete(name);
+    if (this.viaGateway.get(device.id) === session) this.viaGateway.delete(device.id);
+    return device;
+  }
+
+  /** Forgets a deleted device everywhere; returns its own sessions so they can be closed. */
+  forgetDevice(deviceId: string): Session[] {
+    const gw = this.viaGateway.get(deviceId);
+    if (gw) {
+      for (const [name, d] of gw.subDevices) if (d.id === deviceId) gw.subDevices.delete(name);
+      this.viaGateway.delete(deviceId);
+    }
+    return [...(this.direct.get(deviceId) ?? [])];
+  }
+
+  directSessions(deviceId: string): Session[] {
+    return [...(this.direct.get(deviceId) ?? [])];
+  }
+
+  gatewaySession(deviceId: string): Session | undefined {
+    return this.viaGateway.get(deviceId);
+  }
+
+  sessions(): Session[] {
+    return [...this.byClient.values()];
+  }
+
+  counts(): { sessions: number; gatewaySessions: number; devicesViaGateways: number } {
+    let gatewaySessions = 0;
+    for (const s of this.byClient.values()) if (s.gateway) gatewaySessions++;
+    return { sessions: this.byClient.size, gatewaySessions, devicesViaGateways: this.viaGateway.size };
+  }
+}
+
+/** Sends a JSON message to one session on a topic it subscribed to; false if it did not. */
+export function sendJson(session: Session, topic: string, body: unknown): boolean {
+  let qos = -1;
+  for (const [filter, q] of session.subscriptions) if (topicMatches(filter, topic)) qos = Math.max(qos, q);
+  if (qos < 0 || session.client.closed) return false;
+  session.client.publish(
+    {
+      cmd: 'publish',
+      topic,
+      payload: Buffer.from(JSON.stringify(body)),
+      qos: Math.min(qos, 1) as 0 | 1,
+      retain: false,
+      dup: false,
+      brokerId: PLATFORM_BROKER_ID,
+    } as Parameters<Client['publish']>[0],
+    noop,
+  );
+  return true;
+}

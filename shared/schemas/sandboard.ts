@@ -1,0 +1,39 @@
+import { Type, type Static } from 'typebox';
+import { Authority } from './auth.ts';
+
+/** Where this platform listens, for examples and the settings page. */
+export const PlatformInfo = Type.Object({
+  version: Type.String(),
+  http: Type.String({ description: 'REST API, UI and explorer base URL' }),
+  mqtt: Type.String({ description: 'MQTT broker URL (mqtt://host:port)' }),
+  analytics: Type.String({ description: 'Report API base URL' }),
+  mqttBroker: Type.Boolean({
+    description: 'true once the embedded MQTT broker accepts devices (until then the port is only reserved)',
+  }),
+  deviceHttpApi: Type.Boolean({
+    description: "true when the device HTTP API (POST /api/v1/{token}/telemetry) is served",
+  }),
+});
+export type PlatformInfo = Static<typeof PlatformInfo>;
+
+/** Counters of the platform as the caller may see them (a customer user sees its own devices only). */
+export const PlatformStats = Type.Object({
+  devices: Type.Integer(),
+  gateways: Type.Integer({ description: 'Devices with additionalInfo.gateway = true' }),
+  connectedSessions: Type.Integer({ description: 'Connected MQTT sessions (0 until the broker lands)' }),
+  mqttBroker: Type.Boolean(),
+  messagesPerSecond: Type.Number({ description: 'Telemetry and attribute messages per second, last 5 s' }),
+  datapoints: Type.Integer({ description: 'Stored time series datapoints' }),
+  ts: Type.Integer({ description: 'When these counters were taken (epoch ms)' }),
+});
+export type PlatformStats = Static<typeof PlatformStats>;
+
+/** A demo account that still has its well-known password. */
+export const DemoLogin = Type.Object({
+  email: Type.String(),
+  password: Type.String(),
+  authority: Authority,
+});
+export type DemoLogin = Static<typeof DemoLogin>;
+export const DemoLogins = Type.Array(DemoLogin);
+export type DemoLogins = Static<typeof DemoLogins>;
