@@ -11,7 +11,7 @@ export const PlatformInfo = Type.Object({
     description: 'true once the embedded MQTT broker accepts devices (until then the port is only reserved)',
   }),
   deviceHttpApi: Type.Boolean({
-    description: "true when the device HTTP API (POST /api/v1/{token}/telemetry) is served",
+    description: 'true when the device HTTP API (POST /api/v1/{token}/telemetry) is served',
   }),
 });
 export type PlatformInfo = Static<typeof PlatformInfo>;

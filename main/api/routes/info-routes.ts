@@ -77,7 +77,8 @@ export class LiveStats {
     const events = services.ctx.events;
     const onTelemetry = (e: { deviceId: string; entries: { values: Record<string, unknown> }[] }) => {
       let points = 0;
-      for (const entry of e.entries) for (const v of Object.values(entry.values)) if (v !== undefined) points++;
+      for (const entry of e.entries)
+        for (const v of Object.values(entry.values)) if (v !== undefined) points++;
       this.count(e.deviceId, points);
     };
     const onAttributes = (e: { deviceId: string }) => this.count(e.deviceId, 0);

@@ -88,10 +88,17 @@ class LiveConnection {
 
   close(code: number, reason: string): void {
     if (this.socket.readyState === OPEN) {
-      const errorCode = code === WsCloseCode.UNAUTHENTICATED ? ErrorCode.AUTHENTICATION : ErrorCode.BAD_REQUEST_PARAMS;
+      const errorCode =
+        code === WsCloseCode.UNAUTHENTICATED ? ErrorCode.AUTHENTICATION : ErrorCode.BAD_REQUEST_PARAMS;
       this.send({ type: 'error', code: errorCode, message: reason }, true);
       // a close reason may hold at most 123 bytes
-      this.socket.close(code, Buffer.from(reason).subarray(0, 120).toString('utf8').replace(/\uFFFD$/, ''));
+      this.socket.close(
+        code,
+        Buffer.from(reason)
+          .subarray(0, 120)
+          .toString('utf8')
+          .replace(/\uFFFD$/, ''),
+      );
     }
     this.dispose();
   }
@@ -263,7 +270,8 @@ class LiveHub {
     };
     for (const [name, handler] of Object.entries(handlers)) events.on(name as 'telemetry', handler as never);
     this.detach = () => {
-      for (const [name, handler] of Object.entries(handlers)) events.off(name as 'telemetry', handler as never);
+      for (const [name, handler] of Object.entries(handlers))
+        events.off(name as 'telemetry', handler as never);
     };
   }
 
@@ -317,7 +325,10 @@ export interface WsRouteDeps {
  * may see), device list changes, and the overview's counters. Authenticated by a JWT in the first
  * message or the `token` query parameter, never by a cookie.
  */
-export async function registerWsRoutes(app: FastifyInstance, { services, stats }: WsRouteDeps): Promise<void> {
+export async function registerWsRoutes(
+  app: FastifyInstance,
+  { services, stats }: WsRouteDeps,
+): Promise<void> {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   const hub = new LiveHub(services, stats);
   app.addHook('onClose', async () => hub.stop());
