@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', 'dist/**', 'out/**', 'artifacts/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', '.tools/**', 'dist/**', 'renderer/dist/**', 'out/**', 'artifacts/**', 'coverage/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,135 @@
+// Hardening for every web page the app shows: windows only ever load the core's origin; navigation and
+// new windows elsewhere are denied (http(s) links go to the OS browser); no permissions; no remote
+// content; a CSP on top of the one the core sends.
+import {
+  app,
+  session,
+  type OnBeforeRequestListenerDetails,
+  type OnHeadersReceivedListenerDetails,
+  type Session,
+  type WebContents,
+} from 'electron';
+
+export interface SecurityDeps {
+  /** the core's UI origin (http://127.0.0.1:8080), null until it is ready */
+  coreOrigin: () => string | null;
+  /** every origin of the core's HTTP servers (UI + REST, analytics) */
+  allowedOrigins: () => ReadonlySet<string>;
+  openExternal: (url: string) => unknown;
+}
+
+const MAX_URL_LENGTH = 4096;
+const LOCAL_SCHEMES = new Set(['data:', 'blob:', 'devtools:', 'chrome-extension:', 'about:']);
+
+/** The URL, normalised, if it is an http(s) link the OS browser may open; otherwise null. */
+export function toExternalHttpUrl(raw: unknown): string | null {
+  if (typeof raw !== 'string' || raw.length > MAX_URL_LENGTH || !URL.canParse(raw)) return null;
+  const url = new URL(raw);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username || url.password) return null;
+  return url.href;
+}
+
+function originOf(raw: string): string | null {
+  if (!URL.canParse(raw)) return null;
+  const url = new URL(raw);
+  // ws(s) connections to the core count as its http(s) origin.
+  if (url.protocol === 'ws:' || url.protocol === 'wss:')
+    url.protocol = url.protocol === 'ws:' ? 'http:' : 'https:';
+  return url.origin === 'null' ? null : url.origin;
+}
+
+/** True when `url` is on the core's UI origin. */
+export function isCoreUrl(url: string, coreOrigin: string | null): boolean {
+  return coreOrigin !== null && originOf(url) === coreOrigin;
+}
+
+/** What a page may request: the core's origins (http and ws) and local schemes; nothing remote. */
+export function isAllowedRequest(url: string, allowedOrigins: ReadonlySet<string>): boolean {
+  if (!URL.canParse(url)) return false;
+  if (LOCAL_SCHEMES.has(new URL(url).protocol)) return true;
+  const origin = originOf(url);
+  return origin !== null && allowedOrigins.has(origin);
+}
+
+/** The CSP the app adds to the core's responses (the core sends its own too; browsers enforce both). */
+export function buildCsp(allowedOrigins: ReadonlySet<string>): string {
+  const connect = [...allowedOrigins].flatMap((o) => [o, o.replace(/^http/, 'ws')]);
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self' ${connect.join(' ')}`.trim(),
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+}
+
+/** Denies navigation away from the core and every new window; http(s) links open in the OS browser. */
+export function hardenWebContents(contents: WebContents, deps: SecurityDeps): void {
+  const open = (url: string) => {
+    const external = toExternalHttpUrl(url);
+    if (external) void Promise.resolve(deps.openExternal(external)).catch(() => undefined);
+  };
+  contents.on('will-navigate', (event) => {
+    if (isCoreUrl(event.url, deps.coreOrigin())) return;
+    event.preventDefault();
+    open(event.url);
+  });
+  // Frames (the embedded API explorer) stay on the core too; they never open the browser by themselves.
+  contents.on('will-frame-navigate', (event) => {
+    if (!isCoreUrl(event.url, deps.coreOrigin()) && !event.url.startsWith('about:')) event.preventDefault();
+  });
+  contents.on('will-redirect', (event) => {
+    if (!isCoreUrl(event.url, deps.coreOrigin())) event.preventDefault();
+  });
+  contents.setWindowOpenHandler(({ url }) => {
+    open(url);
+    return { action: 'deny' };
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+}
+
+/**
+ * Denies every permission request (camera, notifications, geolocation, ...) except writing text to the
+ * clipboard from the core's own page (copy buttons for tokens and credentials), blocks requests to
+ * anything but the core, and adds the CSP.
+ */
+export function hardenSession(ses: Session, deps: SecurityDeps): void {
+  ses.setPermissionRequestHandler((contents, permission, callback) => {
+    callback(permission === 'clipboard-sanitized-write' && isCoreUrl(contents.getURL(), deps.coreOrigin()));
+  });
+  ses.setPermissionCheckHandler((_contents, permission, requestingOrigin) => {
+    return permission === 'clipboard-sanitized-write' && isCoreUrl(requestingOrigin, deps.coreOrigin());
+  });
+  ses.setDevicePermissionHandler(() => false);
+  ses.webRequest.onBeforeRequest((details: OnBeforeRequestListenerDetails, callback) => {
+    callback({ cancel: !isAllowedRequest(details.url, deps.allowedOrigins()) });
+  });
+  ses.webRequest.onHeadersReceived((details: OnHeadersReceivedListenerDetails, callback) => {
+    const allowed = deps.allowedOrigins();
+    const origin = originOf(details.url);
+    if (!details.responseHeaders || origin === null || !allowed.has(origin)) {
+      callback({});
+      return;
+    }
+    const headers = { ...details.responseHeaders };
+    const key = Object.keys(headers).find((k) => k.toLowerCase() === 'content-security-policy');
+    const csp = buildCsp(allowed);
+    if (key) headers[key] = [...(headers[key] ?? []), csp];
+    else headers['Content-Security-Policy'] = [csp];
+    callback({ responseHeaders: headers });
+  });
+}
+
+/** Sandboxes every renderer and hardens each web contents and the default session. */
+export function setupSecurity(deps: SecurityDeps): void {
+  app.enableSandbox();
+  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, deps));
+  void app.whenReady().then(() => hardenSession(session.defaultSession, deps));
+}

@@ -1,0 +1,124 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { BrowserWindow as ElectronWindow, IpcMainInvokeEvent } from 'electron';
+import { Channel, type CoreStatus } from '../../../electron/ipc-contract.ts';
+import { broadcastCoreStatus, isTrustedSender, setupIpc } from '../../../electron/main/ipc.ts';
+import { createWindowRegistry, type WindowRegistry } from '../../../electron/main/windows.ts';
+import { BrowserWindow, dialog, ipcMain, resetFakeElectron, shell } from '../fake-electron.ts';
+
+vi.mock('electron', () => import('../fake-electron.ts'));
+
+const CORE = 'http://127.0.0.1:8080';
+const status: CoreStatus = { state: 'ready', urls: null, restarts: 0, message: null, since: 0 };
+
+let windows: WindowRegistry;
+let win: BrowserWindow;
+let dir: string;
+
+function eventFrom(sender: BrowserWindow, url: string, parent: unknown = null): IpcMainInvokeEvent {
+  return { sender: sender.webContents, senderFrame: { url, parent } } as unknown as IpcMainInvokeEvent;
+}
+
+function invoke(channel: string, event: IpcMainInvokeEvent, ...args: unknown[]): Promise<unknown> {
+  const handler = ipcMain.handlers.get(channel);
+  if (!handler) throw new Error(`no handler for ${channel}`);
+  return Promise.resolve().then(() => handler(event, ...args));
+}
+
+beforeEach(() => {
+  resetFakeElectron();
+  windows = createWindowRegistry();
+  win = new BrowserWindow();
+  windows.add(win as unknown as ElectronWindow);
+  setupIpc({ windows, coreOrigin: () => CORE, coreStatus: () => status });
+  dir = mkdtempSync(join(tmpdir(), 'sandboard-ipc-'));
+});
+
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('IPC sender check', () => {
+  const deps = () => ({ windows, coreOrigin: () => CORE });
+
+  it('accepts the top frame of our own window on the core origin', () => {
+    expect(isTrustedSender(eventFrom(win, `${CORE}/devices`), deps())).toBe(true);
+  });
+
+  it('refuses other origins, subframes, foreign windows and a core that is not ready', () => {
+    expect(isTrustedSender(eventFrom(win, 'https://evil.example/'), deps())).toBe(false);
+    expect(isTrustedSender(eventFrom(win, 'http://127.0.0.1:9999/'), deps())).toBe(false);
+    expect(isTrustedSender(eventFrom(win, 'file:///etc/passwd'), deps())).toBe(false);
+    expect(isTrustedSender(eventFrom(win, `${CORE}/`, { url: CORE }), deps())).toBe(false);
+    const stranger = new BrowserWindow(); // exists, but not created through the registry
+    expect(isTrustedSender(eventFrom(stranger, `${CORE}/`), deps())).toBe(false);
+    const noFrame = { sender: win.webContents, senderFrame: null } as unknown as IpcMainInvokeEvent;
+    expect(isTrustedSender(noFrame, deps())).toBe(false);
+    expect(isTrustedSender(eventFrom(win, `${CORE}/`), { windows, coreOrigin: () => null })).toBe(false);
+  });
+
+  it('makes every handler refuse a foreign sender', async () => {
+    await expect(invoke(Channel.appVersion, eventFrom(win, `${CORE}/`))).resolves.toBe('0.1.0-test');
+    for (const channel of [Channel.appVersion, Channel.openExternal, Channel.openFile, Channel.saveFile]) {
+      await expect(invoke(channel, eventFrom(win, 'https://evil.example/'), {})).rejects.toThrow(/Refused/);
+    }
+    expect(shell.openExternal).not.toHaveBeenCalled();
+    expect(dialog.showOpenDialog).not.toHaveBeenCalled();
+  });
+
+  it('stops trusting a window once it is closed', async () => {
+    win.close();
+    await expect(invoke(Channel.coreStatus, eventFrom(win, `${CORE}/`))).rejects.toThrow(/Refused/);
+  });
+});
+
+describe('bridge handlers', () => {
+  const ok = () => eventFrom(win, `${CORE}/`);
+
+  it('opens http(s) links in the OS browser and refuses other schemes', async () => {
+    await expect(invoke(Channel.openExternal, ok(), 'https://thingsboard.io/docs/')).resolves.toBe(true);
+    expect(shell.openExternal).toHaveBeenCalledWith('https://thingsboard.io/docs/');
+    for (const bad of ['file:///etc/passwd', 'javascript:alert(1)', 'smb://host/share', 'not a url', 42]) {
+      await expect(invoke(Channel.openExternal, ok(), bad)).resolves.toBe(false);
+    }
+    expect(shell.openExternal).toHaveBeenCalledTimes(1);
+  });
+
+  it('returns the picked file contents, never its path', async () => {
+    const file = join(dir, 'devices.json');
+    writeFileSync(file, '{"devices":[]}');
+    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: false, filePaths: [file] });
+    const opened = await invoke(Channel.openFile, ok(), {
+      filters: [{ name: 'JSON', extensions: ['json'] }],
+    });
+    expect(opened).toEqual({ name: 'devices.json', contents: '{"devices":[]}' });
+    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] });
+    await expect(invoke(Channel.openFile, ok(), {})).resolves.toBeNull();
+    await expect(
+      invoke(Channel.openFile, ok(), { filters: [{ name: 'x', extensions: ['../..'] }] }),
+    ).rejects.toThrow(/extensions/);
+  });
+
+  it('writes the given contents where the user chose', async () => {
+    const target = join(dir, 'export.json');
+    dialog.showSaveDialog.mockResolvedValueOnce({ canceled: false, filePath: target });
+    const saved = await invoke(Channel.saveFile, ok(), {
+      suggestedName: '../../export.json',
+      contents: '[1,2]',
+    });
+    expect(saved).toEqual({ name: 'export.json' });
+    expect(readFileSync(target, 'utf8')).toBe('[1,2]');
+    const [, options] = dialog.showSaveDialog.mock.calls[0] as unknown as [unknown, { defaultPath: string }];
+    expect(options.defaultPath).toBe(join('/tmp/sandboard-fake-downloads', 'export.json'));
+    await expect(invoke(Channel.saveFile, ok(), { suggestedName: 'a.json', contents: 7 })).rejects.toThrow(
+      /text/,
+    );
+  });
+
+  it('pushes core status changes to every window', () => {
+    broadcastCoreStatus(windows, { ...status, state: 'restarting' });
+    expect(win.webContents.sent).toEqual([
+      { channel: Channel.coreStatusChanged, args: [{ ...status, state: 'restarting' }] },
+    ]);
+  });
+});

@@ -1,0 +1,135 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { locateElectronBinary, planStart, uiUrlFromReadyLine } from '../../scripts/start-plan.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A project folder with node_modules/electron as npm leaves it, optionally with its binary. */
+function fakeProject(opts: { pathTxt?: string; binary?: boolean }): string {
+  const root = tempDir();
+  writeFileSync(join(root, 'package.json'), '{"name":"p","type":"module"}');
+  const electron = join(root, 'node_modules', 'electron');
+  mkdirSync(join(electron, 'dist'), { recursive: true });
+  writeFileSync(join(electron, 'package.json'), '{"name":"electron","version":"45.4.1","main":"index.js"}');
+  if (opts.pathTxt) writeFileSync(join(electron, 'path.txt'), opts.pathTxt);
+  if (opts.binary && opts.pathTxt) writeFileSync(join(electron, 'dist', opts.pathTxt), '');
+  return root;
+}
+
+describe('npm start: Electron binary lookup', () => {
+  it('finds no binary when Electron was never downloaded', () => {
+    const root = fakeProject({});
+    const lookup = locateElectronBinary(root, {});
+    expect(lookup.path).toBeNull();
+    expect(lookup.checked).toBe(join(root, 'node_modules', 'electron', 'path.txt'));
+    expect(lookup.reason).toMatch(/never downloaded/);
+  });
+
+  it('finds no binary when path.txt names a missing file', () => {
+    const root = fakeProject({ pathTxt: 'electron' });
+    const lookup = locateElectronBinary(root, {});
+    expect(lookup).toMatchObject({
+      path: null,
+      checked: join(root, 'node_modules', 'electron', 'dist', 'electron'),
+    });
+  });
+
+  it('finds the downloaded binary, or the one ELECTRON_OVERRIDE_DIST_PATH points at', () => {
+    const root = fakeProject({ pathTxt: 'electron', binary: true });
+    expect(locateElectronBinary(root, {}).path).toBe(
+      join(root, 'node_modules', 'electron', 'dist', 'electron'),
+    );
+    const override = tempDir();
+    expect(locateElectronBinary(root, { ELECTRON_OVERRIDE_DIST_PATH: override }).path).toBeNull();
+    writeFileSync(join(override, 'electron'), '');
+    expect(locateElectronBinary(root, { ELECTRON_OVERRIDE_DIST_PATH: override }).path).toBe(
+      join(override, 'electron'),
+    );
+  });
+
+  it('reports a missing electron package', () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'package.json'), '{}');
+    expect(locateElectronBinary(root, {}).reason).toMatch(/not installed/);
+  });
+});
+
+describe('npm start: what it runs', () => {
+  const base = { root: '/repo', scripts: {}, build: true, extraArgs: [], nodePath: '/usr/bin/node' };
+
+  it('runs headless without an Electron binary, saying why', () => {
+    const plan = planStart({
+      ...base,
+      electron: { path: null, checked: '/x/path.txt', reason: 'no path.txt' },
+    });
+    expect(plan.mode).toBe('headless');
+    expect(plan.command).toBe('/usr/bin/node');
+    expect(plan.args).toEqual([join('/repo', 'bin', 'sandboard.js'), 'serve']);
+    expect(plan.builds).toEqual([]);
+    expect(plan.notice).toMatch(/no Electron binary \(no path\.txt; looked at \/x\/path\.txt\)/);
+  });
+
+  it('launches Electron after building the UI (when it has a build), the core and the shell', () => {
+    const electron = { path: '/e/electron', checked: '/e/electron', reason: null };
+    const plan = planStart({ ...base, electron, scripts: { 'build:ui': 'vite build' } });
+    expect(plan).toMatchObject({
+      mode: 'electron',
+      command: '/e/electron',
+      args: ['/repo'],
+      builds: ['build:ui', 'build:core', 'build:electron'],
+      notice: null,
+    });
+    expect(planStart({ ...base, electron, build: false }).builds).toEqual([]);
+    expect(planStart({ ...base, electron }).builds).toEqual(['build:core', 'build:electron']);
+  });
+
+  it('reads the UI address from the ready line', () => {
+    expect(uiUrlFromReadyLine('sandboard ready {"http":"http://127.0.0.1:8080"}')).toBe(
+      'http://127.0.0.1:8080/',
+    );
+    expect(uiUrlFromReadyLine('something else')).toBeNull();
+  });
+
+  it('really runs headless: explains on stderr, prints the UI address, and stops on SIGTERM', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'scripts', 'start.js'),
+        '--no-build',
+        '--data-dir',
+        tempDir(),
+        '--http-port',
+        '0',
+        '--mqtt-port',
+        '0',
+        '--analytics-port',
+        '0',
+      ],
+      { env: { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        const m = /Open its UI in your browser: (\S+)/.exec(line);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`start.js exited (${code}): ${stderr}`)));
+    });
+    expect(stderr).toMatch(/no Electron binary .*ELECTRON_OVERRIDE_DIST_PATH/);
+    expect(stderr).toMatch(/running headless/);
+    expect((await fetch(new URL('/v3/api-docs', url))).status).toBe(200);
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  });
+});
