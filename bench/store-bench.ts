@@ -1,0 +1,276 @@
+/**
+ * Durable telemetry insert throughput: DurableDb + TelemetryRepository with group commit (many writes in
+ * flight, each acknowledged once its journal group is fdatasynced) against the same rows inserted into a
+ * bare in-memory sql.js database (same schema, same INSERT statements, prepared, one transaction per
+ * message, no durability). Run: npm run bench:store. Last line: BENCH {"name":"store",...}.
+ *
+ * Load shape: gateway messages, each with ENTITIES_PER_MESSAGE devices x 3 keys at one timestamp
+ * (999 rows), cycling over DEVICES devices. Env: BENCH_ROWS (default 200,000), BENCH_IN_FLIGHT (16).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { Database, Statement } from 'sql.js';
+import { DurableDb, type Param, type Writer } from '../main/store/durable-db.ts';
+import { encodeKv } from '../main/store/kv-value.ts';
+import { migrations } from '../main/store/migrations.ts';
+import { TelemetryRepository, type TsEntry } from '../main/store/repositories/telemetry-repository.ts';
+import { loadSqlJs } from '../main/store/sqljs.ts';
+import { percentile, printBench, printFigure, printFigures } from './lib/bench-output.ts';
+
+const DEVICES = 1_000;
+const ENTITIES_PER_MESSAGE = 333;
+const KEYS = 3;
+const ROWS_PER_MESSAGE = ENTITIES_PER_MESSAGE * KEYS;
+const TARGET_ROWS = Number(process.env.BENCH_ROWS ?? 200_000);
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 16);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const TARGET_RATIO = 0.7;
+
+interface DeviceUpdate {
+  entityNum: number;
+  entries: TsEntry[];
+}
+type Message = DeviceUpdate[];
+
+function makeMessages(count: number, tsBase: number): Message[] {
+  const messages: Message[] = [];
+  for (let i = 0; i < count; i++) {
+    const message: Message = [];
+    for (let k = 0; k < ENTITIES_PER_MESSAGE; k++) {
+      const entityNum = ((i * ENTITIES_PER_MESSAGE + k) % DEVICES) + 1;
+      const values = {
+        temperature: 20 + ((i * 7 + k) % 150) / 10 + 0.05,
+        humidity: 30 + ((i + k) % 60),
+        active: (i + k) % 5 !== 0,
+      };
+      message.push({ entityNum, entries: [{ ts: tsBase + i, values }] });
+    }
+    messages.push(message);
+  }
+  return messages;
+}
+
+/** The SQL texts TelemetryRepository.save() runs, captured from the repository itself. */
+function repositoryStatements(): { insertKey: string; insertTs: string; upsertLatest: string } {
+  const texts: string[] = [];
+  const recorder: Writer = {
+    run: (sql) => texts.push(sql),
+    all: () => [],
+    get: () => undefined,
+    onRollback: () => {},
+  };
+  const fakeDb = { all: () => [] } as unknown as DurableDb;
+  new TelemetryRepository(fakeDb).save(recorder, 1, [{ ts: 1, values: { k: 1 } }]);
+  const [insertKey, insertTs, upsertLatest] = texts;
+  if (texts.length !== 3 || !insertKey || !insertTs || !upsertLatest) {
+    throw new Error(`TelemetryRepository.save() ran ${texts.length} statements, the bench expects 3`);
+  }
+  return { insertKey, insertTs, upsertLatest };
+}
+
+interface RunResult {
+  rows: number;
+  ms: number;
+  rowsPerSec: number;
+  /** CPU time of the process (all threads, user + system) during the run */
+  cpuMs: number;
+}
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1000;
+}
+
+async function runBare(messages: Message[]): Promise<RunResult> {
+  const SQL = await loadSqlJs();
+  const db: Database = new SQL.Database();
+  const migrator: Writer = {
+    run: (sql: string, params?: Param[]) => {
+      db.run(sql, (params ?? []) as never);
+      return db.getRowsModified();
+    },
+    all: () => [],
+    get: () => undefined,
+    onRollback: () => {},
+  };
+  for (const m of migrations) m.up(migrator);
+  const sql = repositoryStatements();
+  const keyIds = new Map<string, number>();
+  const insertKey = db.prepare(sql.insertKey);
+  for (const key of Object.keys(messages[0]![0]!.entries[0]!.values)) {
+    keyIds.set(key, keyIds.size + 1);
+    insertKey.run([keyIds.size, key]);
+  }
+  insertKey.free();
+  const insertTs: Statement = db.prepare(sql.insertTs);
+  const upsertLatest: Statement = db.prepare(sql.upsertLatest);
+
+  let rows = 0;
+  const cpuStart = process.cpuUsage();
+  const started = performance.now();
+  for (const message of messages) {
+    db.exec('BEGIN');
+    for (const { entityNum, entries } of message) {
+      for (const { ts, values } of entries) {
+        for (const [key, value] of Object.entries(values)) {
+          const { t, v } = encodeKv(value);
+          const keyId = keyIds.get(key)!;
+          insertTs.run([entityNum, keyId, ts, t, v]);
+          upsertLatest.run([entityNum, keyId, ts, t, v]);
+          rows++;
+        }
+      }
+    }
+    db.exec('COMMIT');
+  }
+  const ms = performance.now() - started;
+  const cpuMs = cpuMsSince(cpuStart);
+  const stored = Number(db.exec('SELECT COUNT(*) FROM ts_kv')[0]!.values[0]![0]);
+  if (stored !== rows) throw new Error(`bare sql.js stored ${stored} rows instead of ${rows}`);
+  insertTs.free();
+  upsertLatest.free();
+  db.close();
+  return { rows, ms, rowsPerSec: (rows / ms) * 1000, cpuMs };
+}
+
+interface DurableResult extends RunResult {
+  writeLatencyMs: number[];
+  groups: number;
+  journalBytes: number;
+  closeMs: number;
+}
+
+async function runDurable(messages: Message[]): Promise<DurableResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'sandboard-store-bench-'));
+  try {
+    const db = await DurableDb.open({ dir, migrations });
+    const telemetry = new TelemetryRepository(db);
+    const groupsBefore = db.getStats().groupsCommitted;
+    const writeLatencyMs: number[] = [];
+    let rows = 0;
+    let inFlight = 0;
+    let wake: (() => void) | null = null;
+
+    const cpuStart = process.cpuUsage();
+    const started = performance.now();
+    for (const message of messages) {
+      while (inFlight >= IN_FLIGHT) await new Promise<void>((resolve) => (wake = resolve));
+      const issued = performance.now();
+      inFlight++;
+      const saved = db.write((w) => {
+        let n = 0;
+        for (const { entityNum, entries } of message) n += telemetry.save(w, entityNum, entries);
+        return n;
+      });
+      saved.then(
+        (n) => {
+          writeLatencyMs.push(performance.now() - issued);
+          rows += n;
+          inFlight--;
+          wake?.();
+          wake = null;
+        },
+        (err: unknown) => {
+          throw err;
+        },
+      );
+      // Messages arrive from the network: let the event loop (and the journal I/O) run between them.
+      await yieldToLoop();
+    }
+    await db.flush();
+    const ms = performance.now() - started;
+    const cpuMs = cpuMsSince(cpuStart);
+    const stats = db.getStats();
+    const stored = telemetry.countDatapoints();
+    if (stored !== rows) throw new Error(`DurableDb stored ${stored} rows instead of ${rows}`);
+    const closeStarted = performance.now();
+    await db.close();
+    const closeMs = performance.now() - closeStarted;
+    return {
+      rows,
+      ms,
+      rowsPerSec: (rows / ms) * 1000,
+      cpuMs,
+      writeLatencyMs,
+      groups: stats.groupsCommitted - groupsBefore,
+      journalBytes: stats.journalBytes,
+      closeMs,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const messageCount = Math.max(1, Math.round(TARGET_ROWS / ROWS_PER_MESSAGE));
+const messages = makeMessages(messageCount, 1_700_000_000_000);
+console.log(
+  `store bench: ${messageCount} messages x ${ROWS_PER_MESSAGE} rows (${ENTITIES_PER_MESSAGE} devices x ${KEYS} keys), ` +
+    `${IN_FLIGHT} durable writes in flight, median of ${ROUNDS} rounds`,
+);
+
+// Warm up both paths (JIT, sql.js module) on a small load.
+const warmup = makeMessages(20, 1_600_000_000_000);
+await runBare(warmup);
+await runDurable(warmup);
+
+// Bare and durable run back to back in every round (alternating which goes first) and the ratio is taken
+// per round, so that load from other processes on the machine skews both sides alike; the median round
+// is reported.
+const rounds: { bare: RunResult; durable: DurableResult; ratio: number }[] = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  let bareRun: RunResult;
+  let durableRun: DurableResult;
+  if (round % 2 === 1) {
+    bareRun = await runBare(messages);
+    durableRun = await runDurable(messages);
+  } else {
+    durableRun = await runDurable(messages);
+    bareRun = await runBare(messages);
+  }
+  const roundRatio = durableRun.rowsPerSec / bareRun.rowsPerSec;
+  printFigure(
+    `round ${round}`,
+    `bare ${Math.round(bareRun.rowsPerSec)} rows/s (cpu ${Math.round(bareRun.cpuMs)} ms), ` +
+      `durable ${Math.round(durableRun.rowsPerSec)} rows/s (cpu ${Math.round(durableRun.cpuMs)} ms), ` +
+      `ratio ${roundRatio.toFixed(3)}`,
+  );
+  rounds.push({ bare: bareRun, durable: durableRun, ratio: roundRatio });
+}
+rounds.sort((x, y) => x.ratio - y.ratio);
+const median = rounds[Math.floor(rounds.length / 2)]!;
+const b = median.bare;
+const d = median.durable;
+const ratio = median.ratio;
+const cpuRatio = b.cpuMs / d.cpuMs;
+const groupSize = messages.length / Math.max(1, d.groups);
+printFigures({
+  rows: [d.rows, 'rows'],
+  'bare sql.js': [b.rowsPerSec, 'rows/s'],
+  'bare sql.js time': [b.ms, `ms (cpu ${Math.round(b.cpuMs)} ms)`],
+  'durable (DurableDb + TelemetryRepository)': [d.rowsPerSec, 'rows/s'],
+  'durable time': [d.ms, `ms (cpu ${Math.round(d.cpuMs)} ms)`],
+  'durable/bare ratio': [ratio, `(target >= ${TARGET_RATIO})`],
+  'durable/bare ratio by CPU time': [cpuRatio, '(less sensitive to other load on the machine)'],
+  'journal groups (fdatasync)': [d.groups, ''],
+  'messages (writes) per group': [groupSize, ''],
+  'journal size': [d.journalBytes / 1024 / 1024, 'MiB'],
+  'write latency p50': [percentile(d.writeLatencyMs, 50), 'ms'],
+  'write latency p99': [percentile(d.writeLatencyMs, 99), 'ms'],
+  'close (snapshot) time': [d.closeMs, 'ms'],
+});
+printBench({
+  name: 'store',
+  rows: d.rows,
+  rounds: ROUNDS,
+  durableRowsPerSec: d.rowsPerSec,
+  bareRowsPerSec: b.rowsPerSec,
+  ratio,
+  cpuRatio,
+  targetRatio: TARGET_RATIO,
+  groups: d.groups,
+  writeP50Ms: percentile(d.writeLatencyMs, 50),
+  writeP99Ms: percentile(d.writeLatencyMs, 99),
+  closeMs: d.closeMs,
+});
