@@ -14,7 +14,8 @@ import {
 } from './journal.ts';
 import { loadSqlJs } from './sqljs.ts';
 
-export type Param = SqlValue | boolean | undefined;
+/** A bound value. No blobs: the journal is JSON. */
+export type Param = string | number | null | boolean | undefined;
 export type Row = Record<string, SqlValue>;
 
 export interface Migration {
@@ -60,9 +61,17 @@ interface Group {
 const SNAPSHOT_FILE = 'store.sqlite';
 const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
 
+const NO_PARAMS: SqlValue[] = [];
+
+/** The parameters as sql.js binds them: the caller's own array when nothing needs converting. */
 function bindable(params: Param[] | undefined): SqlValue[] {
-  if (!params) return [];
-  return params.map((p) => (p === undefined ? null : typeof p === 'boolean' ? (p ? 1 : 0) : p));
+  if (!params) return NO_PARAMS;
+  for (const p of params) {
+    if (p === undefined || typeof p === 'boolean') {
+      return params.map((q) => (q === undefined ? null : typeof q === 'boolean' ? (q ? 1 : 0) : q));
+    }
+  }
+  return params as SqlValue[];
 }
 
 /**
@@ -303,8 +312,10 @@ export class DurableDb {
       index = group.sqls.push(sql) - 1;
       group.sqlIndex.set(sql, index);
     }
-    values.unshift(index);
-    group.statements.push(values);
+    const row = new Array<unknown>(values.length + 1);
+    row[0] = index;
+    for (let i = 0; i < values.length; i++) row[i + 1] = values[i];
+    group.statements.push(row);
     return this.db.getRowsModified();
   }
 
@@ -444,9 +455,12 @@ function applyRecord(db: Database, record: JournalRecord): void {
     db.exec('COMMIT');
   } catch (err) {
     db.exec('ROLLBACK');
-    throw new Error(`Journal record ${record.seq} could not be replayed: ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw new Error(
+      `Journal record ${record.seq} could not be replayed: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        cause: err,
+      },
+    );
   } finally {
     for (const stmt of prepared) stmt?.free();
   }

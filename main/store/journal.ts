@@ -8,7 +8,7 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -110,9 +110,18 @@ export class JournalWriter {
     this.bytes = bytes;
   }
 
+  /** Opens (or creates) a journal file; a new file's directory entry is fsynced before anything is appended. */
   static async open(path: string): Promise<JournalWriter> {
     const handle = await open(path, 'a');
     const { size } = await handle.stat();
+    if (size === 0) {
+      const dir = await open(dirname(path), 'r');
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+    }
     return new JournalWriter(path, handle, size);
   }
 

@@ -4,12 +4,14 @@ import type { SqlValue } from 'sql.js';
 export type KvType = 'b' | 'l' | 'd' | 's' | 'j';
 export type KvValue = string | number | boolean | object | null;
 
-export function encodeKv(value: unknown): { t: KvType; v: SqlValue } {
+export function encodeKv(value: unknown): { t: KvType; v: string | number } {
   switch (typeof value) {
     case 'boolean':
       return { t: 'b', v: value ? 1 : 0 };
     case 'number':
-      return Number.isSafeInteger(value) ? { t: 'l', v: value } : { t: 'd', v: value };
+      if (Number.isSafeInteger(value)) return { t: 'l', v: value };
+      // NaN and Infinity have no JSON form, so the journal could not replay them: keep them as text.
+      return Number.isFinite(value) ? { t: 'd', v: value } : { t: 's', v: String(value) };
     case 'string':
       return { t: 's', v: value };
     case 'bigint':

@@ -71,4 +71,32 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    version: 4,
+    name: 'edge event queue',
+    up(w) {
+      w.run(
+        `CREATE TABLE edge_events (
+          seq_id INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, created_time INTEGER NOT NULL,
+          edge_id TEXT NOT NULL, type TEXT NOT NULL, action TEXT NOT NULL, entity_id TEXT NOT NULL, uid TEXT NOT NULL,
+          body TEXT, status TEXT NOT NULL DEFAULT 'PENDING', retrieved_at INTEGER, delivered_at INTEGER)`,
+      );
+      w.run('CREATE INDEX edge_events_queue ON edge_events (edge_id, status, seq_id)');
+      w.run('CREATE INDEX edge_events_delivered ON edge_events (status, delivered_at)');
+    },
+  },
+  {
+    version: 5,
+    name: 'latest telemetry kept by a trigger',
+    up(w) {
+      // One statement per datapoint crosses into sql.js and the journal instead of two.
+      w.run(
+        `CREATE TRIGGER ts_kv_latest_upsert AFTER INSERT ON ts_kv BEGIN
+           INSERT INTO ts_kv_latest (entity_num, key_id, ts, t, v) VALUES (NEW.entity_num, NEW.key_id, NEW.ts, NEW.t, NEW.v)
+           ON CONFLICT (entity_num, key_id) DO UPDATE SET ts = excluded.ts, t = excluded.t, v = excluded.v
+           WHERE excluded.ts >= ts_kv_latest.ts;
+         END`,
+      );
+    },
+  },
 ];

@@ -25,9 +25,6 @@ export interface HistoryQuery {
 }
 
 const INSERT_TS = 'INSERT OR REPLACE INTO ts_kv (entity_num, key_id, ts, t, v) VALUES (?, ?, ?, ?, ?)';
-const UPSERT_LATEST = `INSERT INTO ts_kv_latest (entity_num, key_id, ts, t, v) VALUES (?, ?, ?, ?, ?)
-  ON CONFLICT (entity_num, key_id) DO UPDATE SET ts = excluded.ts, t = excluded.t, v = excluded.v
-  WHERE excluded.ts >= ts_kv_latest.ts`;
 
 /** Time series history and latest values, keyed by the device's integer number and a key dictionary. */
 export class TelemetryRepository {
@@ -68,8 +65,8 @@ export class TelemetryRepository {
         if (value === undefined) continue;
         const { t, v } = encodeKv(value);
         const keyId = this.keyId(w, key);
+        // ts_kv_latest follows through the trigger of migration 5.
         w.run(INSERT_TS, [entityNum, keyId, entry.ts, t, v]);
-        w.run(UPSERT_LATEST, [entityNum, keyId, entry.ts, t, v]);
         count++;
       }
     }

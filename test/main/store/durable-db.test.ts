@@ -122,3 +122,18 @@ describe('DurableDb replay', () => {
     expect(reopened.all('SELECT v FROM late')).toEqual([{ v: 'same group' }]);
   });
 });
+
+describe('DurableDb and the journal', () => {
+  it('keeps a non-finite telemetry value across a restart instead of turning it into NULL', async () => {
+    const { encodeKv } = await import('../../../main/store/kv-value.ts');
+    const dir = tempDir();
+    const db = await DurableDb.open({ dir, migrations: [] });
+    const { t, v } = encodeKv(Number.POSITIVE_INFINITY);
+    await db.write((w) => {
+      w.run('CREATE TABLE kv (t TEXT, v)');
+      w.run('INSERT INTO kv (t, v) VALUES (?, ?)', [t, v]);
+    });
+    const reopened = await DurableDb.open({ dir, migrations: [] });
+    expect(reopened.all('SELECT t, v FROM kv')).toEqual([{ t: 's', v: 'Infinity' }]);
+  });
+});
