@@ -23,6 +23,9 @@ export interface PlatformConfig {
   inactivityTimeoutMs: number;
   /** device.claim.duration */
   claimDurationMs: number;
+  /** retrieved edge events not acknowledged within this go back to PENDING */
+  edgeAckTimeoutMs: number;
+  edgeDeliveredRetentionMs: number;
 }
 
 /** The OS's per-user application data folder for Sandboard. */
@@ -64,5 +67,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     deviceLimit: intFromEnv(env, 'SANDBOARD_DEVICE_LIMIT', 0),
     inactivityTimeoutMs: intFromEnv(env, 'SANDBOARD_INACTIVITY_TIMEOUT_SEC', 600) * 1000,
     claimDurationMs: intFromEnv(env, 'DEVICE_CLAIM_DURATION', 86_400_000),
+    edgeAckTimeoutMs: intFromEnv(env, 'SANDBOARD_EDGE_ACK_TIMEOUT_MS', 30_000),
+    edgeDeliveredRetentionMs: intFromEnv(env, 'SANDBOARD_EDGE_DELIVERED_RETENTION_DAYS', 7) * 86_400_000,
   };
 }

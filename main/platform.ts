@@ -60,7 +60,11 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
         loginMaxFailures: config.loginMaxFailures,
         loginWindowMs: config.loginWindowMs,
       },
-      { claimDurationMs: config.claimDurationMs },
+      {
+        claimDurationMs: config.claimDurationMs,
+        edgeAckTimeoutMs: config.edgeAckTimeoutMs,
+        edgeDeliveredRetentionMs: config.edgeDeliveredRetentionMs,
+      },
     );
     await services.profiles.seedDefault();
     const seededLogins = await services.users.seedDemoUsers();
@@ -70,6 +74,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
       if (verbose) process.stderr.write(`${line}\n`);
     });
     cleanups.push(() => services.rpc.stop());
+    cleanups.push(() => services.edgeQueue.stop());
 
     if (!LOOPBACK_HOSTS.has(config.host)) {
       const defaults = services.users.usersWithDefaultPasswords();

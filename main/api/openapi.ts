@@ -15,6 +15,11 @@ export const SECURITY_SCHEMES = {
     name: 'X-Authorization',
     description: 'API key: "ApiKey <value>" (the prefix is added for you in the Authorize dialog).',
   },
+  EdgeBasic: {
+    type: 'http' as const,
+    scheme: 'basic',
+    description: "For edges pulling their queue: the edge's routing key and secret.",
+  },
 };
 
 /** The OpenAPI 3.1 document, generated from every route's schemas. */

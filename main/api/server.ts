@@ -10,6 +10,7 @@ import { registerApiKeyRoutes } from './routes/api-key-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerCustomerRoutes } from './routes/customer-routes.ts';
 import { registerDeviceRoutes } from './routes/device-routes.ts';
+import { registerEdgeRoutes } from './routes/edge-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
 import { registerRpcAndClaimRoutes } from './routes/rpc-routes.ts';
@@ -40,6 +41,21 @@ export async function buildApiServer(
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandlers(app);
+  // ThingsBoard's clients POST some actions (assignments, defaults) with a JSON content type and no body.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text !== '') jsonParser(request, text, done);
+    else if (!request.routeOptions.schema?.body) done(null, undefined);
+    else {
+      const empty = Object.assign(new Error("Body cannot be empty when content-type is set to 'application/json'"), {
+        code: 'FST_ERR_CTP_EMPTY_JSON_BODY',
+        statusCode: 400,
+      });
+      done(empty, undefined);
+    }
+  });
   installHostCheck(app, options.allowedHosts);
   installAuthentication(app, services.auth);
   app.addHook('onSend', async (_request, reply) => {
@@ -58,6 +74,7 @@ export async function buildApiServer(
   registerTelemetryRoutes(api, deps);
   registerRuleChainRoutes(api, deps);
   registerRpcAndClaimRoutes(api, deps);
+  registerEdgeRoutes(api, deps);
   await registerExplorerRoutes(app);
   // The UI's own endpoints, its live WebSocket, and the built UI itself at /.
   const stats = new LiveStats(services, options.links);

@@ -1,5 +1,7 @@
 import { createNodeRegistry } from '../rule-engine/node-registry.ts';
 import { RuleChainService } from '../rule-engine/rule-chain-service.ts';
+import { EdgeQueue } from '../edge/edge-queue.ts';
+import { EdgeService } from '../edge/edges.ts';
 import { ApiKeyService } from './auth/api-keys.ts';
 import { ClaimService } from './claims.ts';
 import { AuthService, type AuthSettings } from './auth/auth-service.ts';
@@ -23,18 +25,28 @@ export interface Services {
   rpc: RpcService;
   claims: ClaimService;
   ruleChains: RuleChainService;
+  edges: EdgeService;
+  edgeQueue: EdgeQueue;
 }
 
 export interface ServiceSettings {
   /** device.claim.duration, ms */
   claimDurationMs: number;
+  edgeAckTimeoutMs: number;
+  edgeDeliveredRetentionMs: number;
 }
+
+export const DEFAULT_SERVICE_SETTINGS: ServiceSettings = {
+  claimDurationMs: 86_400_000,
+  edgeAckTimeoutMs: 30_000,
+  edgeDeliveredRetentionMs: 7 * 86_400_000,
+};
 
 export function createServices(
   ctx: PlatformContext,
   signingKey: Buffer,
   authSettings: AuthSettings,
-  settings: ServiceSettings = { claimDurationMs: 86_400_000 },
+  settings: ServiceSettings = DEFAULT_SERVICE_SETTINGS,
 ): Services {
   const users = new UserService(ctx);
   const profiles = new DeviceProfileService(ctx);
@@ -49,6 +61,11 @@ export function createServices(
     rpc: new RpcService(),
     claims: new ClaimService(ctx, devices, settings.claimDurationMs),
     ruleChains: new RuleChainService(ctx, createNodeRegistry()),
+    edges: new EdgeService(ctx, devices),
+    edgeQueue: new EdgeQueue(ctx, {
+      ackTimeoutMs: settings.edgeAckTimeoutMs,
+      deliveredRetentionMs: settings.edgeDeliveredRetentionMs,
+    }),
     telemetry: new TelemetryService(ctx),
     apiKeys,
     auth: new AuthService(ctx, { users, apiKeys, signingKey }, authSettings),

@@ -1,5 +1,6 @@
 import { logNode } from './nodes/log-node.ts';
 import { msgTypeSwitchNode } from './nodes/msg-type-switch-node.ts';
+import { pushToEdgeNode } from './nodes/push-to-edge-node.ts';
 import { rpcCallRequestNode } from './nodes/rpc-call-request-node.ts';
 import { saveAttributesNode } from './nodes/save-attributes-node.ts';
 import { saveTimeseriesNode } from './nodes/save-timeseries-node.ts';
@@ -13,6 +14,7 @@ export function createNodeRegistry(extra: NodeDefinition[] = []): Map<string, No
     saveAttributesNode,
     logNode,
     rpcCallRequestNode,
+    pushToEdgeNode,
     ...extra,
   ];
   return new Map(all.map((d) => [d.type, d]));

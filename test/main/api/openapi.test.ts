@@ -24,6 +24,8 @@ const BODYLESS = new Set([
   'POST /api/customer/{customerId}/device/{id}',
   'POST /api/deviceProfile/{id}/default',
   'PUT /api/apiKey/{id}/enabled/{enabled}',
+  'POST /api/edge/{edgeId}/device/{deviceId}',
+  'POST /api/customer/{customerId}/edge/{edgeId}',
 ]);
 
 /** Routes the ThingsBoard clients call; the document must describe each. */

@@ -1,0 +1,259 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
+import type { Edge, SaveEdgeRequest } from '../../shared/schemas/edge.ts';
+import type { Device } from '../../shared/schemas/entities.ts';
+import { requireCustomerAccess, requireTenantAdmin, type Principal } from '../platform/auth/principal.ts';
+import { ref, type PlatformContext } from '../platform/context.ts';
+import type { DeviceRow, DeviceService } from '../platform/devices.ts';
+import { invalidArgument, isUniqueViolation, notFound, unauthorized } from '../platform/errors.ts';
+import { parseJson, queryPage } from '../platform/paging.ts';
+import type { Row } from '../store/durable-db.ts';
+
+export interface EdgeRow {
+  id: string;
+  created_time: number;
+  name: string;
+  type: string;
+  label: string | null;
+  routing_key: string;
+  secret_hash: string;
+  customer_id: string | null;
+  additional_info: string | null;
+}
+
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest();
+
+/**
+ * Edges and what is assigned to them (relation EDGE -Contains-> entity). The secret is shown once and
+ * kept as a SHA-256 hash; an edge authenticates with its routing key and secret.
+ */
+export class EdgeService {
+  private readonly ctx: PlatformContext;
+  private readonly devices: DeviceService;
+  private readonly byRoutingKey = new Map<string, EdgeRow>();
+
+  constructor(ctx: PlatformContext, devices: DeviceService) {
+    this.ctx = ctx;
+    this.devices = devices;
+    for (const row of ctx.db.all<EdgeRow>('SELECT * FROM edges')) this.byRoutingKey.set(row.routing_key, row);
+  }
+
+  toEdge(row: EdgeRow, secret: string | null = null): Edge {
+    return {
+      id: ref('EDGE', row.id),
+      createdTime: row.created_time,
+      tenantId: ref('TENANT', this.ctx.tenantId),
+      customerId: ref('CUSTOMER', row.customer_id ?? NULL_UUID),
+      name: row.name,
+      type: row.type,
+      label: row.label,
+      routingKey: row.routing_key,
+      secret,
+      additionalInfo: parseJson(row.additional_info),
+    };
+  }
+
+  findRow(id: string): EdgeRow | undefined {
+    return this.ctx.db.get<EdgeRow>('SELECT * FROM edges WHERE id = ?', [id]);
+  }
+
+  accessibleRow(id: string, actor: Principal): EdgeRow {
+    const row = this.findRow(id);
+    if (!row) throw notFound(`Edge with id [${id}] is not found`);
+    requireCustomerAccess(actor, row.customer_id);
+    return row;
+  }
+
+  /** The edge a routing key and secret belong to; 401 otherwise (same answer for both mistakes). */
+  authenticate(routingKey: string, secret: string): EdgeRow {
+    const row = this.byRoutingKey.get(routingKey);
+    const given = hashSecret(secret);
+    const expected = row ? Buffer.from(row.secret_hash, 'hex') : hashSecret(randomUUID());
+    if (!timingSafeEqual(given, expected) || !row) throw unauthorized('Invalid edge routing key or secret');
+    return row;
+  }
+
+  async save(input: SaveEdgeRequest, actor: Principal): Promise<Edge> {
+    requireTenantAdmin(actor);
+    const existing = input.id?.id ? this.findRow(input.id.id) : undefined;
+    if (input.id?.id && !existing) throw notFound(`Edge with id [${input.id.id}] is not found`);
+    const secret = input.secret ?? (existing ? null : randomBytes(15).toString('base64url'));
+    const row: EdgeRow = {
+      id: existing?.id ?? randomUUID(),
+      created_time: existing?.created_time ?? this.ctx.now(),
+      name: input.name,
+      type: input.type ?? existing?.type ?? 'default',
+      label: input.label ?? null,
+      routing_key: input.routingKey ?? existing?.routing_key ?? randomUUID(),
+      secret_hash: secret ? hashSecret(secret).toString('hex') : existing!.secret_hash,
+      customer_id: existing?.customer_id ?? null,
+      additional_info: JSON.stringify(input.additionalInfo ?? {}),
+    };
+    try {
+      await this.ctx.db.write((w) =>
+        w.run(
+          `INSERT INTO edges (id, created_time, name, type, label, routing_key, secret_hash, customer_id, additional_info)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET name = excluded.name, type = excluded.type, label = excluded.label,
+             routing_key = excluded.routing_key, secret_hash = excluded.secret_hash, additional_info = excluded.additional_info`,
+          [
+            row.id,
+            row.created_time,
+            row.name,
+            row.type,
+            row.label,
+            row.routing_key,
+            row.secret_hash,
+            row.customer_id,
+            row.additional_info,
+          ],
+        ),
+      );
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw invalidArgument(
+          /routing_key/.test((err as Error).message)
+            ? 'Edge with such routing key already exists!'
+            : 'Edge with such name already exists!',
+        );
+      }
+      throw err;
+    }
+    if (existing) this.byRoutingKey.delete(existing.routing_key);
+    this.byRoutingKey.set(row.routing_key, row);
+    return this.toEdge(row, secret);
+  }
+
+  async delete(id: string, actor: Principal): Promise<void> {
+    requireTenantAdmin(actor);
+    const row = this.findRow(id);
+    if (!row) throw notFound(`Edge with id [${id}] is not found`);
+    await this.ctx.db.write((w) => {
+      w.run('DELETE FROM edges WHERE id = ?', [id]);
+      w.run(
+        "DELETE FROM relations WHERE (from_id = ? AND from_type = 'EDGE') OR (to_id = ? AND to_type = 'EDGE')",
+        [id, id],
+      );
+      w.run('DELETE FROM edge_events WHERE edge_id = ?', [id]);
+    });
+    this.byRoutingKey.delete(row.routing_key);
+  }
+
+  page(q: PageQuery, actor: Principal): PageData<Edge> {
+    const where = actor.authority === 'CUSTOMER_USER' ? ['e.customer_id = ?'] : [];
+    return queryPage(
+      this.ctx.db,
+      {
+        from: 'FROM edges e',
+        where,
+        params: actor.authority === 'CUSTOMER_USER' ? [actor.customerId] : [],
+        searchColumn: 'e.name',
+        sortColumns: { createdTime: 'e.created_time', name: 'e.name', type: 'e.type', label: 'e.label' },
+        defaultSort: 'createdTime',
+      },
+      q,
+      (r: Row) => this.toEdge(r as unknown as EdgeRow),
+    );
+  }
+
+  async assign(
+    edgeId: string,
+    entityType: 'DEVICE' | 'DEVICE_PROFILE',
+    entityId: string,
+    actor: Principal,
+  ): Promise<void> {
+    requireTenantAdmin(actor);
+    if (!this.findRow(edgeId)) throw notFound(`Edge with id [${edgeId}] is not found`);
+    const exists =
+      entityType === 'DEVICE'
+        ? this.devices.findRow(entityId)
+        : this.ctx.db.get('SELECT 1 FROM device_profiles WHERE id = ?', [entityId]);
+    if (!exists)
+      throw notFound(
+        `${entityType === 'DEVICE' ? 'Device' : 'Device profile'} with id [${entityId}] is not found`,
+      );
+    await this.ctx.db.write((w) =>
+      w.run(
+        `INSERT OR IGNORE INTO relations (from_id, from_type, to_id, to_type, type, type_group) VALUES (?, 'EDGE', ?, ?, 'Contains', 'EDGE')`,
+        [edgeId, entityId, entityType],
+      ),
+    );
+  }
+
+  async unassign(
+    edgeId: string,
+    entityType: 'DEVICE' | 'DEVICE_PROFILE',
+    entityId: string,
+    actor: Principal,
+  ): Promise<void> {
+    requireTenantAdmin(actor);
+    await this.ctx.db.write((w) =>
+      w.run(
+        `DELETE FROM relations WHERE from_id = ? AND from_type = 'EDGE' AND to_id = ? AND to_type = ? AND type = 'Contains' AND type_group = 'EDGE'`,
+        [edgeId, entityId, entityType],
+      ),
+    );
+  }
+
+  async assignToCustomer(edgeId: string, customerId: string | null, actor: Principal): Promise<Edge> {
+    requireTenantAdmin(actor);
+    if (customerId && !this.ctx.db.get('SELECT 1 FROM customers WHERE id = ?', [customerId])) {
+      throw notFound(`Customer with id [${customerId}] is not found`);
+    }
+    const n = await this.ctx.db.write((w) =>
+      w.run('UPDATE edges SET customer_id = ? WHERE id = ?', [customerId, edgeId]),
+    );
+    if (n === 0) throw notFound(`Edge with id [${edgeId}] is not found`);
+    const row = this.findRow(edgeId)!;
+    this.byRoutingKey.set(row.routing_key, row);
+    return this.toEdge(row);
+  }
+
+  devicesOf(edgeId: string, q: PageQuery, actor: Principal): PageData<Device> {
+    this.accessibleRow(edgeId, actor);
+    return queryPage(
+      this.ctx.db,
+      {
+        from: "FROM devices e JOIN relations r ON r.to_id = e.id AND r.to_type = 'DEVICE' AND r.type = 'Contains' AND r.type_group = 'EDGE'",
+        where: ['r.from_id = ?', "r.from_type = 'EDGE'"],
+        params: [edgeId],
+        searchColumn: 'e.name',
+        sortColumns: { createdTime: 'e.created_time', name: 'e.name', type: 'e.type' },
+        defaultSort: 'createdTime',
+      },
+      q,
+      (r: Row) => this.devices.toDevice(r as unknown as DeviceRow),
+    );
+  }
+
+  profileIdsOf(edgeId: string): string[] {
+    return this.ctx.db
+      .all<{ to_id: string }>(
+        "SELECT to_id FROM relations WHERE from_id = ? AND from_type = 'EDGE' AND to_type = 'DEVICE_PROFILE' AND type = 'Contains'",
+        [edgeId],
+      )
+      .map((r) => r.to_id);
+  }
+
+  /** compat routing: EDGE -> itself; DEVICE -> edges it is assigned to; profile or tenant -> every edge; customer -> its edges. */
+  edgesFor(entityType: string, entityId: string): string[] {
+    switch (entityType) {
+      case 'EDGE':
+        return this.findRow(entityId) ? [entityId] : [];
+      case 'DEVICE_PROFILE':
+      case 'TENANT':
+        return this.ctx.db.all<{ id: string }>('SELECT id FROM edges ORDER BY created_time').map((r) => r.id);
+      case 'CUSTOMER':
+        return this.ctx.db
+          .all<{ id: string }>('SELECT id FROM edges WHERE customer_id = ?', [entityId])
+          .map((r) => r.id);
+      default:
+        return this.ctx.db
+          .all<{ from_id: string }>(
+            "SELECT from_id FROM relations WHERE to_id = ? AND to_type = ? AND from_type = 'EDGE' AND type = 'Contains' AND type_group = 'EDGE'",
+            [entityId, entityType],
+          )
+          .map((r) => r.from_id);
+    }
+  }
+}

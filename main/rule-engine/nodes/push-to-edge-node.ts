@@ -1,0 +1,107 @@
+import { NODE_TYPES } from '../../../shared/rule-engine.ts';
+import { failure, success, type NodeDefinition } from '../rule-node.ts';
+import type { TbMsg } from '../tb-msg.ts';
+
+const SCOPES = ['SERVER_SCOPE', 'CLIENT_SCOPE', 'SHARED_SCOPE'];
+
+/** The edge event action and body of a message, per ThingsBoard's mapping; null for unsupported types. */
+export function toEdgeEvent(msg: TbMsg, configScope: string): { action: string; body: unknown } | null {
+  const metaTs = Number(msg.metadata.ts);
+  const ts = msg.metadata.ts !== undefined && Number.isFinite(metaTs) ? metaTs : msg.ts;
+  const scope = msg.metadata.scope ? msg.metadata.scope : configScope;
+  switch (msg.type) {
+    case 'POST_TELEMETRY_REQUEST':
+    case 'TIMESERIES_UPDATED':
+      return { action: 'TIMESERIES_UPDATED', body: { data: msg.data, ts } };
+    case 'ATTRIBUTES_UPDATED':
+      return { action: 'ATTRIBUTES_UPDATED', body: { kv: msg.data, ts, scope } };
+    case 'POST_ATTRIBUTES_REQUEST':
+      return { action: 'POST_ATTRIBUTES', body: { kv: msg.data, ts, scope, isPostAttributes: true } };
+    case 'ATTRIBUTES_DELETED': {
+      const data = msg.data as { attributes?: unknown; keys?: unknown } | null;
+      const keys = Array.isArray(data?.attributes)
+        ? data.attributes
+        : Array.isArray(data?.keys)
+          ? data.keys
+          : [];
+      return { action: 'ATTRIBUTES_DELETED', body: { keys, scope } };
+    }
+    case 'CONNECT_EVENT':
+    case 'DISCONNECT_EVENT':
+    case 'ACTIVITY_EVENT':
+    case 'INACTIVITY_EVENT':
+      return msg.metadata.scope
+        ? { action: 'ATTRIBUTES_UPDATED', body: { kv: msg.data, ts, scope } }
+        : { action: 'TIMESERIES_UPDATED', body: { data: msg.data, ts } };
+    case 'ALARM':
+      return {
+        action:
+          msg.metadata.isNewAlarm === 'true'
+            ? 'ADDED'
+            : msg.metadata.isClearedAlarm === 'true'
+              ? 'ALARM_CLEAR'
+              : 'UPDATED',
+        body: msg.data,
+      };
+    case 'ALARM_ACK':
+    case 'ALARM_CLEAR':
+      return { action: msg.type, body: msg.data };
+    case 'TO_SERVER_RPC_REQUEST':
+      // ThingsBoard throws here; Sandboard keeps it as an RPC event for the edge.
+      return { action: 'RPC_CALL', body: { data: msg.data, requestId: msg.metadata.requestId ?? null, ts } };
+    default:
+      return null;
+  }
+}
+
+/** The push to edge node's configuration problem, naming the field; null when it is valid. */
+export function validatePushToEdgeConfiguration(configuration: Record<string, unknown>): string | null {
+  const extra = Object.keys(configuration).filter((k) => k !== 'scope');
+  if (extra.length) return `'${extra[0]}' is not allowed (the only property is 'scope')`;
+  if (configuration.scope === undefined) return "'scope' is required";
+  if (typeof configuration.scope !== 'string' || !SCOPES.includes(configuration.scope)) {
+    return "'scope' must be one of SERVER_SCOPE, CLIENT_SCOPE, SHARED_SCOPE";
+  }
+  return null;
+}
+
+/**
+ * Push to edge: turns a message into an edge event for every edge its originator belongs to and emits
+ * Success, with the message unchanged, only after every event is durable.
+ */
+export const pushToEdgeNode: NodeDefinition = {
+  type: NODE_TYPES.pushToEdge,
+  label: 'Push to edge',
+  relations: ['Success', 'Failure'],
+  defaultConfiguration: { scope: 'SERVER_SCOPE' },
+  validate: validatePushToEdgeConfiguration,
+  create: (config, env) => ({
+    async process(msg) {
+      // Came from an edge: acknowledged and dropped, so nothing loops back to it.
+      if (msg.metadata.source === 'edge') return [];
+      const event = toEdgeEvent(msg, String(config.scope ?? 'SERVER_SCOPE'));
+      if (!event) return failure(msg, new Error(`Unsupported message type ${msg.type}`));
+      try {
+        const edgeIds = env.services.edges.edgesFor(msg.originator.entityType, msg.originator.id);
+        if (edgeIds.length === 0) return [];
+        const { edgeQueue } = env.services;
+        await env.services.ctx.db.write((w) =>
+          edgeQueue.enqueue(
+            w,
+            edgeIds.map((edgeId) => ({
+              edgeId,
+              type: msg.originator.entityType,
+              action: event.action,
+              entityId: msg.originator.id,
+              body: event.body,
+            })),
+          ),
+        );
+        edgeQueue.notify(edgeIds);
+        return success(msg);
+      } catch (err) {
+        return failure(msg, err);
+      }
+    },
+  }),
+};
