@@ -88,6 +88,7 @@ export class DurableDb {
   private snapshotting: Promise<void> | null = null;
   private fatal: Error | null = null;
   private rollbackHooks: (() => void)[] = [];
+  private recordListeners: ((record: JournalRecord) => void)[] = [];
   private closed = false;
   private seq: number;
   private readonly stats: DurableDbStats;
@@ -353,7 +354,34 @@ export class DurableDb {
     this.prepare('UPDATE _journal_state SET seq = ? WHERE id = 1').run([seq]);
     this.exec('COMMIT');
     this.seq = seq;
-    return { frame: encodeFrame({ seq, q: group.sqls, r: group.statements }), group };
+    const record: JournalRecord = { seq, q: group.sqls, r: group.statements };
+    for (const listener of this.recordListeners) listener(record);
+    return { frame: encodeFrame(record), group };
+  }
+
+  /**
+   * Seeds a read replica (for example the report worker): resolves with the whole database as SQLite
+   * file bytes, and from that instant calls listener with every committed record, in order, as it is
+   * sealed (before it is fsynced); the replica applies them with applyRecord(). Returns the bytes and
+   * a function that stops the records. export() stalls the event loop: not for the hot path.
+   */
+  async replicate(
+    listener: (record: JournalRecord) => void,
+  ): Promise<{ bytes: Uint8Array; stop: () => void }> {
+    while (this.group || this.ioBusy) {
+      if (this.ioBusy) await this.ioIdle();
+      else await this.commitGroup();
+    }
+    // No await from here: no group can open between the export and the subscription.
+    const bytes = this.db.export();
+    this.statements.clear();
+    this.recordListeners.push(listener);
+    return {
+      bytes,
+      stop: () => {
+        this.recordListeners = this.recordListeners.filter((l) => l !== listener);
+      },
+    };
   }
 
   private async appendSealed(sealed: { frame: Buffer | null; group: Group }): Promise<void> {
@@ -441,7 +469,8 @@ export class DurableDb {
   }
 }
 
-function applyRecord(db: Database, record: JournalRecord): void {
+/** Applies one journal record to a database (replay on open, and read replicas). */
+export function applyRecord(db: Database, record: JournalRecord): void {
   // Prepared lazily: a statement may use a table that an earlier statement of the same record creates.
   const prepared: Statement[] = [];
   db.exec('BEGIN');

@@ -137,3 +137,28 @@ describe('DurableDb and the journal', () => {
     expect(reopened.all('SELECT t, v FROM kv')).toEqual([{ t: 's', v: 'Infinity' }]);
   });
 });
+
+describe('DurableDb replication', () => {
+  it('seeds a replica that stays equal to the store through applyRecord', async () => {
+    const { applyRecord } = await import('../../../main/store/durable-db.ts');
+    const { loadSqlJs } = await import('../../../main/store/sqljs.ts');
+    const db = await DurableDb.open({ dir: tempDir(), migrations });
+    await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['before']));
+    const pending = db.write((w) => w.run('INSERT INTO items (id, name) VALUES (2, ?)', ['in flight']));
+    const records: Parameters<typeof applyRecord>[1][] = [];
+    const { bytes, stop } = await db.replicate((r) => records.push(r));
+    await pending;
+    await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (3, ?)', ['after']));
+    const SQL = await loadSqlJs();
+    const replica = new SQL.Database(bytes);
+    for (const r of records) applyRecord(replica, r);
+    expect(replica.exec('SELECT id, name FROM items ORDER BY id')[0]!.values).toEqual([
+      [1, 'before'],
+      [2, 'in flight'],
+      [3, 'after'],
+    ]);
+    stop();
+    await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (4, ?)', ['unseen']));
+    expect(records).toHaveLength(1);
+  });
+});
