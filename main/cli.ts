@@ -9,6 +9,7 @@ const USAGE = `Sandboard ${VERSION}: a ThingsBoard-compatible IoT platform on on
 
 Usage:
   sandboard serve [options]     run the platform headless
+  sandboard simulate FILE       run a gateway simulation scenario (JSON file) headless
 
 Options for serve:
   --data-dir DIR         data directory (env SANDBOARD_DATA_DIR; default: the OS's per-user app data dir)
@@ -17,6 +18,14 @@ Options for serve:
   --mqtt-port PORT       MQTT broker (default 1883; 0 picks a free port)
   --analytics-port PORT  report API (default 8888; 0 picks a free port)
   -h, --help             this text
+
+Options for simulate:
+  --platform URL         mqtt://HOST:PORT (mqtts:// for TLS) of a running platform; the gateways connect
+                         with the tokens in the file (default: the scenario's target; an embedded target
+                         starts an in-process platform on free ports)
+  --duration TIME        stop after TIME: 30s, 5m, 500ms, 1h (default: the scenario's durationMs, else Ctrl-C)
+  --data-dir DIR         data directory of the in-process platform (default: a temporary one, removed after)
+
 `;
 
 function port(value: string | undefined, name: string, fallback: number): number {
@@ -84,6 +93,19 @@ export async function main(argv: string[]): Promise<void> {
       case 'serve':
         await serve(rest);
         return;
+      case 'simulate': {
+        const headless = await import('./simulator/run-headless.ts');
+        let options: ReturnType<typeof headless.parseSimulateArgs>;
+        try {
+          options = headless.parseSimulateArgs(rest);
+        } catch (err) {
+          throw new UsageError((err as Error).message);
+        }
+        const code = await headless.runSimulate(options);
+        process.exitCode = code;
+        setTimeout(() => process.exit(code), 2000).unref(); // should a handle linger
+        return;
+      }
       case undefined:
       case '-h':
       case '--help':

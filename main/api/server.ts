@@ -15,6 +15,7 @@ import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
 import { registerRpcAndClaimRoutes } from './routes/rpc-routes.ts';
 import { registerRuleChainRoutes } from './routes/rule-chain-routes.ts';
+import { registerSimulationRoutes } from './routes/simulation-routes.ts';
 import { registerTelemetryRoutes } from './routes/telemetry-routes.ts';
 import { registerUiRoutes } from './routes/ui-routes.ts';
 import { registerWsRoutes } from './routes/ws-routes.ts';
@@ -75,6 +76,7 @@ export async function buildApiServer(
   registerRuleChainRoutes(api, deps);
   registerRpcAndClaimRoutes(api, deps);
   registerEdgeRoutes(api, deps);
+  registerSimulationRoutes(api, { services, mqttUrl: () => options.links?.urls?.()?.mqtt });
   await registerExplorerRoutes(app);
   // The UI's own endpoints, its live WebSocket, and the built UI itself at /.
   const stats = new LiveStats(services, options.links);

@@ -72,6 +72,17 @@ export const migrations: Migration[] = [
     },
   },
   {
+    version: 3,
+    name: 'simulation scenarios',
+    up(w) {
+      w.run(
+        `CREATE TABLE simulation_scenarios (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, updated_time INTEGER NOT NULL,
+          name TEXT NOT NULL, scenario TEXT NOT NULL)`,
+      );
+    },
+  },
+  {
     version: 4,
     name: 'edge event queue',
     up(w) {

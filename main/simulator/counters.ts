@@ -1,0 +1,179 @@
+import type { RateSample, SimulationCounters } from '../../shared/schemas/simulation.ts';
+
+const RATE_WINDOW_SEC = 5;
+const HISTORY_SEC = 60;
+
+interface Bucket {
+  sent: number;
+  acknowledged: number;
+  failed: number;
+}
+
+/**
+ * Counters of a gateway or of a whole simulation: every count also goes to the parent. Per-second
+ * buckets give msgs/s over a sliding window and the chart's last 60 samples.
+ */
+export class Meter {
+  sent = 0;
+  acknowledged = 0;
+  inFlight = 0;
+  skipped = 0;
+  telemetryMessages = 0;
+  datapoints = 0;
+  rpcRequests = 0;
+  attributeUpdates = 0;
+  readonly failedByReason = new Map<string, number>();
+  private readonly buckets = new Map<number, Bucket>();
+  private readonly parent: Meter | undefined;
+  private readonly now: () => number;
+  private startedAt: number;
+
+  constructor(parent?: Meter, now: () => number = Date.now) {
+    this.parent = parent;
+    this.now = now;
+    this.startedAt = now();
+  }
+
+  /** Zeroes everything for a new run. */
+  reset(): void {
+    this.sent = this.acknowledged = this.inFlight = this.skipped = 0;
+    this.telemetryMessages = this.datapoints = this.rpcRequests = this.attributeUpdates = 0;
+    this.failedByReason.clear();
+    this.buckets.clear();
+    this.startedAt = this.now();
+  }
+
+  get failed(): number {
+    let n = 0;
+    for (const v of this.failedByReason.values()) n += v;
+    return n;
+  }
+
+  private bucket(): Bucket {
+    const sec = Math.floor(this.now() / 1000);
+    let b = this.buckets.get(sec);
+    if (!b) {
+      b = { sent: 0, acknowledged: 0, failed: 0 };
+      this.buckets.set(sec, b);
+      for (const key of this.buckets.keys()) if (key <= sec - HISTORY_SEC - 1) this.buckets.delete(key);
+    }
+    return b;
+  }
+
+  recordSent(qos: 0 | 1): void {
+    this.sent++;
+    if (qos === 1) this.inFlight++;
+    this.bucket().sent++;
+    this.parent?.recordSent(qos);
+  }
+
+  recordAck(): void {
+    this.acknowledged++;
+    this.inFlight--;
+    this.bucket().acknowledged++;
+    this.parent?.recordAck();
+  }
+
+  recordFailure(reason: string, qos: 0 | 1): void {
+    this.failedByReason.set(reason, (this.failedByReason.get(reason) ?? 0) + 1);
+    if (qos === 1) this.inFlight--;
+    this.bucket().failed++;
+    this.parent?.recordFailure(reason, qos);
+  }
+
+  recordSkipped(): void {
+    this.skipped++;
+    this.parent?.recordSkipped();
+  }
+
+  recordTelemetry(datapoints: number): void {
+    this.telemetryMessages++;
+    this.datapoints += datapoints;
+    this.parent?.recordTelemetry(datapoints);
+  }
+
+  recordRpc(): void {
+    this.rpcRequests++;
+    this.parent?.recordRpc();
+  }
+
+  recordAttributeUpdate(): void {
+    this.attributeUpdates++;
+    this.parent?.recordAttributeUpdate();
+  }
+
+  /** Publishes per second: the last 5 whole seconds (fewer just after the start). */
+  messagesPerSecond(): number {
+    const now = this.now();
+    const sec = Math.floor(now / 1000);
+    const startSec = Math.floor(this.startedAt / 1000);
+    const whole = Math.min(RATE_WINDOW_SEC, sec - startSec - 1);
+    if (whole < 1) {
+      const elapsed = (now - this.startedAt) / 1000;
+      return elapsed > 0 ? Math.round((this.sent / Math.max(elapsed, 1)) * 10) / 10 : 0;
+    }
+    let sum = 0;
+    for (let s = sec - whole; s < sec; s++) sum += this.buckets.get(s)?.sent ?? 0;
+    return Math.round((sum / whole) * 10) / 10;
+  }
+
+  /** Up to the last 60 whole seconds since the start, oldest first, zero-filled. */
+  history(): RateSample[] {
+    const sec = Math.floor(this.now() / 1000);
+    const from = Math.max(Math.floor(this.startedAt / 1000), sec - HISTORY_SEC);
+    const samples: RateSample[] = [];
+    for (let s = from; s < sec; s++) {
+      const b = this.buckets.get(s);
+      samples.push({
+        ts: s * 1000,
+        sent: b?.sent ?? 0,
+        acknowledged: b?.acknowledged ?? 0,
+        failed: b?.failed ?? 0,
+      });
+    }
+    return samples;
+  }
+
+  snapshot(): SimulationCounters {
+    return {
+      sent: this.sent,
+      acknowledged: this.acknowledged,
+      failed: this.failed,
+      failedByReason: Object.fromEntries(this.failedByReason),
+      inFlight: this.inFlight,
+      skipped: this.skipped,
+      telemetryMessages: this.telemetryMessages,
+      datapoints: this.datapoints,
+      rpcRequests: this.rpcRequests,
+      attributeUpdates: this.attributeUpdates,
+      messagesPerSecond: this.messagesPerSecond(),
+    };
+  }
+}
+
+/** The last N entries of a log, each with a sequence number; listed newest first. */
+export class RingLog<T extends object> {
+  private readonly entries: (T & { seq: number })[] = [];
+  private seq = 0;
+  private readonly capacity: number;
+
+  constructor(capacity = 100) {
+    this.capacity = capacity;
+  }
+
+  push(entry: T): T & { seq: number } {
+    const stored = { ...entry, seq: ++this.seq };
+    this.entries.push(stored);
+    if (this.entries.length > this.capacity) this.entries.shift();
+    return stored;
+  }
+
+  clear(): void {
+    this.entries.length = 0;
+  }
+
+  /** Copies, newest first. */
+  list(): (T & { seq: number })[] {
+    return this.entries.map((e) => ({ ...e })).reverse();
+  }
+}

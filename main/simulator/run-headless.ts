@@ -1,0 +1,171 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { FAILURE_REASONS, formatIssue, type Scenario } from '../../shared/schemas/simulation.ts';
+import type { Platform } from '../platform.ts';
+import type { Meter } from './counters.ts';
+import { parseScenarioText, ScenarioError } from './scenario.ts';
+import { SimulationRun } from './simulation-run.ts';
+import { embeddedUrl, remoteTarget, runGateways, type ResolvedTarget } from './targets.ts';
+
+export interface SimulateOptions {
+  file: string;
+  /** mqtt://host:port (or mqtts://) of a running broker; the file's gateway tokens are used */
+  platform?: string;
+  durationMs?: number;
+  /** data dir of the in-process platform (default: a temporary one, removed after the run) */
+  dataDir?: string;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "30s", "5m", "500ms", "1.5h"; a bare number is seconds. */
+export function parseDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  if (!m) throw new Error(`--duration must look like 30s, 5m, 500ms or 1h, got '${value}'`);
+  const ms = Math.round(Number(m[1]) * UNITS[m[2] ?? 's']!);
+  if (ms < 1) throw new Error(`--duration must be at least 1ms, got '${value}'`);
+  return ms;
+}
+
+/** `simulate FILE [--platform URL] [--duration TIME] [--data-dir DIR]`; throws a usage message. */
+export function parseSimulateArgs(argv: string[]): SimulateOptions {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      platform: { type: 'string' },
+      duration: { type: 'string' },
+      'data-dir': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) throw new Error('simulate takes one scenario file');
+  if (values.platform !== undefined && !/^mqtts?:\/\/[^/]+/.test(values.platform))
+    throw new Error(`--platform must be mqtt://HOST:PORT or mqtts://HOST:PORT, got '${values.platform}'`);
+  return {
+    file: positionals[0]!,
+    ...(values.platform !== undefined ? { platform: values.platform } : {}),
+    ...(values.duration !== undefined ? { durationMs: parseDuration(values.duration) } : {}),
+    ...(values['data-dir'] !== undefined ? { dataDir: resolve(values['data-dir']) } : {}),
+  };
+}
+
+function readScenario(file: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read the scenario file ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    return parseScenarioText(text);
+  } catch (err) {
+    if (err instanceof ScenarioError)
+      throw new Error(`${file}: invalid scenario: ${err.issues.map(formatIssue).join('; ')}`, {
+        cause: err,
+      });
+    throw err;
+  }
+}
+
+function failures(m: Meter): string {
+  if (m.failedByReason.size === 0) return '';
+  const parts = [...m.failedByReason].map(([reason, n]) =>
+    reason.startsWith('0x') && FAILURE_REASONS[reason]
+      ? `${reason} ${FAILURE_REASONS[reason]}: ${n}`
+      : `${reason}: ${n}`,
+  );
+  return ` (${parts.join(', ')})`;
+}
+
+function progressLine(run: SimulationRun): string {
+  const m = run.meter;
+  const elapsed = (run.elapsedMs() / 1000).toFixed(0).padStart(4);
+  const connected = run.gateways.filter((g) => g.state === 'connected').length;
+  return (
+    `[${elapsed}s] sent ${m.sent} | acked ${m.acknowledged} | failed ${m.failed}${failures(m)} | ` +
+    `${m.messagesPerSecond().toFixed(1)} msg/s | ${connected}/${run.gateways.length} gateways connected`
+  );
+}
+
+/**
+ * Runs a scenario headless: against --platform, a remote target, or an in-process platform for an
+ * embedded one. Prints a progress line (in place on a terminal, one per second otherwise); resolves
+ * with the exit code. Throws with a clear message on a bad file or a refused connection.
+ */
+export async function runSimulate(
+  options: SimulateOptions,
+  out: NodeJS.WriteStream = process.stdout,
+): Promise<number> {
+  const scenario = readScenario(options.file);
+  let platform: Platform | undefined;
+  let tempDir: string | undefined;
+  let target: ResolvedTarget;
+  if (options.platform) {
+    const missing = scenario.gateways.findIndex((g) => !g.token);
+    if (missing >= 0)
+      throw new Error(
+        `${options.file}: gateways[${missing}].token: is required with --platform (the gateway access token)`,
+      );
+    target = { url: options.platform.replace(/\/+$/, '') };
+  } else if (scenario.target?.kind === 'remote') {
+    target = remoteTarget(scenario.target);
+  } else {
+    const [{ startPlatform }, { configFromEnv }] = await Promise.all([
+      import('../platform.ts'),
+      import('../config.ts'),
+    ]);
+    tempDir = options.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'sandboard-simulate-'));
+    const dataDir = options.dataDir ?? tempDir!;
+    platform = await startPlatform({
+      ...configFromEnv(process.env),
+      dataDir,
+      httpPort: 0,
+      mqttPort: 0,
+      analyticsPort: 0,
+      logLevel: 'silent',
+    });
+    process.stderr.write(
+      `sandboard simulate: in-process platform at ${platform.urls.http} (MQTT ${platform.urls.mqtt}), data in ${dataDir}${tempDir ? ' (removed at the end)' : ''}\n`,
+    );
+    target = { url: embeddedUrl(platform.urls.mqtt), services: platform.services };
+  }
+
+  const tty = out.isTTY === true;
+  let ticker: NodeJS.Timeout | undefined;
+  const onSignal = () => void run?.stop('stopped');
+  let run: SimulationRun | undefined;
+  try {
+    run = new SimulationRun({
+      gateways: await runGateways(scenario, target),
+      durationMs: options.durationMs ?? scenario.durationMs,
+      maxPeriods: scenario.messages,
+    });
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    await run.start();
+    const r = run;
+    const print = () => out.write(tty ? `\r${progressLine(r)}\x1b[K` : `${progressLine(r)}\n`);
+    ticker = setInterval(print, 1000);
+    await run.whenEnded();
+    clearInterval(ticker);
+    print();
+    if (tty) out.write('\n');
+    const m = run.meter;
+    out.write(
+      `done (${run.finishReason}) after ${(run.elapsedMs() / 1000).toFixed(1)}s: sent ${m.sent}, acked ${m.acknowledged}, ` +
+        `failed ${m.failed}${failures(m)}, ${m.telemetryMessages} telemetry messages, ${m.datapoints} values\n`,
+    );
+    if (run.state === 'failed') throw new Error(run.lastError ?? 'the simulation failed');
+    return 0;
+  } finally {
+    if (ticker) clearInterval(ticker);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await run?.stop('stopped');
+    await platform?.stop();
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+}

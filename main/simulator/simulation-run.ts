@@ -1,0 +1,162 @@
+import type {
+  AttributeLogEntry,
+  GatewayStatus,
+  RateSample,
+  RpcLogEntry,
+  SimulationCounters,
+  SimulationState,
+} from '../../shared/schemas/simulation.ts';
+import { Meter, RingLog } from './counters.ts';
+import type { Random } from './generators.ts';
+import type { GatewayConnection } from './mqtt-connection.ts';
+import type { GatewayPlan } from './scenario.ts';
+import { SimulatedGateway } from './simulated-gateway.ts';
+
+export type FinishReason = 'stopped' | 'duration' | 'messages' | 'error' | 'shutdown';
+
+/** A gateway ready to run: its plan, where it connects, and (embedded) the id of its device. */
+export interface RunGateway {
+  plan: GatewayPlan;
+  connection: GatewayConnection;
+  deviceId?: string | null;
+}
+
+export interface RunOptions {
+  gateways: RunGateway[];
+  /** stop after this long (0/undefined: until stopped) */
+  durationMs?: number;
+  /** each gateway stops after this many periods (0/undefined: no limit) */
+  maxPeriods?: number;
+  random?: Random;
+}
+
+export interface RunStatus {
+  state: SimulationState;
+  startedAt: number | null;
+  stoppedAt: number | null;
+  finishReason: FinishReason | null;
+  lastError: string | null;
+  elapsedMs: number;
+  counters: SimulationCounters;
+  gatewayStatus: GatewayStatus[];
+  history: RateSample[];
+  attributeLog: AttributeLogEntry[];
+  rpcLog: RpcLogEntry[];
+}
+
+/** One run of a scenario: its gateways, shared counters and logs, a duration timer, and how it ended. */
+export class SimulationRun {
+  state: SimulationState = 'stopped';
+  startedAt: number | null = null;
+  stoppedAt: number | null = null;
+  finishReason: FinishReason | null = null;
+  lastError: string | null = null;
+  readonly meter = new Meter();
+  readonly attributeLog = new RingLog<Omit<AttributeLogEntry, 'seq'>>();
+  readonly rpcLog = new RingLog<Omit<RpcLogEntry, 'seq'>>();
+  readonly gateways: SimulatedGateway[];
+  private readonly durationMs: number;
+  private durationTimer: NodeJS.Timeout | null = null;
+  private stopping: Promise<void> | null = null;
+  private readonly ended: Promise<void>;
+  private resolveEnded: () => void = () => undefined;
+
+  constructor(options: RunOptions) {
+    this.durationMs = options.durationMs ?? 0;
+    this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+    const startedAt = Date.now();
+    this.startedAt = startedAt;
+    const hooks = {
+      startedAt,
+      maxPeriods: options.maxPeriods,
+      random: options.random,
+      attributeLog: this.attributeLog,
+      rpcLog: this.rpcLog,
+      onFinished: () => this.checkDone(),
+      onFailed: (gw: SimulatedGateway, err: Error) => {
+        this.lastError = `Gateway '${gw.plan.name}': ${err.message}`;
+        this.checkDone();
+      },
+    };
+    this.gateways = options.gateways.map(
+      (g) =>
+        new SimulatedGateway({
+          plan: g.plan,
+          connection: g.connection,
+          deviceId: g.deviceId ?? null,
+          meter: new Meter(this.meter),
+          hooks,
+        }),
+    );
+  }
+
+  /** Starts every gateway; if one cannot connect, stops the others and rejects with its reason. */
+  async start(): Promise<void> {
+    if (this.state !== 'stopped' || this.stoppedAt !== null) throw new Error('A run starts only once');
+    this.state = 'starting';
+    this.startedAt = Date.now();
+    this.meter.reset();
+    const results = await Promise.allSettled(this.gateways.map((g) => g.start()));
+    if (this.state !== 'starting') return; // stopped meanwhile
+    const failedAt = results.findIndex((r) => r.status === 'rejected');
+    if (failedAt >= 0) {
+      const reason = (results[failedAt] as PromiseRejectedResult).reason as Error;
+      this.lastError = `Gateway '${this.gateways[failedAt]!.plan.name}': ${reason.message}`;
+      await this.stop('error');
+      throw new Error(this.lastError);
+    }
+    this.state = 'running';
+    if (this.durationMs > 0)
+      this.durationTimer = setTimeout(() => void this.stop('duration'), this.durationMs);
+    this.checkDone();
+  }
+
+  /** Stops every gateway (idempotent); resolves once all are disconnected. */
+  stop(reason: FinishReason = 'stopped'): Promise<void> {
+    if (this.stopping) return this.stopping;
+    if (this.state === 'stopped' || this.state === 'failed') return Promise.resolve();
+    this.state = 'stopping';
+    if (this.durationTimer) clearTimeout(this.durationTimer);
+    this.stopping = Promise.all(this.gateways.map((g) => g.stop())).then(() => {
+      this.stoppedAt = Date.now();
+      this.finishReason = reason;
+      this.state = reason === 'error' ? 'failed' : 'stopped';
+      this.resolveEnded();
+    });
+    return this.stopping;
+  }
+
+  /** Resolves when the run has ended: stopped, finished (duration or messages) or failed. */
+  whenEnded(): Promise<void> {
+    return this.ended;
+  }
+
+  elapsedMs(): number {
+    if (this.startedAt === null) return 0;
+    return (this.stoppedAt ?? Date.now()) - this.startedAt;
+  }
+
+  status(): RunStatus {
+    return {
+      state: this.state,
+      startedAt: this.startedAt,
+      stoppedAt: this.stoppedAt,
+      finishReason: this.finishReason,
+      lastError: this.lastError,
+      elapsedMs: this.elapsedMs(),
+      counters: this.meter.snapshot(),
+      gatewayStatus: this.gateways.map((g) => g.status()),
+      history: this.meter.history(),
+      attributeLog: this.attributeLog.list(),
+      rpcLog: this.rpcLog.list(),
+    };
+  }
+
+  /** Ends the run once no gateway has anything left to do. */
+  private checkDone(): void {
+    if (this.state !== 'running') return;
+    const states = this.gateways.map((g) => g.state);
+    if (!states.every((s) => s === 'finished' || s === 'failed')) return;
+    void this.stop(states.includes('finished') ? 'messages' : 'error');
+  }
+}

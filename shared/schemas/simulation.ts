@@ -1,0 +1,599 @@
+/**
+ * Gateway simulation: the scenario file (what `sandboard simulate` runs and the UI saves, exports and
+ * imports) and the REST shapes of /api/sandboard/simulations. Pure TypeBox: the server and the UI share it.
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
+
+export const SIMULATION_LIMITS = {
+  gateways: 100,
+  devicesPerGateway: 10_000,
+  devicesPerScenario: 100_000,
+  keysPerGateway: 100,
+  rpcRulesPerGateway: 100,
+  minPeriodMs: 10,
+  csvChars: 1_000_000,
+} as const;
+
+export const DEFAULT_DEVICE_NAME_PATTERN = '${gateway} Device ${n}';
+
+const obj = <T extends Record<string, TSchema>>(properties: T, description?: string) =>
+  Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+
+export const TelemetryValue = Type.Union([Type.Number(), Type.String(), Type.Boolean()], {
+  description: 'a number, a string or a boolean',
+});
+export type TelemetryValue = Static<typeof TelemetryValue>;
+
+const Decimals = Type.Integer({ minimum: 0, maximum: 10, description: 'digits after the point (default 2)' });
+
+export const ConstantGenerator = obj({ kind: Type.Literal('constant'), value: TelemetryValue });
+export const RandomGenerator = obj(
+  {
+    kind: Type.Literal('random'),
+    min: Type.Number(),
+    max: Type.Number(),
+    decimals: Type.Optional(Decimals),
+  },
+  'uniform random value in [min, max]',
+);
+export const SineGenerator = obj(
+  {
+    kind: Type.Literal('sine'),
+    min: Type.Number(),
+    max: Type.Number(),
+    periodMs: Type.Integer({ minimum: 1 }),
+    phaseMs: Type.Optional(Type.Number({ description: 'shift of the wave (default 0: starts mid-range)' })),
+    decimals: Type.Optional(Decimals),
+  },
+  'min + (max - min) * (1 + sin(2π (elapsed + phaseMs) / periodMs)) / 2',
+);
+export const RandomWalkGenerator = obj(
+  {
+    kind: Type.Literal('randomWalk'),
+    start: Type.Number(),
+    step: Type.Number({ minimum: 0, description: 'largest change per message' }),
+    min: Type.Optional(Type.Number()),
+    max: Type.Optional(Type.Number()),
+    decimals: Type.Optional(Decimals),
+  },
+  'starts at start, then moves by a random amount in [-step, step], kept within [min, max]',
+);
+export const CounterGenerator = obj(
+  {
+    kind: Type.Literal('counter'),
+    start: Type.Optional(Type.Number({ description: 'default 0' })),
+    step: Type.Optional(Type.Number({ description: 'default 1' })),
+  },
+  'start, start + step, start + 2 step, ...',
+);
+export const CsvGenerator = obj(
+  {
+    kind: Type.Literal('csv'),
+    csv: Type.String({
+      minLength: 1,
+      maxLength: SIMULATION_LIMITS.csvChars,
+      description:
+        'inline CSV with a header row; with a "ts" column the rows replay on their own timeline, else one row per message',
+    }),
+    column: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'column to replay (default: "value", else the first column that is not "ts")',
+      }),
+    ),
+    loop: Type.Optional(Type.Boolean({ description: 'start over at the end (default true)' })),
+  },
+  'replay of a CSV column',
+);
+
+export const Generator = Type.Union([
+  ConstantGenerator,
+  RandomGenerator,
+  SineGenerator,
+  RandomWalkGenerator,
+  CounterGenerator,
+  CsvGenerator,
+]);
+export type Generator = Static<typeof Generator>;
+export type GeneratorKind = Generator['kind'];
+
+export const KeySpec = obj({
+  key: Type.String({ minLength: 1, maxLength: 255 }),
+  generator: Generator,
+});
+export type KeySpec = Static<typeof KeySpec>;
+
+export const Responder = Type.Union([
+  obj({ kind: Type.Literal('echo') }, 'answers with the request params'),
+  obj({ kind: Type.Literal('fixed'), reply: Type.Unknown() }, 'answers with reply'),
+  obj(
+    {
+      kind: Type.Literal('delay'),
+      ms: Type.Integer({ minimum: 0, maximum: 600_000 }),
+      reply: Type.Optional(Type.Unknown({ description: 'default: the request params' })),
+    },
+    'answers after ms milliseconds',
+  ),
+  obj({ kind: Type.Literal('error'), error: Type.String() }, 'answers {"error": error}'),
+]);
+export type Responder = Static<typeof Responder>;
+
+export const RpcRule = obj({
+  method: Type.String({ minLength: 1, maxLength: 255, description: "RPC method, or '*' for any other" }),
+  responder: Responder,
+});
+export type RpcRule = Static<typeof RpcRule>;
+
+export const GatewaySpec = obj({
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'name of the gateway device' }),
+  token: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description:
+        'access token of the gateway device (the MQTT user name); required for a remote target. Embedded: the gateway device is created with it, or found by name',
+    }),
+  ),
+  protocolVersion: Type.Optional(
+    Type.Union([Type.Literal(4), Type.Literal(5)], { description: '4 = MQTT 3.1.1, 5 = MQTT 5 (default 5)' }),
+  ),
+  qos: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)], { description: 'default 1' })),
+  periodMs: Type.Optional(
+    Type.Integer({
+      minimum: SIMULATION_LIMITS.minPeriodMs,
+      maximum: 86_400_000,
+      description: 'telemetry publish period (default 1000)',
+    }),
+  ),
+  devicesCount: Type.Integer({ minimum: 0, maximum: SIMULATION_LIMITS.devicesPerGateway }),
+  deviceNamePattern: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: `device names: \${gateway} is the gateway name, \${n} counts from 1 (default "${DEFAULT_DEVICE_NAME_PATTERN}")`,
+    }),
+  ),
+  deviceType: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'device profile (default "default")' }),
+  ),
+  keys: Type.Array(KeySpec, { maxItems: SIMULATION_LIMITS.keysPerGateway }),
+  rpc: Type.Optional(Type.Array(RpcRule, { maxItems: SIMULATION_LIMITS.rpcRulesPerGateway })),
+  attributes: Type.Optional(
+    Type.Record(Type.String(), TelemetryValue, {
+      description: 'client attributes each device sends at connect; ${gateway}, ${device} and ${n} expand',
+    }),
+  ),
+});
+export type GatewaySpec = Static<typeof GatewaySpec>;
+
+export const EmbeddedTarget = obj({ kind: Type.Literal('embedded') }, "this Sandboard's own MQTT broker");
+export const RemoteTarget = obj(
+  {
+    kind: Type.Literal('remote'),
+    host: Type.String({ minLength: 1, maxLength: 255 }),
+    port: Type.Integer({ minimum: 1, maximum: 65_535 }),
+    tls: Type.Optional(Type.Boolean({ description: 'MQTT over TLS (default false)' })),
+    ca: Type.Optional(Type.String({ description: 'PEM of the CA that signed the server certificate' })),
+    rejectUnauthorized: Type.Optional(
+      Type.Boolean({ description: 'verify the server certificate (default true)' }),
+    ),
+  },
+  'any ThingsBoard-compatible MQTT host',
+);
+export type RemoteTarget = Static<typeof RemoteTarget>;
+export const Target = Type.Union([EmbeddedTarget, RemoteTarget]);
+export type Target = Static<typeof Target>;
+
+export const Scenario = obj(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    description: Type.Optional(Type.String({ maxLength: 4096 })),
+    target: Type.Optional(Target),
+    gateways: Type.Array(GatewaySpec, { minItems: 1, maxItems: SIMULATION_LIMITS.gateways }),
+    durationMs: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'stop after this long (default: run until stopped)' }),
+    ),
+    messages: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'each gateway stops after this many telemetry messages (default: no limit)',
+      }),
+    ),
+  },
+  'A gateway simulation scenario (default target: embedded)',
+);
+export type Scenario = Static<typeof Scenario>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Validation: errors name the JSON path, e.g. "gateways[0].keys[2].generator.min: must be a number".
+
+export interface ScenarioIssue {
+  /** JSON path such as gateways[0].keys[2].generator.min ("" for the scenario itself) */
+  path: string;
+  message: string;
+}
+
+export function formatIssue(issue: ScenarioIssue): string {
+  return `${issue.path || '(scenario)'}: ${issue.message}`;
+}
+
+type Schema = Record<string, unknown> & {
+  anyOf?: Schema[];
+  properties?: Record<string, Schema>;
+  patternProperties?: Record<string, Schema>;
+  additionalProperties?: boolean | Schema;
+  required?: string[];
+  items?: Schema;
+  type?: string;
+  const?: unknown;
+};
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+
+function joinPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  const safe = /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
+  if (!/^[A-Za-z_$]/.test(safe)) return `${path}[${safe}]`;
+  return path ? `${path}.${safe}` : safe;
+}
+
+function describeBranch(b: Schema): string {
+  if (b.const !== undefined) return JSON.stringify(b.const);
+  return typeof b.type === 'string' ? article(b.type) : 'a valid value';
+}
+
+function oneOf(words: string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
+/** TypeBox's own errors about the value itself (not its members), in plain words. */
+function ownErrors(schema: Schema, value: unknown, path: string): ScenarioIssue[] {
+  const issues: ScenarioIssue[] = [];
+  for (const e of Value.Errors(schema as TSchema, value)) {
+    if (e.instancePath !== '' || e.keyword === 'required' || e.keyword === 'additionalProperties') continue;
+    if (e.keyword === 'boolean' || e.keyword === 'anyOf') continue;
+    const params = e.params as Record<string, unknown>;
+    const message =
+      e.keyword === 'type' && typeof params.type === 'string' ? `must be ${article(params.type)}` : e.message;
+    issues.push({ path, message });
+    if (e.keyword === 'type') break;
+  }
+  return issues;
+}
+
+/** Value.Check without its type guard (it would narrow `unknown` to never below). */
+const valid = (schema: Schema, value: unknown): boolean => Value.Check(schema as TSchema, value);
+
+function explain(schema: Schema, value: unknown, path: string): ScenarioIssue[] {
+  if (valid(schema, value)) return [];
+  if (schema.anyOf) {
+    const branches = schema.anyOf;
+    const kinds = branches.map((b) => b.properties?.kind?.const);
+    if (kinds.every((k): k is string => typeof k === 'string')) {
+      if (!isRecord(value)) return [{ path, message: 'must be an object' }];
+      const allowed = oneOf(kinds.map((k) => `'${k}'`));
+      if (value.kind === undefined)
+        return [{ path: joinPath(path, 'kind'), message: `is required (one of ${allowed})` }];
+      const branch = typeof value.kind === 'string' ? branches[kinds.indexOf(value.kind)] : undefined;
+      if (!branch) return [{ path: joinPath(path, 'kind'), message: `must be one of ${allowed}` }];
+      return explain(branch, value, path);
+    }
+    return [{ path, message: `must be ${oneOf(branches.map(describeBranch))}` }];
+  }
+  const own = ownErrors(schema, value, path);
+  if (schema.type === 'object' && isRecord(value)) {
+    const issues: ScenarioIssue[] = [...own];
+    for (const key of schema.required ?? [])
+      if (value[key] === undefined) issues.push({ path: joinPath(path, key), message: 'is required' });
+    for (const [key, v] of Object.entries(value)) {
+      const sub =
+        schema.properties?.[key] ??
+        Object.values(schema.patternProperties ?? {})[0] ??
+        (isRecord(schema.additionalProperties) ? schema.additionalProperties : undefined);
+      if (sub) issues.push(...explain(sub, v, joinPath(path, key)));
+      else if (schema.additionalProperties === false)
+        issues.push({ path: joinPath(path, key), message: 'is not allowed here' });
+    }
+    return issues;
+  }
+  if (schema.type === 'array' && Array.isArray(value) && schema.items) {
+    const issues = [...own];
+    value.forEach((item, i) => issues.push(...explain(schema.items!, item, joinPath(path, i))));
+    return issues;
+  }
+  return own.length ? own : [{ path, message: 'is not valid' }];
+}
+
+/** Device names of one gateway, in order. */
+export function deviceNames(
+  gateway: Pick<GatewaySpec, 'name' | 'devicesCount' | 'deviceNamePattern'>,
+): string[] {
+  const pattern = gateway.deviceNamePattern ?? DEFAULT_DEVICE_NAME_PATTERN;
+  const names: string[] = [];
+  for (let n = 1; n <= gateway.devicesCount; n++)
+    names.push(pattern.replaceAll('${gateway}', gateway.name).replaceAll('${n}', String(n)));
+  return names;
+}
+
+/** Checks a scenario's values that the schema cannot: ranges, uniqueness, tokens for a remote target. */
+function semanticIssues(s: Scenario): ScenarioIssue[] {
+  const issues: ScenarioIssue[] = [];
+  const gatewayAt = new Map<string, number>();
+  const deviceOwner = new Map<string, string>();
+  let devices = 0;
+  s.gateways.forEach((g, gi) => {
+    const gp = `gateways[${gi}]`;
+    const first = gatewayAt.get(g.name);
+    if (first !== undefined)
+      issues.push({ path: `${gp}.name`, message: `'${g.name}' is already the name of gateways[${first}]` });
+    else gatewayAt.set(g.name, gi);
+    if (s.target?.kind === 'remote' && !g.token)
+      issues.push({
+        path: `${gp}.token`,
+        message: 'is required for a remote target (the gateway access token)',
+      });
+    const pattern = g.deviceNamePattern ?? DEFAULT_DEVICE_NAME_PATTERN;
+    if (g.devicesCount > 1 && !pattern.includes('${n}')) {
+      issues.push({
+        path: `${gp}.deviceNamePattern`,
+        message: 'must contain ${n} when devicesCount > 1 (device names must differ)',
+      });
+    } else {
+      devices += g.devicesCount;
+      if (devices <= SIMULATION_LIMITS.devicesPerScenario) {
+        for (const name of deviceNames(g)) {
+          const owner = deviceOwner.get(name);
+          if (owner !== undefined && owner !== g.name) {
+            issues.push({
+              path: `${gp}.deviceNamePattern`,
+              message: `device '${name}' is also a device of gateway '${owner}'`,
+            });
+            break;
+          }
+          deviceOwner.set(name, g.name);
+        }
+      }
+    }
+    const keyAt = new Map<string, number>();
+    g.keys.forEach((k, ki) => {
+      const kp = `${gp}.keys[${ki}]`;
+      const dup = keyAt.get(k.key);
+      if (dup !== undefined)
+        issues.push({ path: `${kp}.key`, message: `'${k.key}' is already keys[${dup}]` });
+      else keyAt.set(k.key, ki);
+      const gen = k.generator;
+      if ((gen.kind === 'random' || gen.kind === 'sine') && gen.max < gen.min)
+        issues.push({ path: `${kp}.generator.max`, message: `must be >= min (${gen.min})` });
+      if (gen.kind === 'randomWalk') {
+        if (gen.min !== undefined && gen.max !== undefined && gen.max < gen.min)
+          issues.push({ path: `${kp}.generator.max`, message: `must be >= min (${gen.min})` });
+        else if (
+          (gen.min !== undefined && gen.start < gen.min) ||
+          (gen.max !== undefined && gen.start > gen.max)
+        )
+          issues.push({ path: `${kp}.generator.start`, message: 'must be within [min, max]' });
+      }
+    });
+  });
+  if (devices > SIMULATION_LIMITS.devicesPerScenario)
+    issues.push({
+      path: 'gateways',
+      message: `must have at most ${SIMULATION_LIMITS.devicesPerScenario} devices in all (has ${devices})`,
+    });
+  for (const [name] of gatewayAt) {
+    const owner = deviceOwner.get(name);
+    if (owner !== undefined)
+      issues.push({
+        path: `gateways[${gatewayAt.get(owner)}].deviceNamePattern`,
+        message: `device '${name}' has the name of a gateway`,
+      });
+  }
+  return issues;
+}
+
+let compiled: { Check(value: unknown): boolean } | null | undefined;
+
+function fastCheck(value: unknown): boolean {
+  if (compiled === undefined) {
+    try {
+      compiled = Compile(Scenario);
+    } catch {
+      compiled = null; // no code generation here (a strict CSP): the dynamic checker does the same
+    }
+  }
+  return compiled ? compiled.Check(value) : Value.Check(Scenario, value);
+}
+
+/** Every problem of a would-be scenario, each naming its JSON path; empty when the scenario is valid. */
+export function scenarioIssues(value: unknown): ScenarioIssue[] {
+  if (!fastCheck(value)) {
+    const issues = explain(Scenario as unknown as Schema, value, '');
+    return issues.length ? issues : [{ path: '', message: 'is not a valid scenario' }];
+  }
+  return semanticIssues(value as Scenario);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// REST shapes of /api/sandboard/simulations.
+
+export const SIMULATION_STATES = ['stopped', 'starting', 'running', 'stopping', 'failed'] as const;
+export type SimulationState = (typeof SIMULATION_STATES)[number];
+export const SimulationState = Type.Union(
+  [
+    Type.Literal('stopped'),
+    Type.Literal('starting'),
+    Type.Literal('running'),
+    Type.Literal('stopping'),
+    Type.Literal('failed'),
+  ],
+  { description: 'stopped (never started, stopped, or finished), starting, running, stopping, failed' },
+);
+
+export const GATEWAY_STATES = [
+  'stopped',
+  'connecting',
+  'connected',
+  'reconnecting',
+  'stopping',
+  'finished',
+  'failed',
+] as const;
+export type GatewayState = (typeof GATEWAY_STATES)[number];
+export const GatewayState = Type.Union([
+  Type.Literal('stopped'),
+  Type.Literal('connecting'),
+  Type.Literal('connected'),
+  Type.Literal('reconnecting'),
+  Type.Literal('stopping'),
+  Type.Literal('finished'),
+  Type.Literal('failed'),
+]);
+
+export const RPC_LOG_STATUSES = ['pending', 'answered', 'ignored', 'failed'] as const;
+export type RpcLogStatus = (typeof RPC_LOG_STATUSES)[number];
+
+/** Labels of the keys of failedByReason: MQTT 5 PUBACK reason codes and connection failures. */
+export const FAILURE_REASONS: Record<string, string> = {
+  '0x80': 'Unspecified error',
+  '0x83': 'Implementation specific error',
+  '0x87': 'Not authorized',
+  '0x90': 'Topic name invalid',
+  '0x91': 'Packet identifier in use',
+  '0x93': 'Receive maximum exceeded',
+  '0x95': 'Packet too large',
+  '0x96': 'Message rate too high',
+  '0x97': 'Quota exceeded',
+  '0x99': 'Payload format invalid',
+  'connection-lost': 'Connection closed before the acknowledgement (MQTT 3.1.1: the server rejected it)',
+};
+
+export const SimulationCounters = Type.Object({
+  sent: Type.Integer({
+    description: 'MQTT publishes written (telemetry, device connects, attributes, RPC replies)',
+  }),
+  acknowledged: Type.Integer({ description: 'QoS 1 publishes acknowledged with success' }),
+  failed: Type.Integer({ description: 'publishes that failed (sum of failedByReason)' }),
+  failedByReason: Type.Record(Type.String(), Type.Integer(), {
+    description: "reason -> count; reasons: PUBACK codes '0x80'..'0x99' (MQTT 5), 'connection-lost'",
+  }),
+  inFlight: Type.Integer({ description: 'QoS 1 publishes waiting for their PUBACK' }),
+  skipped: Type.Integer({ description: 'telemetry periods skipped: not connected, or too many in flight' }),
+  telemetryMessages: Type.Integer(),
+  datapoints: Type.Integer({ description: 'telemetry values sent' }),
+  rpcRequests: Type.Integer(),
+  attributeUpdates: Type.Integer(),
+  messagesPerSecond: Type.Number({ description: 'publishes per second over the last 5 s' }),
+});
+export type SimulationCounters = Static<typeof SimulationCounters>;
+
+export const SimulationSummary = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  createdTime: Type.Integer(),
+  updatedTime: Type.Integer(),
+  state: SimulationState,
+  target: Type.String({ description: '"embedded" or "host:port" (with "mqtts://" when TLS)' }),
+  gateways: Type.Integer(),
+  devices: Type.Integer(),
+  startedAt: Type.Union([Type.Integer(), Type.Null()]),
+  stoppedAt: Type.Union([Type.Integer(), Type.Null()]),
+  finishReason: Type.Union([Type.String(), Type.Null()], {
+    description: 'why the last run ended: stopped, duration, messages, error, shutdown',
+  }),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  counters: SimulationCounters,
+});
+export type SimulationSummary = Static<typeof SimulationSummary>;
+
+export const SimulationDetails = Type.Object({ ...SimulationSummary.properties, scenario: Scenario });
+export type SimulationDetails = Static<typeof SimulationDetails>;
+
+export const GatewayStatus = Type.Object({
+  name: Type.String(),
+  state: GatewayState,
+  error: Type.Union([Type.String(), Type.Null()]),
+  deviceId: Type.Union([Type.String(), Type.Null()], {
+    description: 'id of the gateway device (embedded target)',
+  }),
+  protocolVersion: Type.Integer(),
+  qos: Type.Integer(),
+  periodMs: Type.Integer(),
+  devicesCount: Type.Integer(),
+  connectedDevices: Type.Integer(),
+  deviceNames: Type.Array(Type.String(), { description: 'the first 100 device names' }),
+  counters: SimulationCounters,
+});
+export type GatewayStatus = Static<typeof GatewayStatus>;
+
+export const RateSample = Type.Object({
+  ts: Type.Integer({ description: 'start of the second (epoch ms)' }),
+  sent: Type.Integer(),
+  acknowledged: Type.Integer(),
+  failed: Type.Integer(),
+});
+export type RateSample = Static<typeof RateSample>;
+
+export const AttributeLogEntry = Type.Object({
+  seq: Type.Integer(),
+  ts: Type.Integer(),
+  gateway: Type.String(),
+  device: Type.String(),
+  data: Type.Record(Type.String(), Type.Unknown()),
+  deleted: Type.Optional(Type.Array(Type.String())),
+});
+export type AttributeLogEntry = Static<typeof AttributeLogEntry>;
+
+export const RpcLogEntry = Type.Object({
+  seq: Type.Integer(),
+  ts: Type.Integer(),
+  gateway: Type.String(),
+  device: Type.String(),
+  id: Type.Integer(),
+  method: Type.String(),
+  params: Type.Unknown(),
+  responder: Type.Union([Type.String(), Type.Null()], {
+    description: 'responder kind; null: no rule matched',
+  }),
+  status: Type.Union([
+    Type.Literal('pending'),
+    Type.Literal('answered'),
+    Type.Literal('ignored'),
+    Type.Literal('failed'),
+  ]),
+  reply: Type.Optional(Type.Unknown()),
+  answeredAt: Type.Optional(Type.Integer()),
+});
+export type RpcLogEntry = Static<typeof RpcLogEntry>;
+
+export const SimulationStatus = Type.Object({
+  ...SimulationSummary.properties,
+  elapsedMs: Type.Integer({ description: 'running time of the current (or last) run' }),
+  gatewayStatus: Type.Array(GatewayStatus),
+  history: Type.Array(RateSample, { description: 'last 60 one-second samples, oldest first' }),
+  attributeLog: Type.Array(AttributeLogEntry, {
+    description: 'last 100 shared attribute updates, newest first',
+  }),
+  rpcLog: Type.Array(RpcLogEntry, { description: 'last 100 RPC requests, newest first' }),
+});
+export type SimulationStatus = Static<typeof SimulationStatus>;
+
+export const StartSimulationRequest = Type.Union(
+  [
+    Type.Object({
+      durationMs: Type.Optional(
+        Type.Integer({ minimum: 0, description: "overrides the scenario's durationMs; 0: until stopped" }),
+      ),
+      messages: Type.Optional(
+        Type.Integer({ minimum: 0, description: "overrides the scenario's messages; 0: no limit" }),
+      ),
+    }),
+    Type.Null(),
+  ],
+  { description: 'optional; an empty body runs the scenario as saved' },
+);
+export type StartSimulationRequest = { durationMs?: number; messages?: number } | null;
