@@ -3,7 +3,18 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', 'dist/**', 'renderer/dist/**', 'out/**', 'artifacts/**', 'coverage/**', 'test-results/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.tools/**',
+      'dist/**',
+      'renderer/dist/**',
+      'out/**',
+      'artifacts/**',
+      'coverage/**',
+      'test-results/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
