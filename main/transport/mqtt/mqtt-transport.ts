@@ -59,8 +59,9 @@ export async function setupMqttTransport(
     },
     authorizeSubscribe(client, sub, done) {
       const session = registry.get(client);
-      if (!session || !maySubscribe(sub.topic, session.gateway))
-        return done(new Error(`Subscription to '${sub.topic}' is not allowed`));
+      // done(null, null) refuses this one filter with a SUBACK failure code (0x87 on v5, 0x80 on 3.1.1);
+      // done(err) would fail the whole SUBSCRIBE and drop the connection.
+      if (!session || !maySubscribe(sub.topic, session.gateway)) return done(null, null);
       session.subscriptions.set(sub.topic, sub.qos);
       done(null, sub);
       if (/rpc\/request|v1\/gateway\/rpc/.test(sub.topic)) {
