@@ -112,6 +112,8 @@
   };
 
   function authHeader() {
+    // The first request (the OpenAPI document) goes out before SwaggerUIBundle has returned window.ui.
+    if (!window.ui) return null;
     var auth = window.ui.authSelectors.authorized().toJS();
     var jwt = auth[JWT] && auth[JWT].value;
     var key = auth[KEY] && auth[KEY].value;

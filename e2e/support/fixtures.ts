@@ -1,0 +1,101 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { test as base, expect, type Page } from '@playwright/test';
+import { startSandboard, type SandboardServer } from './sandboard-server.ts';
+
+export const TENANT = { username: 'tenant@thingsboard.org', password: 'tenant' };
+
+export const SCREENSHOT_DIR = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url));
+
+/** A small REST client for what a test does "from outside" (a device, a script with an API key). */
+export class RestClient {
+  readonly base: string;
+  constructor(base: string) {
+    this.base = base;
+  }
+
+  async login(username = TENANT.username, password = TENANT.password): Promise<string> {
+    const res = await fetch(`${this.base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    return ((await res.json()) as { token: string }).token;
+  }
+
+  request(path: string, init: { method?: string; json?: unknown; auth?: string } = {}): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (init.json !== undefined) headers['content-type'] = 'application/json';
+    if (init.auth) headers['x-authorization'] = init.auth;
+    return fetch(`${this.base}${path}`, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
+  }
+
+  async postTelemetry(jwt: string, deviceId: string, body: unknown): Promise<void> {
+    const res = await this.request(`/api/plugins/telemetry/DEVICE/${deviceId}/timeseries/ANY`, {
+      method: 'POST',
+      json: body,
+      auth: `Bearer ${jwt}`,
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+  }
+}
+
+interface Fixtures {
+  /** extra environment for `sandboard serve`, e.g. a short JWT_TOKEN_EXPIRATION_TIME */
+  sandboardEnv: Record<string, string>;
+  sandboard: SandboardServer;
+  rest: RestClient;
+}
+
+/** Every test gets its own `sandboard serve` (fresh data dir, free ports); the page's baseURL is it. */
+export const test = base.extend<Fixtures>({
+  sandboardEnv: [{}, { option: true }],
+  sandboard: async ({ sandboardEnv }, use, testInfo) => {
+    const server = await startSandboard(sandboardEnv);
+    try {
+      await use(server);
+    } finally {
+      if (testInfo.status !== testInfo.expectedStatus)
+        await testInfo.attach('sandboard stderr', { body: server.stderr(), contentType: 'text/plain' });
+      await server.stop();
+    }
+  },
+  baseURL: async ({ sandboard }, use) => use(sandboard.urls.http),
+  rest: async ({ sandboard }, use) => use(new RestClient(sandboard.urls.http)),
+});
+
+export { expect };
+
+/** Waits until the app has rendered the named page (see PageReady in the renderer). */
+export async function waitForPage(page: Page, id: string): Promise<void> {
+  await expect(page.locator(`body[data-app-ready="true"][data-page="${id}"]`)).toBeAttached({
+    timeout: 20_000,
+  });
+}
+
+/** Opens the app and logs in through the login form. */
+export async function logIn(page: Page, user = TENANT): Promise<void> {
+  await page.goto('/');
+  await waitForPage(page, 'login');
+  await page.getByRole('textbox', { name: 'Email', exact: true }).fill(user.username);
+  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(user.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await waitForPage(page, 'overview');
+}
+
+/** Goes to a page through the navigation, as a user would. */
+export async function openFromNav(page: Page, id: string): Promise<void> {
+  await page.getByTestId(`nav-${id}`).click();
+  await waitForPage(page, id);
+}
+
+/** Saves a full-page screenshot under artifacts/screenshots/ (gitignored). */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: `${SCREENSHOT_DIR}${name}.png`, fullPage: true, animations: 'disabled' });
+}

@@ -1,0 +1,319 @@
+/**
+ * The one typed client of the UI: every call the app makes to the platform goes through here. Request
+ * and response types are the TypeBox schemas' static types from shared/, the same ones the server
+ * validates with, so the two sides cannot drift apart.
+ */
+import type {
+  ApiKey,
+  ChangePasswordRequest,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  JwtPair,
+  User,
+} from '../../../shared/schemas/auth.ts';
+import type { ErrorResponse, PageData } from '../../../shared/schemas/common.ts';
+import type {
+  Device,
+  DeviceCredentials,
+  SaveDeviceCredentialsRequest,
+  SaveDeviceRequest,
+} from '../../../shared/schemas/entities.ts';
+import type { RuleChain, RuleChainMetadata } from '../../../shared/rule-engine.ts';
+import type { DemoLogins, PlatformInfo, PlatformStats } from '../../../shared/schemas/sandboard.ts';
+import type { AttributeData, AttributeScope, TimeseriesData } from '../../../shared/schemas/telemetry.ts';
+import type { Session, SessionStore } from './session.ts';
+
+export type { ApiKey, CreatedApiKey, Device, DeviceCredentials, PlatformInfo, PlatformStats, User };
+export type { AttributeData, AttributeScope, RuleChain, RuleChainMetadata, TimeseriesData };
+
+/** ThingsBoard's error codes the UI acts on. */
+export const ErrorCodes = {
+  AUTHENTICATION: 10,
+  JWT_EXPIRED: 11,
+  CREDENTIALS_EXPIRED: 15,
+  PERMISSION_DENIED: 20,
+} as const;
+
+/** An error answer of the API, or a network failure (status 0). */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly errorCode: number;
+  constructor(status: number, errorCode: number, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.errorCode = errorCode;
+  }
+}
+
+export interface DevicePageQuery {
+  page: number;
+  pageSize: number;
+  textSearch?: string;
+  sortProperty?: 'createdTime' | 'name' | 'type' | 'label' | 'deviceProfileName';
+  sortOrder?: 'ASC' | 'DESC';
+}
+
+export interface HistoryQuery {
+  keys: string[];
+  startTs: number;
+  endTs: number;
+  limit?: number;
+  agg?: 'NONE' | 'AVG' | 'MIN' | 'MAX' | 'SUM' | 'COUNT';
+  interval?: number;
+  orderBy?: 'ASC' | 'DESC';
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  /** false: a public endpoint, sent without the session's token */
+  auth?: boolean;
+}
+
+function withQuery(path: string, query?: Query): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+const enc = encodeURIComponent;
+
+export class ApiClient {
+  private readonly session: SessionStore;
+  private readonly baseUrl: string;
+  private refreshing: Promise<Session> | null = null;
+
+  constructor(session: SessionStore, baseUrl = '') {
+    this.session = session;
+    this.baseUrl = baseUrl;
+  }
+
+  private async send(method: string, path: string, options: RequestOptions, token: string | null) {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (token) headers['x-authorization'] = `Bearer ${token}`;
+    try {
+      return await fetch(this.baseUrl + withQuery(path, options.query), {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        credentials: 'omit',
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ApiError(0, 0, 'Cannot reach Sandboard: is the platform running?');
+    }
+  }
+
+  private async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const auth = options.auth !== false;
+    let session = auth ? this.session.session : null;
+    if (auth && !session) throw new ApiError(401, ErrorCodes.AUTHENTICATION, 'Not logged in');
+    if (session && session.expiresAt - Date.now() < 5_000) session = await this.refreshSession();
+    let res = await this.send(method, path, options, session?.token ?? null);
+    if (auth && res.status === 401) {
+      const error = await this.errorOf(res);
+      if (error.errorCode !== ErrorCodes.JWT_EXPIRED) {
+        this.session.clear(`Your session has ended: ${error.message}. Log in again.`);
+        throw error;
+      }
+      // expired in between: refresh once and try again
+      session = await this.refreshSession();
+      res = await this.send(method, path, options, session.token);
+    }
+    if (!res.ok) throw await this.errorOf(res);
+    const text = await res.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  private async errorOf(res: Response): Promise<ApiError> {
+    try {
+      const body = (await res.clone().json()) as Partial<ErrorResponse>;
+      if (typeof body.message === 'string')
+        return new ApiError(res.status, body.errorCode ?? 0, body.message);
+    } catch {
+      /* not a ThingsBoard error body */
+    }
+    return new ApiError(res.status, 0, `${res.status} ${res.statusText || 'error'}`);
+  }
+
+  /**
+   * Exchanges the refresh token for a new pair (one request at a time, however many callers ask).
+   * A refused refresh ends the session.
+   */
+  refreshSession(): Promise<Session> {
+    if (this.refreshing) return this.refreshing;
+    const current = this.session.session;
+    if (!current) return Promise.reject(new ApiError(401, ErrorCodes.AUTHENTICATION, 'Not logged in'));
+    this.refreshing = (async () => {
+      try {
+        const res = await this.send(
+          'POST',
+          '/api/auth/token',
+          { body: { refreshToken: current.refreshToken } },
+          null,
+        );
+        if (!res.ok) {
+          const error = await this.errorOf(res);
+          if (res.status === 401)
+            this.session.clear(`Your session has ended: ${error.message}. Log in again.`);
+          throw error;
+        }
+        return this.session.set((await res.json()) as JwtPair);
+      } finally {
+        this.refreshing = null;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  // --- auth -------------------------------------------------------------------------------------
+
+  async login(username: string, password: string): Promise<Session> {
+    const pair = await this.request<JwtPair>('POST', '/api/auth/login', {
+      body: { username, password },
+      auth: false,
+    });
+    return this.session.set(pair);
+  }
+
+  async logout(): Promise<void> {
+    try {
+      if (this.session.session) await this.request<void>('POST', '/api/auth/logout');
+    } finally {
+      this.session.clear();
+    }
+  }
+
+  currentUser(): Promise<User> {
+    return this.request('GET', '/api/auth/user');
+  }
+
+  async changePassword(body: ChangePasswordRequest): Promise<Session> {
+    const pair = await this.request<JwtPair>('POST', '/api/auth/changePassword', { body });
+    return this.session.set(pair);
+  }
+
+  demoLogins(): Promise<DemoLogins> {
+    return this.request('GET', '/api/noauth/demoLogins', { auth: false });
+  }
+
+  // --- platform ---------------------------------------------------------------------------------
+
+  platformInfo(): Promise<PlatformInfo> {
+    return this.request('GET', '/api/sandboard/info');
+  }
+
+  stats(): Promise<PlatformStats> {
+    return this.request('GET', '/api/sandboard/stats');
+  }
+
+  // --- devices ----------------------------------------------------------------------------------
+
+  /** The devices the user may see: the tenant's (administrator) or its customer's (customer user). */
+  devices(query: DevicePageQuery, customerId?: string): Promise<PageData<Device>> {
+    const path = customerId ? `/api/customer/${enc(customerId)}/devices` : '/api/tenant/devices';
+    return this.request('GET', path, { query: { ...query } });
+  }
+
+  device(id: string): Promise<Device> {
+    return this.request('GET', `/api/device/${enc(id)}`);
+  }
+
+  saveDevice(body: SaveDeviceRequest, accessToken?: string): Promise<Device> {
+    return this.request('POST', '/api/device', { body, query: { accessToken } });
+  }
+
+  deleteDevice(id: string): Promise<void> {
+    return this.request('DELETE', `/api/device/${enc(id)}`);
+  }
+
+  credentials(deviceId: string): Promise<DeviceCredentials> {
+    return this.request('GET', `/api/device/${enc(deviceId)}/credentials`);
+  }
+
+  saveCredentials(deviceId: string, body: SaveDeviceCredentialsRequest): Promise<DeviceCredentials> {
+    return this.request('POST', `/api/device/${enc(deviceId)}/credentials`, { body });
+  }
+
+  // --- attributes and telemetry -----------------------------------------------------------------
+
+  attributes(deviceId: string, scope: AttributeScope): Promise<AttributeData[]> {
+    return this.request('GET', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/values/attributes/${scope}`);
+  }
+
+  saveAttributes(deviceId: string, scope: AttributeScope, values: Record<string, unknown>): Promise<void> {
+    return this.request('POST', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/attributes/${scope}`, {
+      body: values,
+    });
+  }
+
+  deleteAttributes(deviceId: string, scope: AttributeScope, keys: string[]): Promise<void> {
+    return this.request('DELETE', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/${scope}`, {
+      query: { keys: keys.join(',') },
+    });
+  }
+
+  timeseriesKeys(deviceId: string): Promise<string[]> {
+    return this.request('GET', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/keys/timeseries`);
+  }
+
+  /** The latest value of every key, with JSON types kept. */
+  latestTelemetry(deviceId: string): Promise<TimeseriesData> {
+    return this.request('GET', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/values/timeseries`, {
+      query: { useStrictDataTypes: true },
+    });
+  }
+
+  history(deviceId: string, q: HistoryQuery): Promise<TimeseriesData> {
+    return this.request('GET', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/values/timeseries`, {
+      query: {
+        keys: q.keys.join(','),
+        startTs: q.startTs,
+        endTs: q.endTs,
+        limit: q.limit,
+        agg: q.agg,
+        interval: q.interval,
+        orderBy: q.orderBy,
+        useStrictDataTypes: true,
+      },
+    });
+  }
+
+  // --- rule chains ------------------------------------------------------------------------------
+
+  ruleChains(page = 0, pageSize = 100): Promise<PageData<RuleChain>> {
+    return this.request('GET', '/api/ruleChains', {
+      query: { page, pageSize, sortProperty: 'createdTime', sortOrder: 'ASC' },
+    });
+  }
+
+  ruleChainMetadata(id: string): Promise<RuleChainMetadata> {
+    return this.request('GET', `/api/ruleChain/${enc(id)}/metadata`);
+  }
+
+  // --- API keys ---------------------------------------------------------------------------------
+
+  apiKeys(userId: string, page = 0, pageSize = 100): Promise<PageData<ApiKey>> {
+    return this.request('GET', `/api/apiKeys/${enc(userId)}`, {
+      query: { page, pageSize, sortProperty: 'createdTime', sortOrder: 'DESC' },
+    });
+  }
+
+  createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey> {
+    return this.request('POST', '/api/apiKey', { body });
+  }
+
+  setApiKeyEnabled(id: string, enabled: boolean): Promise<ApiKey> {
+    return this.request('PUT', `/api/apiKey/${enc(id)}/enabled/${enabled}`);
+  }
+
+  deleteApiKey(id: string): Promise<void> {
+    return this.request('DELETE', `/api/apiKey/${enc(id)}`);
+  }
+}

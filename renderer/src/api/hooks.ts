@@ -1,0 +1,256 @@
+/** React Query hooks over the one API client. Live data arrives through the WebSocket (live/). */
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { CreateApiKeyRequest } from '../../../shared/schemas/auth.ts';
+import type { SaveDeviceRequest } from '../../../shared/schemas/entities.ts';
+import { useApi, useSession } from './api-context.tsx';
+import type { AttributeScope, DevicePageQuery, TimeseriesData } from './client.ts';
+import { queryKeys, type HistoryWindow } from './query-keys.ts';
+
+/** Ranges above this are fetched aggregated (AVG) instead of raw points. */
+export const RAW_HISTORY_MAX_RANGE_MS = 60 * 60_000;
+const RAW_HISTORY_LIMIT = 5_000;
+const AGGREGATED_BUCKETS = 300;
+
+export function useCurrentUser() {
+  const client = useApi();
+  const session = useSession();
+  return useQuery({
+    queryKey: queryKeys.currentUser,
+    queryFn: () => client.currentUser(),
+    enabled: session !== null,
+    staleTime: 60_000,
+  });
+}
+
+export function useDemoLogins() {
+  const client = useApi();
+  return useQuery({ queryKey: queryKeys.demoLogins, queryFn: () => client.demoLogins(), staleTime: 0 });
+}
+
+export function usePlatformInfo() {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.platformInfo,
+    queryFn: () => client.platformInfo(),
+    staleTime: Infinity,
+  });
+}
+
+/** The overview's counters: fetched once, then kept current by the WebSocket's stats messages. */
+export function useStats() {
+  const client = useApi();
+  return useQuery({ queryKey: queryKeys.stats, queryFn: () => client.stats(), staleTime: Infinity });
+}
+
+/** A customer user lists its customer's devices; a tenant administrator the tenant's. */
+export function useDeviceOwnerScope(): { customerId: string | undefined; ready: boolean; canEdit: boolean } {
+  const user = useCurrentUser();
+  const isAdmin = user.data?.authority === 'TENANT_ADMIN';
+  return {
+    customerId: user.data && !isAdmin ? user.data.customerId.id : undefined,
+    ready: user.data !== undefined,
+    canEdit: isAdmin,
+  };
+}
+
+export function useDevices(query: DevicePageQuery) {
+  const client = useApi();
+  const scope = useDeviceOwnerScope();
+  return useQuery({
+    queryKey: queryKeys.devices(query, scope.customerId),
+    queryFn: () => client.devices(query, scope.customerId),
+    enabled: scope.ready,
+    placeholderData: keepPreviousData,
+    staleTime: Infinity,
+  });
+}
+
+export function useDevice(id: string) {
+  const client = useApi();
+  return useQuery({ queryKey: queryKeys.device(id), queryFn: () => client.device(id), staleTime: Infinity });
+}
+
+export function useDeviceCredentials(id: string) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.credentials(id),
+    queryFn: () => client.credentials(id),
+    staleTime: Infinity,
+  });
+}
+
+export function useAttributes(id: string, scope: AttributeScope) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.attributes(id, scope),
+    queryFn: () => client.attributes(id, scope),
+    staleTime: Infinity,
+  });
+}
+
+export function useTimeseriesKeys(id: string) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.timeseriesKeys(id),
+    queryFn: () => client.timeseriesKeys(id),
+    staleTime: Infinity,
+  });
+}
+
+export function useLatestTelemetry(id: string) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.latestTelemetry(id),
+    queryFn: () => client.latestTelemetry(id),
+    staleTime: Infinity,
+  });
+}
+
+/** Sorts each key's points oldest first, as charts draw them. */
+function ascending(data: TimeseriesData): TimeseriesData {
+  const out: TimeseriesData = {};
+  for (const [key, points] of Object.entries(data)) out[key] = [...points].sort((a, b) => a.ts - b.ts);
+  return out;
+}
+
+/** History of keys over the last `rangeMs`: raw points for short ranges, averages for long ones. */
+export function useHistory(id: string, window: HistoryWindow) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.history(id, window),
+    queryFn: async () => {
+      const endTs = Date.now();
+      const startTs = endTs - window.rangeMs;
+      const raw = window.rangeMs <= RAW_HISTORY_MAX_RANGE_MS;
+      const data = await client.history(id, {
+        keys: window.keys,
+        startTs,
+        endTs,
+        ...(raw
+          ? { limit: RAW_HISTORY_LIMIT, orderBy: 'DESC' as const }
+          : {
+              agg: 'AVG' as const,
+              interval: Math.max(1000, Math.floor(window.rangeMs / AGGREGATED_BUCKETS)),
+              limit: AGGREGATED_BUCKETS + 2,
+              orderBy: 'ASC' as const,
+            }),
+      });
+      return ascending(data);
+    },
+    enabled: window.keys.length > 0,
+    placeholderData: keepPreviousData,
+    staleTime: Infinity,
+  });
+}
+
+export function useApiKeys(userId: string | undefined) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.apiKeys(userId ?? ''),
+    queryFn: () => client.apiKeys(userId!),
+    enabled: userId !== undefined,
+  });
+}
+
+export function useRuleChains(enabled: boolean) {
+  const client = useApi();
+  return useQuery({ queryKey: queryKeys.ruleChains, queryFn: () => client.ruleChains(), enabled });
+}
+
+export function useRuleChainMetadata(id: string | undefined) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.ruleChainMetadata(id ?? ''),
+    queryFn: () => client.ruleChainMetadata(id!),
+    enabled: id !== undefined,
+  });
+}
+
+// --- mutations ---------------------------------------------------------------------------------
+
+export function useSaveDevice() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ body, accessToken }: { body: SaveDeviceRequest; accessToken?: string }) =>
+      client.saveDevice(body, accessToken),
+    onSuccess: (device) => {
+      qc.setQueryData(queryKeys.device(device.id.id), device);
+      void qc.invalidateQueries({ queryKey: queryKeys.devicesAll });
+      void qc.invalidateQueries({ queryKey: queryKeys.credentials(device.id.id) });
+    },
+  });
+}
+
+export function useDeleteDevice() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => client.deleteDevice(id),
+    onSuccess: (_void, id) => {
+      qc.removeQueries({ queryKey: queryKeys.device(id) });
+      void qc.invalidateQueries({ queryKey: queryKeys.devicesAll });
+    },
+  });
+}
+
+export function useSaveCredentials(deviceId: string) {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (token: string) => client.saveCredentials(deviceId, { credentialsId: token }),
+    onSuccess: (credentials) => qc.setQueryData(queryKeys.credentials(deviceId), credentials),
+  });
+}
+
+export function useSaveAttributes(deviceId: string, scope: AttributeScope) {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (values: Record<string, unknown>) => client.saveAttributes(deviceId, scope, values),
+    onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.attributes(deviceId, scope) }),
+  });
+}
+
+export function useDeleteAttribute(deviceId: string, scope: AttributeScope) {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (key: string) => client.deleteAttributes(deviceId, scope, [key]),
+    onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.attributes(deviceId, scope) }),
+  });
+}
+
+export function useCreateApiKey(userId: string | undefined) {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateApiKeyRequest) => client.createApiKey(body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.apiKeys(userId ?? '') }),
+  });
+}
+
+export function useSetApiKeyEnabled(userId: string | undefined) {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) => client.setApiKeyEnabled(id, enabled),
+    onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.apiKeys(userId ?? '') }),
+  });
+}
+
+export function useDeleteApiKey(userId: string | undefined) {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => client.deleteApiKey(id),
+    onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.apiKeys(userId ?? '') }),
+  });
+}
+
+export function useChangePassword() {
+  const client = useApi();
+  return useMutation({
+    mutationFn: (body: { currentPassword: string; newPassword: string }) => client.changePassword(body),
+  });
+}

@@ -1,0 +1,30 @@
+import type { AttributeScope, DevicePageQuery } from './client.ts';
+
+/** A chart's time window: the last N milliseconds, sliding with the clock. */
+export interface HistoryWindow {
+  keys: string[];
+  rangeMs: number;
+}
+
+/** Every React Query key of the app, so the live WebSocket updates exactly what the hooks read. */
+export const queryKeys = {
+  currentUser: ['currentUser'] as const,
+  demoLogins: ['demoLogins'] as const,
+  platformInfo: ['platformInfo'] as const,
+  stats: ['stats'] as const,
+  devicesAll: ['devices'] as const,
+  devices: (query: DevicePageQuery, customerId: string | undefined) =>
+    ['devices', customerId ?? '', query] as const,
+  device: (id: string) => ['device', id] as const,
+  credentials: (id: string) => ['credentials', id] as const,
+  attributesAll: (id: string) => ['attributes', id] as const,
+  attributes: (id: string, scope: AttributeScope) => ['attributes', id, scope] as const,
+  timeseriesKeys: (id: string) => ['timeseriesKeys', id] as const,
+  latestTelemetry: (id: string) => ['latestTelemetry', id] as const,
+  historyAll: (id: string) => ['history', id] as const,
+  history: (id: string, window: HistoryWindow) =>
+    ['history', id, { keys: [...window.keys].sort(), rangeMs: window.rangeMs }] as const,
+  apiKeys: (userId: string) => ['apiKeys', userId] as const,
+  ruleChains: ['ruleChains'] as const,
+  ruleChainMetadata: (id: string) => ['ruleChainMetadata', id] as const,
+};

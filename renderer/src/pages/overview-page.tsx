@@ -1,0 +1,159 @@
+import { Alert, Anchor, Card, Group, Paper, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { Area, AreaChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { PlatformStats } from '../api/client.ts';
+import { useStats } from '../api/hooks.ts';
+import { useChartColors } from '../components/charts/chart-colors.ts';
+import { ErrorAlert } from '../components/error-alert.tsx';
+import { formatNumber, formatTime } from '../components/format.ts';
+import { PageHeader } from '../components/page-header.tsx';
+import { useStatsHistory } from '../live/live-provider.tsx';
+import { Link } from '../router.tsx';
+
+function StatCard({
+  label,
+  value,
+  note,
+  testId,
+}: {
+  label: string;
+  value: string | undefined;
+  note?: React.ReactNode;
+  testId: string;
+}) {
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+        {label}
+      </Text>
+      {value === undefined ? (
+        <Skeleton h={34} mt={6} w="60%" />
+      ) : (
+        <Text fz={30} fw={700} lh={1.3} data-testid={testId}>
+          {value}
+        </Text>
+      )}
+      {note && (
+        <Text size="xs" c="dimmed" mt={4}>
+          {note}
+        </Text>
+      )}
+    </Paper>
+  );
+}
+
+function Counters({ stats }: { stats: PlatformStats | undefined }) {
+  const n = (v: number | undefined) => (v === undefined ? undefined : formatNumber(v));
+  return (
+    <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 5 }}>
+      <StatCard label="Devices" value={n(stats?.devices)} testId="stat-devices" />
+      <StatCard
+        label="Gateways"
+        value={n(stats?.gateways)}
+        testId="stat-gateways"
+        note="Devices with additionalInfo.gateway = true"
+      />
+      <StatCard
+        label="Connected sessions"
+        value={n(stats?.connectedSessions)}
+        testId="stat-sessions"
+        note={
+          stats && !stats.mqttBroker ? 'Always 0 for now: the MQTT broker arrives in step 3' : 'MQTT clients'
+        }
+      />
+      <StatCard
+        label="Messages / s"
+        value={stats ? stats.messagesPerSecond.toFixed(1) : undefined}
+        testId="stat-rate"
+        note="Telemetry and attribute writes, last 5 s"
+      />
+      <StatCard label="Stored datapoints" value={n(stats?.datapoints)} testId="stat-datapoints" />
+    </SimpleGrid>
+  );
+}
+
+/** Messages per second as pushed since this app opened: there is no stored history of the rate. */
+function MessageRateChart() {
+  const samples = useStatsHistory();
+  const colors = useChartColors();
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 2_000);
+    return () => clearInterval(t);
+  }, []);
+  const last = samples[samples.length - 1];
+  const data = last ? [...samples, { ...last, ts: Math.max(now, last.ts) }] : [];
+  return (
+    <Card withBorder radius="md" p="md">
+      <Group justify="space-between" mb="sm">
+        <Title order={4}>Message rate</Title>
+        <Text size="xs" c="dimmed">
+          since this window opened
+        </Text>
+      </Group>
+      {data.length < 2 ? (
+        <Text size="sm" c="dimmed">
+          Waiting for live counters…
+        </Text>
+      ) : (
+        <div style={{ width: '100%', height: 180 }}>
+          <ResponsiveContainer>
+            <AreaChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+              <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
+              <XAxis
+                dataKey="ts"
+                type="number"
+                scale="time"
+                domain={['dataMin', 'dataMax']}
+                tickFormatter={formatTime}
+                fontSize={12}
+                stroke={colors.axis}
+              />
+              <YAxis allowDecimals fontSize={12} stroke={colors.axis} />
+              <Tooltip
+                labelFormatter={(ts) => formatTime(Number(ts))}
+                contentStyle={{ background: colors.tooltipBackground, borderColor: colors.tooltipBorder }}
+              />
+              <Area
+                type="stepAfter"
+                dataKey="messagesPerSecond"
+                name="messages/s"
+                stroke={colors.series[0]}
+                fill={colors.series[0]}
+                fillOpacity={colors.fillOpacity}
+                isAnimationActive={false}
+              />
+            </AreaChart>
+          </ResponsiveContainer>
+        </div>
+      )}
+    </Card>
+  );
+}
+
+export default function OverviewPage() {
+  const stats = useStats();
+  return (
+    <Stack gap="lg">
+      <PageHeader title="Overview" description="The platform at a glance. Counters update live." />
+      <ErrorAlert error={stats.error} title="Could not load the counters" />
+      <Counters stats={stats.data} />
+      <MessageRateChart />
+      {stats.data && stats.data.devices === 0 && (
+        <Alert variant="light" title="Start here">
+          <Text size="sm">
+            <Anchor component={Link} to="/devices">
+              Create a device
+            </Anchor>
+            , then send it telemetry with the <code>curl</code> or <code>mosquitto_pub</code> command on its
+            page, or try the REST API in the{' '}
+            <Anchor component={Link} to="/api-explorer">
+              API Explorer
+            </Anchor>
+            .
+          </Text>
+        </Alert>
+      )}
+    </Stack>
+  );
+}
