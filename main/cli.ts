@@ -10,6 +10,8 @@ const USAGE = `Sandboard ${VERSION}: a ThingsBoard-compatible IoT platform on on
 Usage:
   sandboard serve [options]     run the platform headless
   sandboard simulate FILE       run a gateway simulation scenario (JSON file) headless
+  sandboard gateway --config rest.json --token TOKEN [options]
+                                a gateway with the REST connector (thingsboard-gateway's rest.json)
 
 Options for serve:
   --data-dir DIR         data directory (env SANDBOARD_DATA_DIR; default: the OS's per-user app data dir)
@@ -26,6 +28,14 @@ Options for simulate:
   --duration TIME        stop after TIME: 30s, 5m, 500ms, 1h (default: the scenario's durationMs, else Ctrl-C)
   --data-dir DIR         data directory of the in-process platform (default: a temporary one, removed after)
 
+Options for gateway:
+  --config FILE          rest.json, the REST connector's configuration (gateway 3.7+ or legacy format)
+  --platform URL         mqtt://HOST:PORT (mqtts:// for TLS) of the platform (default mqtt://127.0.0.1:1883)
+  --token TOKEN          the gateway device's access token (env SANDBOARD_GATEWAY_TOKEN)
+  --data-dir DIR         custom converters in DIR/converters, certificates in DIR/certs (default: as serve)
+  --port PORT            listen on PORT instead of the file's server.port (0 picks a free port)
+  --self-signed          serve HTTPS with a self-signed certificate made in DIR/certs (needs openssl)
+  --insecure             accept the platform's TLS certificate without checking it
 `;
 
 function port(value: string | undefined, name: string, fallback: number): number {
@@ -104,6 +114,15 @@ export async function main(argv: string[]): Promise<void> {
         const code = await headless.runSimulate(options);
         process.exitCode = code;
         setTimeout(() => process.exit(code), 2000).unref(); // should a handle linger
+        return;
+      }
+      case 'gateway': {
+        const gateway = await import('./gateway/gateway-command.ts');
+        try {
+          await gateway.runGatewayCommand(rest);
+        } catch (err) {
+          throw err instanceof gateway.GatewayUsageError ? new UsageError(err.message) : err;
+        }
         return;
       }
       case undefined:

@@ -12,6 +12,7 @@ import { seedRootRuleChain } from './rule-engine/default-root-chain.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { setupMqttTransport, type MqttTransport } from './transport/mqtt/mqtt-transport.ts';
 import { DurableDb } from './store/durable-db.ts';
+import { RestConnectorManager } from './gateway/rest-connector-manager.ts';
 import { migrations } from './store/migrations.ts';
 import { VERSION } from './version.ts';
 
@@ -105,10 +106,24 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     });
     cleanups.push(() => mqtt.close());
 
+    // The app's gateways with their REST connectors (started from the REST Connector page, or autostart).
+    const restConnectors = new RestConnectorManager({
+      services,
+      dataDir: config.dataDir,
+      mqttUrl: () => `mqtt://${urlHost(config.host)}:${mqtt.port}`,
+      bodyLimitBytes: config.bodyLimitBytes,
+      log: (level, line) => {
+        if (verbose || (level !== 'info' && config.logLevel !== 'silent'))
+          process.stderr.write(`${level}: ${line}\n`);
+      },
+    });
+    cleanups.push(() => restConnectors.close());
+
     const live: { urls?: PlatformUrls } = {}; // the URLs, once every listener is up (the UI shows them)
     const api = await buildApiServer(services, {
       links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions },
       version: VERSION,
+      restConnectors,
       bodyLimitBytes: config.bodyLimitBytes,
       allowedHosts: hosts,
       logLevel: config.logLevel,
@@ -128,6 +143,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
       dataDir: config.dataDir,
     };
     live.urls = urls;
+    await restConnectors.autostart();
     return { urls, services, db, seededLogins, mqtt, stop: runCleanups };
   } catch (err) {
     await runCleanups().catch(() => undefined);

@@ -11,6 +11,8 @@ import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerCustomerRoutes } from './routes/customer-routes.ts';
 import { registerDeviceRoutes } from './routes/device-routes.ts';
 import { registerEdgeRoutes } from './routes/edge-routes.ts';
+import type { RestConnectorManager } from '../gateway/rest-connector-manager.ts';
+import { registerRestConnectorRoutes } from './routes/rest-connector-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
 import { registerRpcAndClaimRoutes } from './routes/rpc-routes.ts';
@@ -27,6 +29,8 @@ export interface ApiServerOptions {
   logLevel: string;
   /** the platform's URLs and broker counters, for the UI's info and stats endpoints */
   links?: PlatformLinks;
+  /** the app's REST connectors (gateway runtimes), for the REST Connector page */
+  restConnectors?: RestConnectorManager;
 }
 
 /** The platform's Fastify app: REST with ThingsBoard's paths, the OpenAPI document and the explorer. */
@@ -80,6 +84,7 @@ export async function buildApiServer(
   registerRpcAndClaimRoutes(api, deps);
   registerEdgeRoutes(api, deps);
   registerSimulationRoutes(api, { services, mqttUrl: () => options.links?.urls?.()?.mqtt });
+  if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
   await registerExplorerRoutes(app);
   // The UI's own endpoints, its live WebSocket, and the built UI itself at /.
   const stats = new LiveStats(services, options.links);

@@ -110,4 +110,16 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    version: 6,
+    name: 'REST connectors',
+    up(w) {
+      w.run(
+        `CREATE TABLE rest_connectors (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, updated_time INTEGER NOT NULL,
+          name TEXT NOT NULL UNIQUE, gateway_name TEXT NOT NULL, config TEXT NOT NULL, target TEXT,
+          gateway_device_id TEXT, autostart INTEGER NOT NULL DEFAULT 0)`,
+      );
+    },
+  },
 ];

@@ -1,0 +1,176 @@
+// npm run bench:rest — the gateway REST connector end to end: autocannon POSTs JSON with basic auth to a
+// json endpoint of a connector started in `sandboard serve` (the app's REST Connector), each 200 given
+// after the platform's PUBACK; datapoints counted in the platform's store afterwards. Then the same with
+// the connector as a process of its own (`sandboard gateway`). Baseline in the same run: a bare Fastify
+// POST route, in its own process too.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { startBareFastify } from './lib/bare-fastify-child.ts';
+import { startGatewayChild } from './lib/gateway-child.ts';
+import { printBench, printFigures } from './lib/bench-output.ts';
+import { startServeChild } from './lib/serve-child.ts';
+
+const CONNECTIONS = 50;
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const DEVICES = 10;
+const AUTH = `Basic ${Buffer.from('bench:bench-secret').toString('base64')}`;
+
+const CONFIG = {
+  server: { host: '127.0.0.1', port: 0 },
+  mapping: [
+    {
+      endpoint: '/bench',
+      HTTPMethods: ['POST'],
+      security: { type: 'basic', username: 'bench', password: 'bench-secret' },
+      converter: {
+        type: 'json',
+        deviceInfo: { deviceNameExpression: '${sensorName}', deviceProfileExpression: '${sensorType}' },
+        timeseries: [
+          { type: 'double', key: 'temperature', value: '${temp}' },
+          { type: 'double', key: 'humidity', value: '${hum}' },
+        ],
+      },
+    },
+  ],
+};
+
+async function load(url: string, body: () => string) {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: AUTH },
+        setupRequest: (req) => ({ ...req, body: body() }),
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+  }
+  return { reqPerSec: result.requests.average, p99Ms: result.latency.p99, total: result.requests.total };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-rest-'));
+const serve = await startServeChild(dataDir);
+const bare = await startBareFastify();
+try {
+  const api = async <T>(method: string, path: string, token: string | null, json?: unknown): Promise<T> => {
+    const res = await fetch(`${serve.urls.http}${path}`, {
+      method,
+      headers: {
+        ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(token ? { 'x-authorization': `Bearer ${token}` } : {}),
+      },
+      ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+    });
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  const { token } = await api<{ token: string }>('POST', '/api/auth/login', null, {
+    username: 'tenant@thingsboard.org',
+    password: 'tenant',
+  });
+  const connector = await api<{ id: string }>('POST', '/api/sandboard/restConnectors', token, {
+    name: 'Bench',
+    config: CONFIG,
+  });
+  const started = await api<{ baseUrl: string }>(
+    'POST',
+    `/api/sandboard/restConnectors/${connector.id}/start`,
+    token,
+  );
+
+  // the same connector as a process of its own: `sandboard gateway` with a gateway device's token
+  const gatewayDevice = await api<{ id: { id: string } }>('POST', '/api/device', token, {
+    name: 'Bench CLI gateway',
+    additionalInfo: { gateway: true },
+  });
+  const { credentialsId } = await api<{ credentialsId: string }>(
+    'GET',
+    `/api/device/${gatewayDevice.id.id}/credentials`,
+    token,
+  );
+  const cli = await startGatewayChild(dataDir, CONFIG, serve.urls.mqtt, credentialsId);
+
+  // every request its own timestamp, so that no datapoint overwrites another in the store
+  let t0 = Date.now() - 86_400_000;
+  let prefix = 'Bench';
+  let n = 0;
+  const body = () => {
+    n++;
+    return `{"sensorName":"${prefix} ${n % DEVICES}","sensorType":"bench","temp":${20 + (n % 100) / 10},"hum":${n % 90},"ts":${t0 + n}}`;
+  };
+  /** What the platform stored: COUNT over the run's timestamps, per device and key. */
+  const countStored = async () => {
+    let stored = 0;
+    for (let d = 0; d < DEVICES; d++) {
+      const device = await api<{ id: { id: string } }>(
+        'GET',
+        `/api/tenant/devices?deviceName=${encodeURIComponent(`${prefix} ${d}`)}`,
+        token,
+      );
+      const counts = await api<Record<string, { value: string | number }[]>>(
+        'GET',
+        `/api/plugins/telemetry/DEVICE/${device.id.id}/values/timeseries?keys=temperature,humidity` +
+          `&startTs=${t0}&endTs=${t0 + n + 1}&agg=COUNT&interval=${n + 1}&limit=10`,
+        token,
+      );
+      for (const points of Object.values(counts)) for (const p of points) stored += Number(p.value);
+    }
+    return stored;
+  };
+
+  console.log(
+    `autocannon, ${CONNECTIONS} connections, ${DURATION_S} s each; POST JSON with basic auth; ` +
+      'serve (with the connector), sandboard gateway and the baseline in their own processes',
+  );
+  // other work on the machine moves every figure; the ratio is measured in the same conditions
+  printFigures({ 'load average (1 min) at start': [loadavg()[0]!, `on ${availableParallelism()} cores`] });
+  const baseline = await load(`${bare.url}/bare`, body);
+  n = 0;
+  const rest = await load(`${started.baseUrl}/bench`, body);
+  const stored = await countStored();
+  const datapointsPerSec = stored / DURATION_S;
+  const ratio = rest.reqPerSec / baseline.reqPerSec;
+  if (stored < 2 * rest.total)
+    console.log(`WARNING: ${2 * rest.total} datapoints acknowledged, ${stored} stored`);
+
+  prefix = 'CLI Bench';
+  t0 += 10_000_000;
+  n = 0;
+  const separate = await load(`${cli.url}/bench`, body);
+  const storedSeparate = await countStored();
+  if (storedSeparate < 2 * separate.total)
+    console.log(`WARNING: ${2 * separate.total} datapoints acknowledged, ${storedSeparate} stored`);
+  await cli.stop();
+
+  printFigures({
+    'bare Fastify POST': [baseline.reqPerSec, 'req/s'],
+    'REST connector in the app, POST stored in the platform': [rest.reqPerSec, 'req/s'],
+    'REST connector in the app, latency p99': [rest.p99Ms, 'ms'],
+    'REST connector in the app, datapoints stored': [stored, `(2 per request, ${rest.total} answered 200)`],
+    'REST connector in the app, datapoints stored per second': [datapointsPerSec, 'dp/s'],
+    'sandboard gateway (own process), POST stored in the platform': [separate.reqPerSec, 'req/s'],
+    'sandboard gateway (own process), latency p99': [separate.p99Ms, 'ms'],
+    'sandboard gateway (own process), datapoints stored per second': [storedSeparate / DURATION_S, 'dp/s'],
+    'ratio connector in the app / bare (target >= 0.5)': ratio,
+  });
+  printBench({
+    name: 'rest',
+    reqPerSec: rest.reqPerSec,
+    p99Ms: rest.p99Ms,
+    datapointsPerSec,
+    ratio,
+    gatewayProcessReqPerSec: separate.reqPerSec,
+    gatewayProcessRatio: separate.reqPerSec / baseline.reqPerSec,
+  });
+} finally {
+  await serve.stop();
+  await bare.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}

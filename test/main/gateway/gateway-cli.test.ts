@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { parseGatewayArgs } from '../../../main/gateway/gateway-command.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
+import { COMPAT_DIR, startGatewayPlatform } from './gateway-kit.ts';
+
+const BIN = fileURLToPath(new URL('../../../bin/sandboard.js', import.meta.url));
+
+function run(args: string[]) {
+  const child = spawn(process.execPath, [BIN, 'gateway', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  onTestFinished(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const lines: string[] = [];
+  const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      const m = /^sandboard gateway ready (\{.*\})$/.exec(line);
+      if (m) resolve(JSON.parse(m[1]!) as Record<string, unknown>);
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+  ready.catch(() => undefined);
+  return { child, ready, lines, stderr: () => stderr };
+}
+
+describe('sandboard gateway', () => {
+  it("runs the gateway's own rest.json against a platform, prints one ready line, stops on SIGTERM", async () => {
+    const platform = await startGatewayPlatform();
+    const token = await platform.gatewayToken('CLI gateway');
+    const config = fileURLToPath(new URL('tb-gateway-default-rest.json', COMPAT_DIR));
+    const gw = run([
+      '--config',
+      config,
+      '--platform',
+      platform.urls.mqtt,
+      '--token',
+      token,
+      '--port',
+      '0',
+      '--data-dir',
+      tempDir(),
+    ]);
+    const ready = (await gw.ready) as {
+      url: string;
+      platform: string;
+      endpoints: { method: string; url: string }[];
+    };
+    expect(ready.platform).toBe(platform.urls.mqtt);
+    expect(ready.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready.endpoints).toContainEqual({
+      method: 'POST',
+      url: `${ready.url}/my_devices`,
+      security: 'anonymous',
+    });
+    const res = await fetch(`${ready.url}/my_devices`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sensorName: 'CLI-1', sensorType: 'cli', temp: 5.5, hum: 50 }),
+    });
+    expect(res.status).toBe(200);
+    expect((await platform.latest('CLI-1', ['temperature'])).temperature![0]!.value).toBe(5.5);
+    gw.child.kill('SIGTERM');
+    const [code] = (await once(gw.child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(gw.lines).toHaveLength(1);
+    await expect(fetch(`${ready.url}/anon1?temp=1`)).rejects.toThrow();
+  });
+
+  it('refuses a bad rest.json naming each JSON path, and a bad token in words', async () => {
+    const dir = tempDir();
+    const bad = join(dir, 'rest.json');
+    writeFileSync(
+      bad,
+      JSON.stringify({ server: { port: 'x' }, mapping: [{ endpoint: '/a', converter: { type: 'js' } }] }),
+    );
+    const refused = run(['--config', bad, '--token', 't']);
+    const [code] = (await once(refused.child, 'exit')) as [number | null];
+    expect(code).toBe(1);
+    expect(refused.stderr()).toContain(`sandboard: ${bad} is not a valid REST connector configuration:`);
+    expect(refused.stderr()).toContain('server.port: must be an integer or a string');
+    expect(refused.stderr()).toContain('mapping[0].converter.type: must be "json" or "custom"');
+
+    const platform = await startGatewayPlatform();
+    const config = fileURLToPath(new URL('tb-gateway-legacy-rest.json', COMPAT_DIR));
+    const wrong = run([
+      '--config',
+      config,
+      '--platform',
+      platform.urls.mqtt,
+      '--token',
+      'nope',
+      '--port',
+      '0',
+    ]);
+    const [code2] = (await once(wrong.child, 'exit')) as [number | null];
+    expect(code2).toBe(1);
+    expect(wrong.stderr()).toContain('refused the gateway token (bad user name or password)');
+
+    const usage = run(['--config', config]);
+    const [code3] = (await once(usage.child, 'exit')) as [number | null];
+    expect(code3).toBe(2);
+    expect(usage.stderr()).toContain("--token is required (the gateway device's access token)");
+  });
+
+  it('reads its arguments', () => {
+    expect(
+      parseGatewayArgs(['--config', 'r.json', '--token', 'T', '--port', '0', '--data-dir', '/d'], {}),
+    ).toMatchObject({
+      platformUrl: 'mqtt://127.0.0.1:1883',
+      token: 'T',
+      port: 0,
+      dataDir: '/d',
+      selfSigned: false,
+    });
+    expect(parseGatewayArgs(['--config', 'r.json'], { SANDBOARD_GATEWAY_TOKEN: 'E' }).token).toBe('E');
+    expect(() =>
+      parseGatewayArgs(['--config', 'r.json', '--token', 'T', '--platform', 'http://x'], {}),
+    ).toThrow("--platform must be mqtt://HOST:PORT or mqtts://HOST:PORT, got 'http://x'");
+  });
+});
