@@ -11,6 +11,7 @@ import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerCustomerRoutes } from './routes/customer-routes.ts';
 import { registerDeviceRoutes } from './routes/device-routes.ts';
 import { registerEdgeRoutes } from './routes/edge-routes.ts';
+import { registerEdgeSimulatorRoutes } from './routes/edge-simulator-routes.ts';
 import type { RestConnectorManager } from '../gateway/rest-connector-manager.ts';
 import { registerRestConnectorRoutes } from './routes/rest-connector-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
@@ -83,6 +84,7 @@ export async function buildApiServer(
   registerRuleChainRoutes(api, deps);
   registerRpcAndClaimRoutes(api, deps);
   registerEdgeRoutes(api, deps);
+  registerEdgeSimulatorRoutes(api, deps);
   registerSimulationRoutes(api, { services, mqttUrl: () => options.links?.urls?.()?.mqtt });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
   await registerExplorerRoutes(app);

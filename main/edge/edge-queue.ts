@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { SqlValue } from 'sql.js';
 import type { EdgeEvent, EdgeEventStatus } from '../../shared/schemas/edge.ts';
 import type { PageData } from '../../shared/schemas/common.ts';
 import { ref, type PlatformContext } from '../platform/context.ts';
-import type { Writer } from '../store/durable-db.ts';
+import type { Param, Writer } from '../store/durable-db.ts';
 
 export interface NewEdgeEvent {
   edgeId: string;
@@ -12,21 +13,6 @@ export interface NewEdgeEvent {
   body: unknown;
 }
 
-interface EdgeEventRow {
-  seq_id: number;
-  id: string;
-  created_time: number;
-  edge_id: string;
-  type: string;
-  action: string;
-  entity_id: string;
-  uid: string;
-  body: string | null;
-  status: EdgeEventStatus;
-  retrieved_at: number | null;
-  delivered_at: number | null;
-}
-
 export interface EdgeQueueSettings {
   /** retrieved events not acknowledged within this go back to PENDING */
   ackTimeoutMs: number;
@@ -34,52 +20,134 @@ export interface EdgeQueueSettings {
   deliveredRetentionMs: number;
 }
 
+/** One hand-out of events to an edge: retrieved at, acknowledge before. */
+interface Lease {
+  retrievedAt: number;
+  until: number;
+  seqIds: number[];
+}
+
+/** What an edge has been handed and not acknowledged yet. */
+interface EdgeLeases {
+  /**
+   * The highest seqId handed out since the start. Invariant: every PENDING event of the edge at or below
+   * it is in `out` (handed out under an active or a run-out lease); new events always come above it.
+   */
+  cursor: number;
+  /** seqId -> the lease it was last handed out under, until acknowledged */
+  out: Map<number, Lease>;
+  /** leases in hand-out order, hence in expiry order; an expired one moves its events to `released` */
+  leases: Lease[];
+  /** seqIds (ascending) whose lease ran out: handed out again first, before newer events */
+  released: number[];
+}
+
+/** Events per INSERT statement at most. */
+const INSERT_ROWS = 64;
+const insertSqls: string[] = [];
+
+/** INSERT of `rows` events (cached per row count: DurableDb prepares each distinct text once). */
+function insertSql(rows: number): string {
+  return (insertSqls[rows] ??=
+    'INSERT INTO edge_events (id, created_time, edge_id, type, action, entity_id, uid, body, status) VALUES ' +
+    Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, ?, ?, 'PENDING')").join(', '));
+}
+
+/** Columns a pull reads, in this order (arrays, not objects: sql.js names every column of every row). */
+const EVENT_COLUMNS =
+  'seq_id, id, created_time, type, action, entity_id, uid, body, status, retrieved_at, delivered_at';
+
 /**
  * The durable edge event queue. Each edge reads its events in seqId order; an event moves
  * PENDING -> RETRIEVED (pulled, leased for ackTimeoutMs) -> DELIVERED (acknowledged). A lease that runs
  * out puts the event back to PENDING, so delivery is at-least-once; the uid never changes.
+ *
+ * Events and their delivery are durable; leases live in memory (a pull writes nothing, which keeps pulls
+ * cheap). A restart ends every lease at once: what was retrieved and not acknowledged is pending again.
  */
 export class EdgeQueue {
   private readonly ctx: PlatformContext;
   private readonly settings: EdgeQueueSettings;
   private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly edges = new Map<string, EdgeLeases>();
   private readonly timer: NodeJS.Timeout;
   private enqueued = 0;
+  private stopped = false;
+  /** every event up to this seqId is known to be durable: pulls of them need not wait for the journal */
+  private durableSeq: number;
 
   constructor(ctx: PlatformContext, settings: EdgeQueueSettings) {
     this.ctx = ctx;
     this.settings = settings;
     this.timer = setInterval(
       () => void this.maintain().catch(() => undefined),
-      Math.max(1000, Math.min(settings.ackTimeoutMs, 30_000)),
+      Math.max(250, Math.min(settings.ackTimeoutMs, 30_000)),
     );
     this.timer.unref();
+    // What the store holds when it opens is on disk.
+    this.durableSeq = Number(
+      ctx.db.get<{ n: number | null }>('SELECT MAX(seq_id) AS n FROM edge_events')?.n ?? 0,
+    );
+    // Stores written before leases moved to memory may hold RETRIEVED rows: no lease survives a restart.
+    if (ctx.db.get("SELECT 1 FROM edge_events WHERE status = 'RETRIEVED' LIMIT 1")) {
+      void ctx.db
+        .write((w) =>
+          w.run("UPDATE edge_events SET status = 'PENDING', retrieved_at = NULL WHERE status = 'RETRIEVED'"),
+        )
+        .catch(() => undefined);
+    }
   }
 
   get ackTimeoutMs(): number {
     return this.settings.ackTimeoutMs;
   }
 
-  /** Adds events inside the caller's write; they are durable when that write resolves. */
+  /**
+   * Adds events inside the caller's write, in order (seqIds follow the array); they are durable when that
+   * write resolves. One statement carries up to INSERT_ROWS events (a message fanned out to many edges).
+   */
   enqueue(w: Writer, events: NewEdgeEvent[]): void {
     const now = this.ctx.now();
-    for (const e of events) {
-      w.run(
-        `INSERT INTO edge_events (id, created_time, edge_id, type, action, entity_id, uid, body, status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING')`,
-        [
-          randomUUID(),
-          now,
-          e.edgeId,
-          e.type,
-          e.action,
-          e.entityId,
-          randomUUID(),
-          e.body === undefined ? null : JSON.stringify(e.body),
-        ],
-      );
+    for (let start = 0; start < events.length; start += INSERT_ROWS) {
+      const chunk = events.length - start <= INSERT_ROWS ? events.length - start : INSERT_ROWS;
+      const params: Param[] = new Array<Param>(chunk * 8);
+      let bodyJson: string | null = null;
+      let bodyOf: unknown = undefined;
+      for (let i = 0; i < chunk; i++) {
+        const e = events[start + i]!;
+        // A fanned-out message shares one body object: serialize it once.
+        if (i === 0 || e.body !== bodyOf) {
+          bodyOf = e.body;
+          bodyJson = e.body === undefined ? null : JSON.stringify(e.body);
+        }
+        const o = i * 8;
+        params[o] = randomUUID();
+        params[o + 1] = now;
+        params[o + 2] = e.edgeId;
+        params[o + 3] = e.type;
+        params[o + 4] = e.action;
+        params[o + 5] = e.entityId;
+        params[o + 6] = randomUUID();
+        params[o + 7] = bodyJson;
+      }
+      w.run(insertSql(chunk), params);
     }
     this.enqueued += events.length;
+  }
+
+  /**
+   * Adds events in a write of their own and resolves once they are durable; then wakes the long polls of
+   * their edges. (The push to edge node's path; enqueue() is for callers with a write of their own.)
+   */
+  async enqueueDurable(events: NewEdgeEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const last = await this.ctx.db.write((w) => {
+      this.enqueue(w, events);
+      return Number(w.get<{ id: number }>('SELECT last_insert_rowid() AS id')?.id ?? 0);
+    });
+    // Groups become durable in order: so is every event inserted before these.
+    if (last > this.durableSeq) this.durableSeq = last;
+    this.notify(new Set(events.map((e) => e.edgeId)));
   }
 
   /** Wakes long polls of these edges (call once the events are durable). */
@@ -94,13 +162,17 @@ export class EdgeQueue {
 
   /**
    * The next pending events of an edge in seqId order, marked RETRIEVED. With waitMs, waits for the
-   * first event to arrive (long poll).
+   * first event to arrive (long poll). Answers only once every event handed out is durable.
    */
   async pull(edgeId: string, maxEvents: number, waitMs: number): Promise<EdgeEvent[]> {
-    let events = await this.take(edgeId, maxEvents);
-    if (events.length === 0 && waitMs > 0) {
+    // take() is synchronous, so a notify cannot slip in between an empty take and the wait.
+    let events = this.take(edgeId, maxEvents);
+    const deadline = Date.now() + waitMs;
+    while (events.length === 0 && !this.stopped) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, waitMs);
+        const timer = setTimeout(done, left);
         let set = this.waiters.get(edgeId);
         if (!set) this.waiters.set(edgeId, (set = new Set()));
         set.add(done);
@@ -110,28 +182,65 @@ export class EdgeQueue {
           resolve();
         }
       });
-      events = await this.take(edgeId, maxEvents);
+      events = this.take(edgeId, maxEvents);
+    }
+    // Reads see writes whose group is not fsynced yet: answer once everything read is durable (a write
+    // joining the current group resolves after it and every group before it).
+    if (events.length > 0 && events.at(-1)!.seqId > this.durableSeq) {
+      await this.ctx.db.write(() => undefined);
     }
     return events;
   }
 
-  /** Marks retrieved events DELIVERED. Acknowledging twice, or an unknown seqId, changes nothing. */
+  /**
+   * Marks retrieved events DELIVERED: the listed seqIds, and with upToSeqId every event up to it that the
+   * edge retrieved (including those whose lease ran out and that were not handed out again yet).
+   * Acknowledging twice, or an unknown seqId, changes nothing.
+   */
   async ack(edgeId: string, ack: { seqIds?: number[]; upToSeqId?: number }): Promise<number> {
+    const state = this.edges.get(edgeId);
+    if (!state) return 0;
+    const byLease = new Map<Lease, number[]>();
+    const add = (seqId: number, lease: Lease) => {
+      const list = byLease.get(lease);
+      if (list) list.push(seqId);
+      else byLease.set(lease, [seqId]);
+    };
+    if (ack.upToSeqId !== undefined) {
+      for (const [seqId, lease] of state.out) if (seqId <= ack.upToSeqId) add(seqId, lease);
+    }
+    for (const seqId of ack.seqIds ?? []) {
+      const lease = state.out.get(seqId);
+      if (lease && (ack.upToSeqId === undefined || seqId > ack.upToSeqId)) add(seqId, lease);
+    }
+    if (byLease.size === 0) return 0;
     const now = this.ctx.now();
     return this.ctx.db.write((w) => {
       let n = 0;
-      if (ack.upToSeqId !== undefined) {
-        n += w.run(
-          `UPDATE edge_events SET status = 'DELIVERED', delivered_at = ? WHERE edge_id = ? AND status = 'RETRIEVED' AND seq_id <= ?`,
-          [now, edgeId, ack.upToSeqId],
-        );
+      for (const [lease, seqIds] of byLease) {
+        seqIds.sort((a, b) => a - b);
+        const lo = seqIds[0]!;
+        const hi = seqIds.at(-1)!;
+        // Every PENDING event of the edge at or below the cursor is in `out`: when the ones within [lo, hi]
+        // are exactly these, a seq_id range is the same set and much cheaper than a list.
+        let inRange = 0;
+        for (const seqId of state.out.keys()) if (seqId >= lo && seqId <= hi) inRange++;
+        n +=
+          inRange === seqIds.length
+            ? w.run(
+                `UPDATE edge_events SET status = 'DELIVERED', delivered_at = ?, retrieved_at = ?
+                 WHERE seq_id BETWEEN ? AND ? AND +edge_id = ? AND +status = 'PENDING'`,
+                [now, lease.retrievedAt, lo, hi, edgeId],
+              )
+            : w.run(
+                `UPDATE edge_events SET status = 'DELIVERED', delivered_at = ?, retrieved_at = ?
+                 WHERE seq_id IN (SELECT value FROM json_each(?)) AND +edge_id = ? AND +status = 'PENDING'`,
+                [now, lease.retrievedAt, JSON.stringify(seqIds), edgeId],
+              );
       }
-      for (const seqId of ack.seqIds ?? []) {
-        n += w.run(
-          `UPDATE edge_events SET status = 'DELIVERED', delivered_at = ? WHERE edge_id = ? AND seq_id = ? AND status = 'RETRIEVED'`,
-          [now, edgeId, seqId],
-        );
-      }
+      // Only once the update ran (a throw above leaves the leases as they were).
+      for (const seqIds of byLease.values()) for (const seqId of seqIds) state.out.delete(seqId);
+      this.forgetIfIdle(edgeId, state);
       return n;
     });
   }
@@ -144,7 +253,17 @@ export class EdgeQueue {
       edgeId ? [edgeId] : [],
     );
     const out: Record<EdgeEventStatus, number> = { PENDING: 0, RETRIEVED: 0, DELIVERED: 0 };
-    for (const r of rows) out[r.status] = Number(r.n);
+    for (const r of rows) out[r.status] += Number(r.n);
+    const now = this.ctx.now();
+    let leased = 0;
+    for (const [id, state] of this.edges) {
+      if (edgeId !== undefined && id !== edgeId) continue;
+      for (const lease of state.out.values()) if (lease.until > now) leased++;
+    }
+    // Leased events are PENDING rows: a lease is not written down.
+    const retrieved = Math.min(leased, out.PENDING);
+    out.PENDING -= retrieved;
+    out.RETRIEVED += retrieved;
     return out;
   }
 
@@ -164,7 +283,7 @@ export class EdgeQueue {
     },
   ): PageData<EdgeEvent> {
     const where = ['edge_id = ?'];
-    const params: (string | number)[] = [edgeId];
+    const params: Param[] = [edgeId];
     if (q.startTime !== undefined) {
       where.push('created_time >= ?');
       params.push(q.startTime);
@@ -173,105 +292,191 @@ export class EdgeQueue {
       where.push('created_time <= ?');
       params.push(q.endTime);
     }
-    if (q.status) {
-      where.push('status = ?');
-      params.push(q.status);
+    const now = this.ctx.now();
+    const state = this.edges.get(edgeId);
+    if (q.status === 'DELIVERED') where.push("status = 'DELIVERED'");
+    else if (q.status) {
+      const leased: number[] = [];
+      for (const [seqId, lease] of state?.out ?? []) if (lease.until > now) leased.push(seqId);
+      where.push(
+        `status IN ('PENDING', 'RETRIEVED') AND seq_id ${q.status === 'RETRIEVED' ? 'IN' : 'NOT IN'} (SELECT value FROM json_each(?))`,
+      );
+      params.push(JSON.stringify(leased));
     }
     const whereSql = where.join(' AND ');
     const total = Number(
       this.ctx.db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM edge_events WHERE ${whereSql}`, params)?.n ??
         0,
     );
-    const rows = this.ctx.db.all<EdgeEventRow>(
-      `SELECT * FROM edge_events WHERE ${whereSql} ORDER BY seq_id ${q.sortOrder === 'ASC' ? 'ASC' : 'DESC'} LIMIT ? OFFSET ?`,
+    const rows = this.select(
+      `SELECT ${EVENT_COLUMNS} FROM edge_events WHERE ${whereSql} ORDER BY seq_id ${q.sortOrder === 'ASC' ? 'ASC' : 'DESC'} LIMIT ? OFFSET ?`,
       [...params, q.pageSize, q.page * q.pageSize],
     );
+    const refs = this.refs(edgeId);
     return {
-      data: rows.map((r) => this.toEvent(r)),
+      data: rows.map((r) => {
+        const lease = r[8] === 'DELIVERED' ? undefined : state?.out.get(r[0] as number);
+        return this.toEvent(
+          refs,
+          r,
+          lease && lease.until > now ? 'RETRIEVED' : undefined,
+          lease?.retrievedAt,
+        );
+      }),
       totalPages: Math.ceil(total / q.pageSize),
       totalElements: total,
       hasNext: (q.page + 1) * q.pageSize < total,
     };
   }
 
-  /** Expired leases back to PENDING; delivered events past retention dropped. */
+  /** Run-out leases back to PENDING (long polls woken); delivered events past retention dropped. */
   async maintain(): Promise<void> {
     const now = this.ctx.now();
-    const expiredBefore = now - this.settings.ackTimeoutMs;
-    const hasExpired = this.ctx.db.get(
-      "SELECT 1 FROM edge_events WHERE status = 'RETRIEVED' AND retrieved_at <= ? LIMIT 1",
-      [expiredBefore],
-    );
+    const woken: string[] = [];
+    for (const [edgeId, state] of this.edges) {
+      // A deleted edge's events are gone with it: so are its leases.
+      if (!this.ctx.db.get('SELECT 1 FROM edges WHERE id = ?', [edgeId])) {
+        this.edges.delete(edgeId);
+        continue;
+      }
+      if (this.release(state, now)) woken.push(edgeId);
+      this.forgetIfIdle(edgeId, state);
+    }
+    this.notify(woken);
     const retention = this.settings.deliveredRetentionMs;
-    const hasOld =
+    if (
       retention > 0 &&
       this.ctx.db.get("SELECT 1 FROM edge_events WHERE status = 'DELIVERED' AND delivered_at < ? LIMIT 1", [
         now - retention,
-      ]);
-    if (!hasExpired && !hasOld) return;
-    const edges = hasExpired
-      ? this.ctx.db
-          .all<{ edge_id: string }>(
-            "SELECT DISTINCT edge_id FROM edge_events WHERE status = 'RETRIEVED' AND retrieved_at <= ?",
-            [expiredBefore],
-          )
-          .map((r) => r.edge_id)
-      : [];
-    await this.ctx.db.write((w) => {
-      if (hasExpired) {
-        w.run(
-          "UPDATE edge_events SET status = 'PENDING', retrieved_at = NULL WHERE status = 'RETRIEVED' AND retrieved_at <= ?",
-          [expiredBefore],
-        );
-      }
-      if (hasOld)
-        w.run("DELETE FROM edge_events WHERE status = 'DELIVERED' AND delivered_at < ?", [now - retention]);
-    });
-    this.notify(edges);
+      ])
+    ) {
+      await this.ctx.db.write((w) =>
+        w.run("DELETE FROM edge_events WHERE status = 'DELIVERED' AND delivered_at < ?", [now - retention]),
+      );
+    }
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
     for (const set of this.waiters.values()) for (const wake of set) wake();
     this.waiters.clear();
   }
 
-  private async take(edgeId: string, maxEvents: number): Promise<EdgeEvent[]> {
-    const now = this.ctx.now();
-    // A lease that ran out counts as pending here too, so redelivery does not wait for the sweep.
-    const rows = this.ctx.db.all<EdgeEventRow>(
-      `SELECT * FROM edge_events WHERE edge_id = ? AND (status = 'PENDING' OR (status = 'RETRIEVED' AND retrieved_at <= ?))
-       ORDER BY seq_id LIMIT ?`,
-      [edgeId, now - this.settings.ackTimeoutMs, maxEvents],
-    );
-    if (rows.length === 0) return [];
-    const first = rows[0]!.seq_id;
-    const last = rows.at(-1)!.seq_id;
-    await this.ctx.db.write((w) =>
-      w.run(
-        `UPDATE edge_events SET status = 'RETRIEVED', retrieved_at = ? WHERE edge_id = ? AND seq_id BETWEEN ? AND ?
-         AND (status = 'PENDING' OR (status = 'RETRIEVED' AND retrieved_at <= ?))`,
-        [now, edgeId, first, last, now - this.settings.ackTimeoutMs],
-      ),
-    );
-    return rows.map((r) => this.toEvent({ ...r, status: 'RETRIEVED', retrieved_at: now }));
+  /** Moves the events of run-out leases to `released`; true if there were any. */
+  private release(state: EdgeLeases, now: number): boolean {
+    let moved = false;
+    while (state.leases.length > 0 && state.leases[0]!.until <= now) {
+      const lease = state.leases.shift()!;
+      for (const seqId of lease.seqIds) {
+        if (state.out.get(seqId) === lease) {
+          state.released.push(seqId);
+          moved = true;
+        }
+      }
+    }
+    if (moved) state.released.sort((a, b) => a - b);
+    return moved;
   }
 
-  private toEvent(r: EdgeEventRow): EdgeEvent {
+  private forgetIfIdle(edgeId: string, state: EdgeLeases): void {
+    // With nothing handed out, no PENDING event lies at or below the cursor: starting over from 0 is the same.
+    if (state.out.size === 0) this.edges.delete(edgeId);
+  }
+
+  /** Leases the next events of an edge (run-out ones first), synchronously. */
+  private take(edgeId: string, maxEvents: number): EdgeEvent[] {
+    const now = this.ctx.now();
+    let state = this.edges.get(edgeId);
+    let rows: SqlValue[][] = [];
+    if (state) {
+      this.release(state, now);
+      if (state.released.length > 0) {
+        // Run-out events first, lowest first: they are older than anything above the cursor.
+        const out = state.out;
+        state.released = state.released.filter((seqId) => out.has(seqId));
+        const again = state.released.splice(0, maxEvents);
+        for (const seqId of again) out.delete(seqId);
+        if (again.length > 0) {
+          rows = this.select(
+            `SELECT ${EVENT_COLUMNS} FROM edge_events WHERE seq_id IN (SELECT value FROM json_each(?))
+             AND +edge_id = ? AND +status = 'PENDING' ORDER BY seq_id`,
+            [JSON.stringify(again), edgeId],
+          );
+        }
+      }
+    }
+    if (rows.length < maxEvents && (state?.released.length ?? 0) === 0) {
+      // Walks the (edge_id, status, seq_id) index from the cursor and stops after what is needed.
+      const fresh = this.select(
+        `SELECT ${EVENT_COLUMNS} FROM edge_events WHERE edge_id = ? AND status = 'PENDING' AND seq_id > ?
+         ORDER BY seq_id LIMIT ?`,
+        [edgeId, state?.cursor ?? 0, maxEvents - rows.length],
+      );
+      rows = rows.length === 0 ? fresh : rows.concat(fresh);
+    }
+    if (rows.length === 0) {
+      if (state) this.forgetIfIdle(edgeId, state);
+      return [];
+    }
+    if (!state) {
+      state = { cursor: 0, out: new Map(), leases: [], released: [] };
+      this.edges.set(edgeId, state);
+    }
+    const lease: Lease = { retrievedAt: now, until: now + this.settings.ackTimeoutMs, seqIds: [] };
+    for (const r of rows) {
+      const seqId = r[0] as number;
+      lease.seqIds.push(seqId);
+      state.out.set(seqId, lease);
+      if (seqId > state.cursor) state.cursor = seqId;
+    }
+    state.leases.push(lease);
+    const refs = this.refs(edgeId);
+    return rows.map((r) => this.toEvent(refs, r, 'RETRIEVED', now));
+  }
+
+  /** Rows as arrays of EVENT_COLUMNS, from a statement prepared for this call only. */
+  private select(sql: string, params: Param[]): SqlValue[][] {
+    const stmt = this.ctx.db.raw.prepare(sql);
+    try {
+      stmt.bind(params.map((p) => (p === undefined ? null : typeof p === 'boolean' ? Number(p) : p)));
+      const rows: SqlValue[][] = [];
+      while (stmt.step()) rows.push(stmt.get());
+      return rows;
+    } finally {
+      stmt.free();
+    }
+  }
+
+  /** The edge and tenant references every event of a batch shares (read-only: fewer objects per event). */
+  private refs(edgeId: string): { tenant: EdgeEvent['tenantId']; edge: EdgeEvent['edgeId'] } {
     return {
-      id: { id: r.id },
-      createdTime: r.created_time,
-      seqId: r.seq_id,
-      tenantId: ref('TENANT', this.ctx.tenantId),
-      edgeId: ref('EDGE', r.edge_id),
-      type: r.type,
-      action: r.action,
-      entityId: r.entity_id,
-      uid: r.uid,
-      body: r.body === null ? null : (JSON.parse(r.body) as unknown),
-      status: r.status,
-      retrievedTime: r.retrieved_at,
-      deliveredTime: r.delivered_at,
+      tenant: Object.freeze(ref('TENANT', this.ctx.tenantId)),
+      edge: Object.freeze(ref('EDGE', edgeId)),
+    };
+  }
+
+  private toEvent(
+    refs: { tenant: EdgeEvent['tenantId']; edge: EdgeEvent['edgeId'] },
+    r: SqlValue[],
+    status: EdgeEventStatus | undefined,
+    retrievedAt: number | undefined,
+  ): EdgeEvent {
+    const body = r[7] as string | null;
+    return {
+      id: { id: r[1] as string },
+      createdTime: r[2] as number,
+      seqId: r[0] as number,
+      tenantId: refs.tenant,
+      edgeId: refs.edge,
+      type: r[3] as string,
+      action: r[4] as string,
+      entityId: r[5] as string,
+      uid: r[6] as string,
+      body: body === null ? null : (JSON.parse(body) as unknown),
+      status: status ?? (r[8] as EdgeEventStatus),
+      retrievedTime: (r[9] as number | null) ?? retrievedAt ?? null,
+      deliveredTime: r[10] as number | null,
     };
   }
 }

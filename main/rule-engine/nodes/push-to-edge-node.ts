@@ -84,20 +84,16 @@ export const pushToEdgeNode: NodeDefinition = {
       try {
         const edgeIds = env.services.edges.edgesFor(msg.originator.entityType, msg.originator.id);
         if (edgeIds.length === 0) return [];
-        const { edgeQueue } = env.services;
-        await env.services.ctx.db.write((w) =>
-          edgeQueue.enqueue(
-            w,
-            edgeIds.map((edgeId) => ({
-              edgeId,
-              type: msg.originator.entityType,
-              action: event.action,
-              entityId: msg.originator.id,
-              body: event.body,
-            })),
-          ),
+        // Resolves once the events are durable (and wakes the edges' long polls).
+        await env.services.edgeQueue.enqueueDurable(
+          edgeIds.map((edgeId) => ({
+            edgeId,
+            type: msg.originator.entityType,
+            action: event.action,
+            entityId: msg.originator.id,
+            body: event.body,
+          })),
         );
-        edgeQueue.notify(edgeIds);
         return success(msg);
       } catch (err) {
         return failure(msg, err);

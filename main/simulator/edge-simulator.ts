@@ -1,0 +1,292 @@
+import type {
+  EdgeSimulatorCounters,
+  EdgeSimulatorEvent,
+  EdgeSimulatorState,
+} from '../../shared/schemas/edge-simulator.ts';
+
+export interface EdgeSimulatorOptions {
+  /** the platform's HTTP base URL (http://host:port) */
+  baseUrl: string;
+  routingKey: string;
+  secret: string;
+  /** events per second at most, on average; 0 = as fast as the platform answers */
+  ratePerSec: number;
+  /** events per pull at most */
+  batchSize: number;
+  /** long poll of each pull */
+  waitMs: number;
+  /** events kept in the recent-events log */
+  logSize: number;
+  /** uids remembered for dropping duplicates */
+  seenUids?: number;
+  now?: () => number;
+}
+
+interface PulledEvent {
+  seqId: number;
+  uid: string;
+  action: string;
+  type: string;
+  entityId: string;
+  createdTime: number;
+  body: unknown;
+}
+
+const RATE_WINDOW_SEC = 5;
+const RETRY_MS = 1000;
+const DEFAULT_SEEN_UIDS = 100_000;
+
+/** An HTTP answer other than 200, with the platform's message. */
+class RefusedError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * A simulated edge: long-polls its queue over the platform's HTTP edge API with its routing key and secret
+ * (`Authorization: Basic`), acknowledges every batch it received, and drops events whose uid it has seen
+ * (delivery is at-least-once). Paced to ratePerSec; paused, it stops pulling and the queue grows. A 401
+ * or 403 (edge deleted, secret changed) stops it in state `error`; other failures are retried.
+ */
+export class EdgeSimulator {
+  private readonly baseUrl: string;
+  private readonly auth: string;
+  private readonly now: () => number;
+  private readonly logSize: number;
+  private readonly seenLimit: number;
+  private readonly seen = new Set<string>();
+  private readonly recent: EdgeSimulatorEvent[] = [];
+  private readonly buckets = new Map<number, number>();
+  private readonly counters: Omit<EdgeSimulatorCounters, 'eventsPerSec'> = {
+    pulled: 0,
+    acknowledged: 0,
+    duplicates: 0,
+    lastSeqId: null,
+    pulls: 0,
+    errors: 0,
+  };
+  private stateValue: EdgeSimulatorState = 'running';
+  private paused = false;
+  private stopped = false;
+  private rate: number;
+  private batch: number;
+  readonly waitMs: number;
+  /** earliest time the next pull may start (pacing) */
+  private nextPullAt = 0;
+  private errorText: string | null = null;
+  private readonly abort = new AbortController();
+  /** wakes the loop out of a pause or a pacing wait */
+  private wake: (() => void) | null = null;
+  /** resolved when the loop is idle in a pause */
+  private idleWaiters: (() => void)[] = [];
+  private idle = false;
+  private readonly loop: Promise<void>;
+
+  constructor(options: EdgeSimulatorOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.auth = `Basic ${Buffer.from(`${options.routingKey}:${options.secret}`).toString('base64')}`;
+    this.now = options.now ?? Date.now;
+    this.rate = options.ratePerSec;
+    this.batch = options.batchSize;
+    this.waitMs = options.waitMs;
+    this.logSize = options.logSize;
+    this.seenLimit = options.seenUids ?? DEFAULT_SEEN_UIDS;
+    this.loop = this.run();
+  }
+
+  get state(): EdgeSimulatorState {
+    return this.stateValue;
+  }
+
+  get ratePerSec(): number {
+    return this.rate;
+  }
+
+  get batchSize(): number {
+    return this.batch;
+  }
+
+  get lastError(): string | null {
+    return this.errorText;
+  }
+
+  counterValues(): EdgeSimulatorCounters {
+    const nowSec = Math.floor(this.now() / 1000);
+    let recent = 0;
+    // The current second is partial: the window is the RATE_WINDOW_SEC full seconds before it.
+    for (let s = nowSec - RATE_WINDOW_SEC; s < nowSec; s++) recent += this.buckets.get(s) ?? 0;
+    return { ...this.counters, eventsPerSec: recent / RATE_WINDOW_SEC };
+  }
+
+  /** The last events received, newest first. */
+  recentEvents(): EdgeSimulatorEvent[] {
+    return [...this.recent].reverse();
+  }
+
+  /** Stops pulling; resolves once no pull is in progress (the last batch is acknowledged first). */
+  async pause(): Promise<void> {
+    if (this.stopped || this.stateValue === 'error') return;
+    this.paused = true;
+    this.stateValue = 'paused';
+    this.wake?.();
+    if (this.idle) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  resume(): void {
+    if (this.stopped || this.stateValue === 'error') return;
+    this.paused = false;
+    this.stateValue = 'running';
+    this.wake?.();
+  }
+
+  setRate(ratePerSec: number, batchSize?: number): void {
+    this.rate = ratePerSec;
+    if (batchSize !== undefined) this.batch = batchSize;
+    // A slower or faster pace applies from now, not after the wait the old one set.
+    this.nextPullAt = Math.min(this.nextPullAt, this.now());
+    this.wake?.();
+  }
+
+  /** Stops at once: a pull in progress is abandoned (its events come back to the queue after the lease). */
+  async stop(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true;
+      this.abort.abort();
+      this.wake?.();
+    }
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      if (this.paused) {
+        await this.idleUntilWoken();
+        continue;
+      }
+      const wait = this.nextPullAt - this.now();
+      if (wait > 0) {
+        await this.sleep(wait);
+        continue;
+      }
+      try {
+        const events = await this.pull();
+        this.counters.pulls++;
+        if (events.length > 0) {
+          this.receive(events);
+          await this.ack(events.map((e) => e.seqId));
+          if (this.rate > 0)
+            this.nextPullAt = Math.max(this.nextPullAt, this.now()) + (events.length / this.rate) * 1000;
+        }
+      } catch (err) {
+        if (this.stopped) break;
+        this.counters.errors++;
+        this.errorText = (err as Error).message;
+        if (err instanceof RefusedError && (err.status === 401 || err.status === 403)) {
+          this.stateValue = 'error';
+          this.stopped = true;
+          break;
+        }
+        await this.sleep(RETRY_MS);
+      }
+    }
+    this.wake = null;
+    this.releaseIdleWaiters();
+  }
+
+  private async pull(): Promise<PulledEvent[]> {
+    const body = (await this.post('/api/edge/queue/pull', {
+      maxEvents: this.batch,
+      waitMs: this.paused ? 0 : this.waitMs,
+    })) as { events: PulledEvent[] };
+    return body.events;
+  }
+
+  private async ack(seqIds: number[]): Promise<void> {
+    const body = (await this.post('/api/edge/queue/ack', { seqIds })) as { acknowledged: number };
+    this.counters.acknowledged += body.acknowledged;
+  }
+
+  private async post(path: string, payload: unknown): Promise<unknown> {
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: this.auth },
+      body: JSON.stringify(payload),
+      signal: this.abort.signal,
+    });
+    const text = await res.text();
+    if (res.status !== 200) {
+      let message = text;
+      try {
+        message = (JSON.parse(text) as { message?: string }).message ?? text;
+      } catch {
+        /* not JSON */
+      }
+      throw new RefusedError(res.status, `${path} answered ${res.status}: ${message}`);
+    }
+    return JSON.parse(text) as unknown;
+  }
+
+  private receive(events: PulledEvent[]): void {
+    const now = this.now();
+    const sec = Math.floor(now / 1000);
+    this.buckets.set(sec, (this.buckets.get(sec) ?? 0) + events.length);
+    for (const key of this.buckets.keys()) if (key < sec - RATE_WINDOW_SEC) this.buckets.delete(key);
+    for (const e of events) {
+      this.counters.pulled++;
+      const duplicate = this.seen.has(e.uid);
+      if (duplicate) this.counters.duplicates++;
+      else {
+        this.seen.add(e.uid);
+        if (this.seen.size > this.seenLimit) this.seen.delete(this.seen.values().next().value!);
+      }
+      if (this.counters.lastSeqId === null || e.seqId > this.counters.lastSeqId)
+        this.counters.lastSeqId = e.seqId;
+      this.recent.push({
+        seqId: e.seqId,
+        uid: e.uid,
+        action: e.action,
+        type: e.type,
+        entityId: e.entityId,
+        createdTime: e.createdTime,
+        receivedTime: now,
+        duplicate,
+        body: e.body,
+      });
+    }
+    if (this.recent.length > this.logSize) this.recent.splice(0, this.recent.length - this.logSize);
+  }
+
+  private idleUntilWoken(): Promise<void> {
+    this.idle = true;
+    this.releaseIdleWaiters();
+    return new Promise<void>((resolve) => {
+      this.wake = () => {
+        this.wake = null;
+        this.idle = false;
+        resolve();
+      };
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  private releaseIdleWaiters(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
