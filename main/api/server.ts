@@ -9,6 +9,7 @@ import type { Api } from './route-types.ts';
 import { registerApiKeyRoutes } from './routes/api-key-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerCustomerRoutes } from './routes/customer-routes.ts';
+import { registerDemoRoutes } from './routes/demo-routes.ts';
 import { registerDeviceRoutes } from './routes/device-routes.ts';
 import { registerEdgeRoutes } from './routes/edge-routes.ts';
 import { registerEdgeSimulatorRoutes } from './routes/edge-simulator-routes.ts';
@@ -84,8 +85,9 @@ export async function buildApiServer(
   registerRuleChainRoutes(api, deps);
   registerRpcAndClaimRoutes(api, deps);
   registerEdgeRoutes(api, deps);
-  registerEdgeSimulatorRoutes(api, deps);
-  registerSimulationRoutes(api, { services, mqttUrl: () => options.links?.urls?.()?.mqtt });
+  const edgeSimulators = registerEdgeSimulatorRoutes(api, deps);
+  const simulations = registerSimulationRoutes(api, { services, mqttUrl: () => options.links?.urls?.()?.mqtt });
+  registerDemoRoutes(api, { services, simulations, edgeSimulators });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
   await registerExplorerRoutes(app);
   // The UI's own endpoints, its live WebSocket, and the built UI itself at /.
