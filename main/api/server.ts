@@ -86,7 +86,10 @@ export async function buildApiServer(
   registerRpcAndClaimRoutes(api, deps);
   registerEdgeRoutes(api, deps);
   const edgeSimulators = registerEdgeSimulatorRoutes(api, deps);
-  const simulations = registerSimulationRoutes(api, { services, mqttUrl: () => options.links?.urls?.()?.mqtt });
+  const simulations = registerSimulationRoutes(api, {
+    services,
+    mqttUrl: () => options.links?.urls?.()?.mqtt,
+  });
   registerDemoRoutes(api, { services, simulations, edgeSimulators });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
   await registerExplorerRoutes(app);
