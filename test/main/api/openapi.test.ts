@@ -26,6 +26,7 @@ const BODYLESS = new Set([
   'PUT /api/apiKey/{id}/enabled/{enabled}',
   'POST /api/edge/{edgeId}/device/{deviceId}',
   'POST /api/customer/{customerId}/edge/{edgeId}',
+  'POST /api/sandboard/demo/edge-sync',
 ]);
 
 /** Routes the ThingsBoard clients call; the document must describe each. */
