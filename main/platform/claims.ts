@@ -23,7 +23,9 @@ export class ClaimService {
 
   /** From the device: stores the claim unless the device has an owner or a live claim. */
   async allowClaim(device: DeviceRow, secretKey: unknown, durationMs: unknown): Promise<void> {
-    if (device.customer_id) return;
+    // The transport's row may be older than the device's owner (claimed or reclaimed since it connected).
+    const current = this.devices.findRow(device.id);
+    if (!current || current.customer_id) return;
     const now = this.ctx.now();
     const live = this.ctx.db.get<{ expires_at: number }>(
       'SELECT expires_at FROM device_claims WHERE device_id = ?',

@@ -299,12 +299,16 @@ export class DeviceService {
         throw new DeviceLimitError(limit);
       }
       const profile = this.profiles.findOrCreate(w, type);
+      // The gateway's owner now, not when its session began (the session's row is not refreshed).
+      const owner = w.get<{ customer_id: string | null }>('SELECT customer_id FROM devices WHERE id = ?', [
+        gateway.id,
+      ]);
       const newId = this.insert(w, {
         name,
         profileId: profile.id,
         profileName: profile.name,
         label: null,
-        customerId: gateway.customer_id,
+        customerId: owner ? owner.customer_id : gateway.customer_id,
         info: JSON.stringify({ gateway: false, lastConnectedGateway: gateway.id }),
       });
       w.run(

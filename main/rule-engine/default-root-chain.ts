@@ -10,6 +10,7 @@ export function defaultRootChainMetadata() {
     x: number,
     y: number,
   ) => ({
+    id: { entityType: 'RULE_NODE', id: randomUUID() },
     type,
     name,
     debugMode: false,
@@ -69,7 +70,20 @@ export function defaultRootChainMetadata() {
 }
 
 export async function seedRootRuleChain(db: DurableDb, now: number): Promise<void> {
-  if (db.get('SELECT 1 FROM rule_chains WHERE root = 1')) return;
+  const root = db.get<{ id: string; metadata: string }>(
+    'SELECT id, metadata FROM rule_chains WHERE root = 1',
+  );
+  if (root) {
+    // Chains seeded before nodes had ids: give every node one, as ThingsBoard does (debug events,
+    // firstRuleNodeId and the editor address nodes by id).
+    const metadata = JSON.parse(root.metadata) as { nodes: { id?: { entityType: string; id: string } }[] };
+    if (metadata.nodes.every((n) => n.id?.id)) return;
+    for (const n of metadata.nodes) if (!n.id?.id) n.id = { entityType: 'RULE_NODE', id: randomUUID() };
+    await db.write((w) =>
+      w.run('UPDATE rule_chains SET metadata = ? WHERE id = ?', [JSON.stringify(metadata), root.id]),
+    );
+    return;
+  }
   await db.write((w) =>
     w.run(
       `INSERT INTO rule_chains (id, created_time, name, type, root, debug_mode, configuration, additional_info, metadata)

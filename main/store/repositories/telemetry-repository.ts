@@ -31,6 +31,7 @@ export class TelemetryRepository {
   private readonly keyIds = new Map<string, number>();
   private readonly keyNames = new Map<number, string>();
   private readonly db: DurableDb;
+  private deletedEntities = 0;
 
   constructor(db: DurableDb) {
     this.db = db;
@@ -139,7 +140,16 @@ export class TelemetryRepository {
     }
   }
 
+  /**
+   * Goes up, at once (inside the deleting write), whenever an entity's telemetry is deleted with it: the
+   * Save Timeseries node checks its cached device rows again when it changed.
+   */
+  get entityDeletions(): number {
+    return this.deletedEntities;
+  }
+
   deleteEntity(w: Writer, entityNum: number): void {
+    this.deletedEntities++;
     w.run('DELETE FROM ts_kv WHERE entity_num = ?', [entityNum]);
     w.run('DELETE FROM ts_kv_latest WHERE entity_num = ?', [entityNum]);
   }

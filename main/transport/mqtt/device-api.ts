@@ -22,6 +22,17 @@ function keyList(value: unknown): string[] | undefined {
   return keys.length ? keys : undefined;
 }
 
+/** A device's RPC answer: JSON when it parses, else the text as it is (simple firmware answers "OK"). */
+function rpcAnswer(payload: Buffer): unknown {
+  if (payload.length === 0) return null;
+  const text = payload.toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /** Attribute values of one scope as a {key: value} object. */
 export function attributeValues(
   ctx: TransportContext,
@@ -76,8 +87,7 @@ export async function handleDeviceTopic(
   m = RPC_RESPONSE.exec(topic);
   if (m) {
     ctx.activity.touch(device);
-    const body = payload.length ? parseJsonPayload(payload) : null;
-    ctx.services.rpc.respond(device.id, Number(m[1]), body);
+    ctx.services.rpc.respond(device.id, Number(m[1]), rpcAnswer(payload));
     return true;
   }
   m = RPC_REQUEST.exec(topic);

@@ -114,6 +114,12 @@ export async function handleGatewayTopic(
       const name = deviceNameOf(body);
       if (typeof body.id !== 'number' || !Number.isInteger(body.id))
         throw payloadInvalid("'id' must be an integer");
+      // A request that asks for nothing is refused before it can connect (and so create) the device.
+      if (!asksForKeys(body))
+        throw new MqttError(
+          ReasonCode.IMPLEMENTATION_SPECIFIC_ERROR,
+          "Give 'key' or 'keys' (or 'client'/'shared' arrays)",
+        );
       const device = await connectSubDevice(ctx, session, name);
       try {
         sendJson(session, 'v1/gateway/attributes/response', answerAttributeRequest(ctx, device, body));
@@ -146,6 +152,15 @@ export async function handleGatewayTopic(
   }
 }
 
+function asksForKeys(body: Record<string, unknown>): boolean {
+  return (
+    Array.isArray(body.client) ||
+    Array.isArray(body.shared) ||
+    typeof body.key === 'string' ||
+    (Array.isArray(body.keys) && body.keys.some((k) => typeof k === 'string'))
+  );
+}
+
 /**
  * Both request shapes: ThingsBoard's {"client": bool, "key"|"keys"} (one scope) and the spec's
  * {"client": [..], "shared": [..]} (both scopes). Answers as ThingsBoard does: "value" for one key
@@ -160,13 +175,14 @@ export function answerAttributeRequest(
   const strings = (v: unknown) =>
     Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string') : undefined;
   if (Array.isArray(body.client) || Array.isArray(body.shared)) {
+    // An empty (or absent) list asks for nothing of that scope; attributeValues would read it as "all".
+    const scopeValues = (scope: 'CLIENT_SCOPE' | 'SHARED_SCOPE', list: unknown) => {
+      const keys = strings(list);
+      return keys && keys.length > 0 ? attributeValues(ctx, device.id, scope, keys) : {};
+    };
     const values = {
-      ...(Array.isArray(body.client)
-        ? attributeValues(ctx, device.id, 'CLIENT_SCOPE', strings(body.client))
-        : {}),
-      ...(Array.isArray(body.shared)
-        ? attributeValues(ctx, device.id, 'SHARED_SCOPE', strings(body.shared))
-        : {}),
+      ...scopeValues('CLIENT_SCOPE', body.client),
+      ...scopeValues('SHARED_SCOPE', body.shared),
     };
     if (Object.keys(values).length) answer.values = values;
     return answer;

@@ -1,0 +1,248 @@
+/**
+ * npm run bench:ingest — MQTT gateway telemetry ingest, durable, through the root rule chain.
+ *
+ * 10 gateways x 100 devices; each QoS 1 publish on v1/gateway/telemetry carries 10 devices x 3 keys
+ * ({"GW0 Device 10": [{"ts": .., "values": {"temperature": .., "humidity": .., "pressure": ..}}], ...}),
+ * each gateway cycling through its devices with a bounded in-flight window. The platform runs as
+ * `sandboard serve` in its own process; the load generator is this process. A PUBACK means the data is in
+ * the fsynced journal. Same payloads, same load, for two baselines: a bare aedes 2 broker (QoS 1
+ * pass-through to no subscriber) in its own process, and raw sql.js inserts of the same rows (ts_kv +
+ * ts_kv_latest, prepared, 1,000-row transactions, no journal).
+ *
+ * Env: BENCH_DURATION_S (measured seconds per load run, default 8), BENCH_WARMUP_S (1), BENCH_WINDOW
+ * (in-flight publishes per gateway, 4). Last line: BENCH {"name":"ingest",...}.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MqttClient } from 'mqtt';
+import { SQLJS_SETTINGS } from '../main/store/durable-db.ts';
+import { percentile, printBench, printFigures, round } from './lib/bench-output.ts';
+import {
+  connectClients,
+  connectDevices,
+  DATAPOINTS_PER_PUBLISH,
+  deviceName,
+  DEVICES_PER_GATEWAY,
+  DEVICES_PER_PUBLISH,
+  KEYS,
+  publishShape,
+  runLoad,
+  values,
+  type LoadResult,
+} from './lib/gateway-load.ts';
+import { startRawAedes } from './lib/raw-aedes.ts';
+import { rawSqljsInsertRate, type RawRow } from './lib/raw-sqljs.ts';
+import { startServeChild } from './lib/serve-child.ts';
+
+const GATEWAYS = 10;
+const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 8) * 1000;
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_S ?? 1) * 1000;
+const WINDOW = Number(process.env.BENCH_WINDOW ?? 4);
+const RAW_SQLJS_ROWS = 300_000;
+/** a day ago: inside the default retention, never "now" */
+const BASE = Date.now() - 86_400_000;
+const TARGETS = { datapointsPerSec: 50_000, ratioToRawSqljs: 0.6, pubackP99Ms: 50, rssMB: 300 };
+
+/** VmRSS and VmHWM (peak) of a process, in MB. */
+function memoryOf(pid: number): { rssMB: number; peakMB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMB: kb('VmRSS') / 1024, peakMB: kb('VmHWM') / 1024 };
+}
+
+/** CPU time (user + system, ms) a process has used so far. */
+function cpuMsOf(pid: number): number {
+  // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name, in clock ticks (100 Hz).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function closeClients(clients: MqttClient[]): Promise<void> {
+  await Promise.all(clients.map((c) => c.endAsync()));
+}
+
+const load = (clients: MqttClient[]) =>
+  runLoad(clients, { window: WINDOW, warmupMs: WARMUP_MS, durationMs: DURATION_MS, base: BASE });
+
+/** The rows the platform stores for the first `publishes` publishes of each gateway. */
+function rowsOf(publishes: number): RawRow[] {
+  const rows: RawRow[] = [];
+  for (let i = 0; rows.length < publishes * GATEWAYS * DATAPOINTS_PER_PUBLISH; i++) {
+    for (let g = 0; g < GATEWAYS; g++) {
+      const { first, ts } = publishShape(i, BASE);
+      for (let j = 0; j < DEVICES_PER_PUBLISH; j++) {
+        const v = values(i, j);
+        const entityNum = g * DEVICES_PER_GATEWAY + first + j + 1;
+        KEYS.forEach((key, k) => rows.push({ entityNum, keyId: k + 1, ts, value: v[key] }));
+      }
+    }
+  }
+  return rows;
+}
+
+async function rawAedesRun(): Promise<LoadResult> {
+  const aedes = await startRawAedes();
+  try {
+    const clients = await connectClients(
+      aedes.url,
+      Array.from({ length: GATEWAYS }, () => undefined),
+    );
+    const result = await load(clients);
+    await closeClients(clients);
+    return result;
+  } finally {
+    await aedes.stop();
+  }
+}
+
+interface PlatformRun extends LoadResult {
+  rssAfterConnectMB: number;
+  rssAfterIngestMB: number;
+  peakMB: number;
+  connectMs: number;
+  /** CPU time the server used during the whole load run (warm-up included) */
+  serverCpuMs: number;
+  storedCheck: string;
+}
+
+async function platformRun(): Promise<PlatformRun> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-ingest-'));
+  // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const serve = await startServeChild(
+    dataDir,
+    profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
+  );
+  try {
+    const http = async <T>(path: string, init: RequestInit & { token?: string } = {}) => {
+      const headers = new Headers(init.headers);
+      if (init.body) headers.set('content-type', 'application/json');
+      if (init.token) headers.set('x-authorization', `Bearer ${init.token}`);
+      const res = await fetch(`${serve.urls.http}${path}`, { ...init, headers });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
+      return JSON.parse(text) as T;
+    };
+    const { token } = await http<{ token: string }>('/api/auth/login', {
+      method: 'POST',
+      body: JSON.stringify({ username: 'tenant@thingsboard.org', password: 'tenant' }),
+    });
+    const tokens = Array.from({ length: GATEWAYS }, (_, g) => `bench-gateway-${g}`);
+    for (const [g, accessToken] of tokens.entries()) {
+      await http(`/api/device?accessToken=${accessToken}`, {
+        method: 'POST',
+        token,
+        body: JSON.stringify({ name: `Bench Gateway ${g}`, additionalInfo: { gateway: true } }),
+      });
+    }
+    const clients = await connectClients(serve.urls.mqtt, tokens);
+    const connectStarted = performance.now();
+    await connectDevices(clients, WINDOW);
+    const connectMs = performance.now() - connectStarted;
+    const afterConnect = memoryOf(serve.child.pid!);
+    const cpuBefore = cpuMsOf(serve.child.pid!);
+    const result = await load(clients);
+    const serverCpuMs = cpuMsOf(serve.child.pid!) - cpuBefore;
+    const afterIngest = memoryOf(serve.child.pid!);
+
+    // What was acknowledged is stored: count one device's history through REST.
+    const device = await http<{ id: { id: string } }>(
+      `/api/tenant/devices?deviceName=${encodeURIComponent(deviceName(0, 0))}`,
+      { token },
+    );
+    const series = await http<Record<string, unknown[]>>(
+      `/api/plugins/telemetry/DEVICE/${device.id.id}/values/timeseries?keys=${KEYS.join(',')}` +
+        `&startTs=${BASE}&endTs=${Date.now()}&limit=100000`,
+      { token },
+    );
+    // Device 0 of gateway 0 is in every 10th publish of gateway 0, starting with the first.
+    const expected = Math.ceil(result.ackedPerGateway[0]! / (DEVICES_PER_GATEWAY / DEVICES_PER_PUBLISH));
+    const stored = KEYS.map((k) => series[k]?.length ?? 0);
+    if (stored.some((n) => n < expected)) {
+      throw new Error(`${deviceName(0, 0)}: ${stored.join('/')} points stored, ${expected} acknowledged`);
+    }
+    await closeClients(clients);
+    return {
+      ...result,
+      rssAfterConnectMB: afterConnect.rssMB,
+      rssAfterIngestMB: afterIngest.rssMB,
+      peakMB: afterIngest.peakMB,
+      connectMs,
+      serverCpuMs,
+      storedCheck: `${deviceName(0, 0)}: ${stored[0]} points per key stored, ${expected} acknowledged`,
+    };
+  } finally {
+    await serve.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const loadBefore = loadavg()[0]!;
+console.log(
+  `${GATEWAYS} gateways x ${DEVICES_PER_GATEWAY} devices, ${DEVICES_PER_PUBLISH} devices x ${KEYS.length} keys per publish, ` +
+    `QoS 1, ${WINDOW} in flight per gateway, ${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s measured per run; ` +
+    `${cpus().length} CPUs, load average ${loadBefore.toFixed(1)}`,
+);
+const aedes = await rawAedesRun();
+const rawRows = rowsOf(RAW_SQLJS_ROWS / GATEWAYS / DATAPOINTS_PER_PUBLISH);
+const rawSqljs = await rawSqljsInsertRate(rawRows);
+const rawSqljsTuned = await rawSqljsInsertRate(rawRows, { pragmas: SQLJS_SETTINGS });
+const platform = await platformRun();
+const loadAfter = loadavg()[0]!;
+
+const pubackP50Ms = percentile(platform.latencies, 50);
+const pubackP99Ms = percentile(platform.latencies, 99);
+const ratioToRawSqljs = platform.datapointsPerSec / rawSqljs.rowsPerSec;
+const ratioToRawAedes = platform.datapointsPerSec / aedes.datapointsPerSec;
+const rssMB = platform.rssAfterConnectMB;
+// The load run lasts warm-up + measured period; its publishes are the acknowledged ones of both.
+const runPublishes = platform.ackedPerGateway.reduce((a, b) => a + b, 0);
+const cpuPerPublishMs = platform.serverCpuMs / runPublishes;
+const datapointsPerServerCpuSec = (DATAPOINTS_PER_PUBLISH * 1000) / cpuPerPublishMs;
+const cpuRatioToRawSqljs = datapointsPerServerCpuSec / rawSqljs.rowsPerCpuSec;
+printFigures({
+  'raw aedes QoS 1 pass-through': [aedes.datapointsPerSec, 'datapoints/s'],
+  'raw aedes PUBACK p50 / p99': `${round(percentile(aedes.latencies, 50))} / ${round(percentile(aedes.latencies, 99))} ms`,
+  'raw sql.js inserts, 1,000-row transactions, default settings': `${Math.round(rawSqljs.rowsPerSec)} rows/s (${Math.round(rawSqljs.rowsPerCpuSec)} per CPU-second)`,
+  "raw sql.js inserts, with the store's settings": `${Math.round(rawSqljsTuned.rowsPerSec)} rows/s (${Math.round(rawSqljsTuned.rowsPerCpuSec)} per CPU-second)`,
+  'sandboard: connect 1,000 devices through 10 gateways': [platform.connectMs, 'ms'],
+  'sandboard: durable ingest through the root chain (target >= 50,000)': [
+    platform.datapointsPerSec,
+    'datapoints/s',
+  ],
+  'sandboard: publishes acknowledged': [platform.publishesPerSec, 'publishes/s'],
+  'sandboard: PUBACK p50': [pubackP50Ms, 'ms'],
+  'sandboard: PUBACK p99 (target <= 50)': [pubackP99Ms, 'ms'],
+  'sandboard: RSS with 1,000 devices connected (target <= 300)': [platform.rssAfterConnectMB, 'MB'],
+  'sandboard: RSS after the ingest run / peak': `${Math.round(platform.rssAfterIngestMB)} / ${Math.round(platform.peakMB)} MB`,
+  'sandboard: server CPU during the run (1 = one core)': platform.serverCpuMs / (WARMUP_MS + DURATION_MS),
+  'sandboard: server CPU per publish (30 datapoints)': [cpuPerPublishMs, 'ms'],
+  'sandboard: datapoints per server CPU-second': [datapointsPerServerCpuSec, 'datapoints/s'],
+  'sandboard: stored check': platform.storedCheck,
+  'ratio sandboard / raw sql.js (target >= 0.6)': ratioToRawSqljs,
+  'ratio sandboard / raw sql.js per CPU-second': cpuRatioToRawSqljs,
+  'ratio sandboard / raw aedes': ratioToRawAedes,
+  'ThingsBoard published figure (2 vCPUs)': [15_000, 'datapoints/s'],
+  'load average before / after (other processes share the CPUs)': `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`,
+});
+const missed = [
+  platform.datapointsPerSec < TARGETS.datapointsPerSec && 'datapoints/s',
+  ratioToRawSqljs < TARGETS.ratioToRawSqljs && 'ratio to raw sql.js',
+  pubackP99Ms > TARGETS.pubackP99Ms && 'PUBACK p99',
+  rssMB > TARGETS.rssMB && 'RSS',
+].filter(Boolean);
+console.log(missed.length ? `targets missed: ${missed.join(', ')}` : 'all targets met');
+printBench({
+  name: 'ingest',
+  datapointsPerSec: platform.datapointsPerSec,
+  ratioToRawSqljs,
+  ratioToRawAedes,
+  pubackP50Ms,
+  pubackP99Ms,
+  rssMB,
+  rssAfterIngestMB: platform.rssAfterIngestMB,
+  datapointsPerServerCpuSec,
+  cpuRatioToRawSqljs,
+  loadAverage: loadAfter,
+});
