@@ -26,6 +26,14 @@ export interface PlatformConfig {
   /** retrieved edge events not acknowledged within this go back to PENDING */
   edgeAckTimeoutMs: number;
   edgeDeliveredRetentionMs: number;
+  /** report API: reports running at once (SIMPLE_API_RATE_LIMITER_THREAD_POOL_SIZE) */
+  reportPoolSize: number;
+  /** report API: reports waiting for a slot, past which 429 (SIMPLE_API_RATE_LIMITER_QUEUE_CAPACITY) */
+  reportQueueCapacity: number;
+  /** report worker threads, each with a read replica of the store; 0 = min(pool size, CPU cores, 4) */
+  reportWorkers: number;
+  /** tests only, never from the environment: a slow report, a forced query plan */
+  analyticsTestHooks?: { reportDelayMs?: number; plan?: 'bucket' | 'scan' };
 }
 
 /** The OS's per-user application data folder for Sandboard. */
@@ -69,5 +77,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     claimDurationMs: intFromEnv(env, 'DEVICE_CLAIM_DURATION', 86_400_000),
     edgeAckTimeoutMs: intFromEnv(env, 'SANDBOARD_EDGE_ACK_TIMEOUT_MS', 30_000),
     edgeDeliveredRetentionMs: intFromEnv(env, 'SANDBOARD_EDGE_DELIVERED_RETENTION_DAYS', 7) * 86_400_000,
+    reportPoolSize: Math.max(1, intFromEnv(env, 'SIMPLE_API_RATE_LIMITER_THREAD_POOL_SIZE', 10)),
+    reportQueueCapacity: intFromEnv(env, 'SIMPLE_API_RATE_LIMITER_QUEUE_CAPACITY', 10),
+    reportWorkers: intFromEnv(env, 'SANDBOARD_REPORT_WORKERS', 0),
   };
 }

@@ -1,8 +1,5 @@
 import type { AddressInfo, Server } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import Fastify from 'fastify';
 import { allowedHosts } from './api/host-check.ts';
-import { installErrorHandlers } from './api/errors.ts';
 import { buildApiServer } from './api/server.ts';
 import type { PlatformConfig } from './config.ts';
 import { loadOrCreateSigningKey } from './platform/auth/signing-key.ts';
@@ -15,6 +12,8 @@ import { DurableDb } from './store/durable-db.ts';
 import { RestConnectorManager } from './gateway/rest-connector-manager.ts';
 import { migrations } from './store/migrations.ts';
 import { VERSION } from './version.ts';
+import { Analytics, analyticsSettings } from './analytics/analytics.ts';
+import { startReportApiServer } from './analytics/report-api-server.ts';
 
 export interface PlatformUrls {
   http: string;
@@ -119,8 +118,13 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     });
     cleanups.push(() => restConnectors.close());
 
+    // Table views, report slots and workers: shared by the platform REST and the report API.
+    const analytics = new Analytics(services, analyticsSettings(config));
+    cleanups.push(() => analytics.close());
+
     const live: { urls?: PlatformUrls } = {}; // the URLs, once every listener is up (the UI shows them)
     const api = await buildApiServer(services, {
+      analytics,
       links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions },
       version: VERSION,
       restConnectors,
@@ -128,18 +132,29 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
       allowedHosts: hosts,
       logLevel: config.logLevel,
     });
-    cleanups.push(() => api.close());
+    // Waiting RPC calls end first, so that closing the server does not wait for them.
+    cleanups.push(async () => {
+      services.rpc.stop();
+      await api.close();
+    });
     await api.listen({ host: config.host, port: config.httpPort });
 
-    const analytics = await startAnalyticsServer(config);
-    cleanups.push(() => analytics.close());
+    const reportApi = await startReportApiServer(analytics, {
+      host: config.host,
+      port: config.analyticsPort,
+      bodyLimitBytes: config.bodyLimitBytes,
+      allowedHosts: hosts,
+      logLevel: config.logLevel,
+      version: VERSION,
+    });
+    cleanups.push(() => reportApi.close());
 
     const h = urlHost(config.host);
     const port = (s: Server) => (s.address() as AddressInfo).port;
     const urls: PlatformUrls = {
       http: `http://${h}:${port(api.server)}`,
       mqtt: `mqtt://${h}:${mqtt.port}`,
-      analytics: `http://${h}:${port(analytics.server)}`,
+      analytics: `http://${h}:${port(reportApi.server)}`,
       dataDir: config.dataDir,
     };
     live.urls = urls;
@@ -149,12 +164,4 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     await runCleanups().catch(() => undefined);
     throw err;
   }
-}
-
-/** The report API's server; its routes arrive with the analytics step. */
-async function startAnalyticsServer(config: PlatformConfig): Promise<FastifyInstance> {
-  const app = Fastify({ bodyLimit: config.bodyLimitBytes });
-  installErrorHandlers(app);
-  await app.listen({ host: config.host, port: config.analyticsPort });
-  return app;
 }

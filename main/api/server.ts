@@ -20,6 +20,8 @@ import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info
 import { registerRpcAndClaimRoutes } from './routes/rpc-routes.ts';
 import { registerRuleChainRoutes } from './routes/rule-chain-routes.ts';
 import { registerSimulationRoutes } from './routes/simulation-routes.ts';
+import type { Analytics } from '../analytics/analytics.ts';
+import { registerTableViewRoutes } from './routes/table-view-routes.ts';
 import { registerTelemetryRoutes } from './routes/telemetry-routes.ts';
 import { registerUiRoutes } from './routes/ui-routes.ts';
 import { registerWsRoutes } from './routes/ws-routes.ts';
@@ -31,6 +33,8 @@ export interface ApiServerOptions {
   logLevel: string;
   /** the platform's URLs and broker counters, for the UI's info and stats endpoints */
   links?: PlatformLinks;
+  /** table views, reports and demo data (shared with the report API server) */
+  analytics?: Analytics;
   /** the app's REST connectors (gateway runtimes), for the REST Connector page */
   restConnectors?: RestConnectorManager;
 }
@@ -42,6 +46,7 @@ export async function buildApiServer(
 ): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit: options.bodyLimitBytes,
+    forceCloseConnections: true,
     logger: { level: options.logLevel, stream: process.stderr },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
@@ -91,6 +96,7 @@ export async function buildApiServer(
     mqttUrl: () => options.links?.urls?.()?.mqtt,
   });
   registerDemoRoutes(api, { services, simulations, edgeSimulators });
+  registerTableViewRoutes(api, { services, analytics: options.analytics });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
   await registerExplorerRoutes(app);
   // The UI's own endpoints, its live WebSocket, and the built UI itself at /.

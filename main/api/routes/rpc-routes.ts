@@ -62,7 +62,8 @@ export function registerRpcAndClaimRoutes(app: Api, { services }: RouteDeps): vo
         principalOf(request),
       );
       if (outcome.response === 'SUCCESS') return reply.code(200).send(outcome);
-      return reply.code(400).send(outcome.response);
+      // ThingsBoard answers the bare JSON string "FAILURE" or "CLAIMED".
+      return reply.code(400).type('application/json').send(JSON.stringify(outcome.response) as 'FAILURE');
     },
   );
   app.delete(

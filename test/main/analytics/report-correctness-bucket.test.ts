@@ -1,0 +1,3 @@
+import { reportCorrectnessSuite } from './report-correctness.ts';
+
+reportCorrectnessSuite('bucket');
