@@ -63,7 +63,10 @@ export function registerRpcAndClaimRoutes(app: Api, { services }: RouteDeps): vo
       );
       if (outcome.response === 'SUCCESS') return reply.code(200).send(outcome);
       // ThingsBoard answers the bare JSON string "FAILURE" or "CLAIMED".
-      return reply.code(400).type('application/json').send(JSON.stringify(outcome.response) as 'FAILURE');
+      return reply
+        .code(400)
+        .type('application/json')
+        .send(JSON.stringify(outcome.response) as 'FAILURE');
     },
   );
   app.delete(
