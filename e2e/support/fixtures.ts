@@ -97,5 +97,16 @@ export async function openFromNav(page: Page, id: string): Promise<void> {
 /** Saves a full-page screenshot under artifacts/screenshots/ (gitignored). */
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  // from the top: a scrolled page draws its fixed header in the middle of a full-page shot
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `${SCREENSHOT_DIR}${name}.png`, fullPage: true, animations: 'disabled' });
+}
+
+/** Saves the page in the light and the dark theme (the app follows the system's while set to auto). */
+export async function saveScreenshotsInBothThemes(page: Page, name: string): Promise<void> {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await saveScreenshot(page, `${name}-light`);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await saveScreenshot(page, `${name}-dark`);
+  await page.emulateMedia({ colorScheme: 'light' });
 }

@@ -13,18 +13,90 @@ import type {
 } from '../../../shared/schemas/auth.ts';
 import type { ErrorResponse, PageData } from '../../../shared/schemas/common.ts';
 import type {
+  Customer,
   Device,
   DeviceCredentials,
   SaveDeviceCredentialsRequest,
   SaveDeviceRequest,
 } from '../../../shared/schemas/entities.ts';
 import type { RuleChain, RuleChainMetadata } from '../../../shared/rule-engine.ts';
+import type { Edge, EdgeEvent, EdgeEventStatus, SaveEdgeRequest } from '../../../shared/schemas/edge.ts';
+import type {
+  EdgeSimulatorDetails,
+  EdgeSimulatorSummary,
+  SetEdgeSimulatorRateRequest,
+  StartEdgeSimulatorRequest,
+} from '../../../shared/schemas/edge-simulator.ts';
 import type { DemoLogins, PlatformInfo, PlatformStats } from '../../../shared/schemas/sandboard.ts';
+import type {
+  Scenario,
+  SimulationDetails,
+  SimulationStatus,
+  SimulationSummary,
+} from '../../../shared/schemas/simulation.ts';
 import type { AttributeData, AttributeScope, TimeseriesData } from '../../../shared/schemas/telemetry.ts';
 import type { Session, SessionStore } from './session.ts';
 
-export type { ApiKey, CreatedApiKey, Device, DeviceCredentials, PlatformInfo, PlatformStats, User };
+export type { ApiKey, CreatedApiKey, Customer, Device, DeviceCredentials, PlatformInfo, PlatformStats, User };
 export type { AttributeData, AttributeScope, RuleChain, RuleChainMetadata, TimeseriesData };
+export type { Scenario, SimulationDetails, SimulationStatus, SimulationSummary };
+export type { Edge, EdgeEvent, EdgeEventStatus, EdgeSimulatorDetails, EdgeSimulatorSummary, SaveEdgeRequest };
+
+/** A node type the rule engine runs (GET /api/ruleNode/types). */
+export interface RuleNodeType {
+  type: string;
+  label: string;
+  relations: string[];
+  defaultConfiguration: Record<string, unknown>;
+}
+
+/** A message in or out of a node whose debug mode is on (GET /api/ruleNode/{id}/debugEvents). */
+export interface RuleNodeDebugEvent {
+  ts: number;
+  direction: 'IN' | 'OUT';
+  relation: string | null;
+  msgType: string;
+  originator: string;
+  data: unknown;
+  metadata: Record<string, string>;
+  error: string | null;
+}
+
+export type EdgeQueueCounts = Record<EdgeEventStatus, number>;
+
+export interface EdgeEventQuery {
+  page: number;
+  pageSize: number;
+  status?: EdgeEventStatus;
+  sortOrder?: 'ASC' | 'DESC';
+}
+
+export interface EdgePageQuery {
+  page: number;
+  pageSize: number;
+  textSearch?: string;
+  sortProperty?: 'createdTime' | 'name' | 'type' | 'label';
+  sortOrder?: 'ASC' | 'DESC';
+}
+
+export type RpcKind = 'oneway' | 'twoway';
+
+export interface RpcRequest {
+  method: string;
+  params?: unknown;
+  /** ms */
+  timeout?: number;
+}
+
+/** What a claim ended with: the device is now the customer's, the key was wrong or late, or it has an owner. */
+export type ClaimOutcome = { response: 'SUCCESS'; device: Device } | { response: 'FAILURE' | 'CLAIMED' };
+
+/** What the edge sync demo set up (POST /api/sandboard/demo/edge-sync). */
+export interface EdgeSyncDemo {
+  edgeId: string;
+  simulationId: string;
+  edgeSimulatorId: string;
+}
 
 /** ThingsBoard's error codes the UI acts on. */
 export const ErrorCodes = {
@@ -38,11 +110,14 @@ export const ErrorCodes = {
 export class ApiError extends Error {
   readonly status: number;
   readonly errorCode: number;
-  constructor(status: number, errorCode: number, message: string) {
+  /** the answer's body (parsed JSON, else text) when it was not a ThingsBoard error body */
+  readonly body: unknown;
+  constructor(status: number, errorCode: number, message: string, body?: unknown) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.errorCode = errorCode;
+    this.body = body;
   }
 }
 
@@ -110,7 +185,7 @@ export class ApiClient {
     }
   }
 
-  private async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const auth = options.auth !== false;
     let session = auth ? this.session.session : null;
     if (auth && !session) throw new ApiError(401, ErrorCodes.AUTHENTICATION, 'Not logged in');
@@ -132,14 +207,18 @@ export class ApiClient {
   }
 
   private async errorOf(res: Response): Promise<ApiError> {
+    let text = '';
     try {
-      const body = (await res.clone().json()) as Partial<ErrorResponse>;
-      if (typeof body.message === 'string')
-        return new ApiError(res.status, body.errorCode ?? 0, body.message);
+      text = await res.clone().text();
+      const body = JSON.parse(text) as unknown;
+      const message = (body as Partial<ErrorResponse> | null)?.message;
+      if (typeof message === 'string')
+        return new ApiError(res.status, (body as Partial<ErrorResponse>).errorCode ?? 0, message, body);
+      return new ApiError(res.status, 0, `${res.status} ${res.statusText || 'error'}`, body);
     } catch {
       /* not a ThingsBoard error body */
     }
-    return new ApiError(res.status, 0, `${res.status} ${res.statusText || 'error'}`);
+    return new ApiError(res.status, 0, `${res.status} ${res.statusText || 'error'}`, text || undefined);
   }
 
   /**
@@ -182,11 +261,18 @@ export class ApiClient {
     return this.session.set(pair);
   }
 
+  /**
+   * Ends the session here first (so no poll still running sends its token), then revokes it on the
+   * server. Never fails: a revocation that does not arrive leaves a token that expires on its own.
+   */
   async logout(): Promise<void> {
+    const session = this.session.session;
+    this.session.clear();
+    if (!session) return;
     try {
-      if (this.session.session) await this.request<void>('POST', '/api/auth/logout');
-    } finally {
-      this.session.clear();
+      await this.send('POST', '/api/auth/logout', {}, session.token);
+    } catch {
+      /* unreachable server: nothing more to do */
     }
   }
 
@@ -295,6 +381,171 @@ export class ApiClient {
 
   ruleChainMetadata(id: string): Promise<RuleChainMetadata> {
     return this.request('GET', `/api/ruleChain/${enc(id)}/metadata`);
+  }
+
+  ruleNodeTypes(): Promise<RuleNodeType[]> {
+    return this.request('GET', '/api/ruleNode/types');
+  }
+
+  /** Saves a chain's nodes and connections; a 400 names the field, e.g. "nodes[6].configuration (Push): …". */
+  saveRuleChainMetadata(metadata: RuleChainMetadata): Promise<RuleChainMetadata> {
+    return this.request('POST', '/api/ruleChain/metadata', { body: metadata });
+  }
+
+  ruleNodeDebugEvents(nodeId: string): Promise<RuleNodeDebugEvent[]> {
+    return this.request('GET', `/api/ruleNode/${enc(nodeId)}/debugEvents`);
+  }
+
+  customer(id: string): Promise<Customer> {
+    return this.request('GET', `/api/customer/${enc(id)}`);
+  }
+
+  // --- RPC and claiming -------------------------------------------------------------------------
+
+  /** Sends an RPC; two-way resolves the device's answer. A 408 ApiError when it times out. */
+  rpc(deviceId: string, kind: RpcKind, body: RpcRequest): Promise<unknown> {
+    return this.request('POST', `/api/rpc/${kind}/${enc(deviceId)}`, { body });
+  }
+
+  /** Claims a device as a customer user; FAILURE and CLAIMED (the server's 400 answers) resolve too. */
+  async claimDevice(deviceName: string, secretKey: string): Promise<ClaimOutcome> {
+    try {
+      return await this.request<ClaimOutcome>('POST', `/api/customer/device/${enc(deviceName)}/claim`, {
+        body: { secretKey },
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400) {
+        const answer = typeof err.body === 'string' ? err.body.replaceAll('"', '').trim() : '';
+        if (answer === 'FAILURE' || answer === 'CLAIMED') return { response: answer };
+      }
+      throw err;
+    }
+  }
+
+  /** Gives a claimed device back to the tenant. */
+  reclaimDevice(deviceName: string): Promise<Device> {
+    return this.request('DELETE', `/api/customer/device/${enc(deviceName)}/claim`);
+  }
+
+  // --- gateway simulations ----------------------------------------------------------------------
+
+  simulations(): Promise<SimulationSummary[]> {
+    return this.request('GET', '/api/sandboard/simulations');
+  }
+
+  simulation(id: string): Promise<SimulationDetails> {
+    return this.request('GET', `/api/sandboard/simulations/${enc(id)}`);
+  }
+
+  /** A 400 names the scenario's bad JSON path. */
+  createSimulation(scenario: unknown): Promise<SimulationDetails> {
+    return this.request('POST', '/api/sandboard/simulations', { body: scenario });
+  }
+
+  /** Imports a scenario file (a taken name gets " (2)"). */
+  importSimulation(scenario: unknown): Promise<SimulationDetails> {
+    return this.request('POST', '/api/sandboard/simulations/import', { body: scenario });
+  }
+
+  updateSimulation(id: string, scenario: unknown): Promise<SimulationDetails> {
+    return this.request('PUT', `/api/sandboard/simulations/${enc(id)}`, { body: scenario });
+  }
+
+  deleteSimulation(id: string): Promise<void> {
+    return this.request('DELETE', `/api/sandboard/simulations/${enc(id)}`);
+  }
+
+  /** Starts a run; without overrides no body (and no content type) is sent. */
+  startSimulation(
+    id: string,
+    overrides?: { durationMs?: number; messages?: number },
+  ): Promise<SimulationSummary> {
+    return this.request('POST', `/api/sandboard/simulations/${enc(id)}/start`, { body: overrides });
+  }
+
+  stopSimulation(id: string): Promise<SimulationSummary> {
+    return this.request('POST', `/api/sandboard/simulations/${enc(id)}/stop`);
+  }
+
+  simulationStatus(id: string): Promise<SimulationStatus> {
+    return this.request('GET', `/api/sandboard/simulations/${enc(id)}/status`);
+  }
+
+  /** The scenario file, as `sandboard simulate` and import take it. */
+  exportSimulation(id: string): Promise<Scenario> {
+    return this.request('GET', `/api/sandboard/simulations/${enc(id)}/export`);
+  }
+
+  // --- edges ------------------------------------------------------------------------------------
+
+  edges(query: EdgePageQuery): Promise<PageData<Edge>> {
+    return this.request('GET', '/api/tenant/edges', { query: { ...query } });
+  }
+
+  /** Creates (the answer carries the secret, once) or updates an edge. */
+  saveEdge(body: SaveEdgeRequest): Promise<Edge> {
+    return this.request('POST', '/api/edge', { body });
+  }
+
+  deleteEdge(id: string): Promise<void> {
+    return this.request('DELETE', `/api/edge/${enc(id)}`);
+  }
+
+  edgeDevices(edgeId: string, page = 0, pageSize = 100): Promise<PageData<Device>> {
+    return this.request('GET', `/api/edge/${enc(edgeId)}/devices`, {
+      query: { page, pageSize, sortProperty: 'name', sortOrder: 'ASC' },
+    });
+  }
+
+  assignDeviceToEdge(edgeId: string, deviceId: string): Promise<void> {
+    return this.request('POST', `/api/edge/${enc(edgeId)}/device/${enc(deviceId)}`);
+  }
+
+  unassignDeviceFromEdge(edgeId: string, deviceId: string): Promise<void> {
+    return this.request('DELETE', `/api/edge/${enc(edgeId)}/device/${enc(deviceId)}`);
+  }
+
+  edgeQueueCounts(edgeId: string): Promise<EdgeQueueCounts> {
+    return this.request('GET', `/api/edge/${enc(edgeId)}/queue`);
+  }
+
+  edgeEvents(edgeId: string, query: EdgeEventQuery): Promise<PageData<EdgeEvent>> {
+    return this.request('GET', `/api/edge/${enc(edgeId)}/events`, { query: { ...query } });
+  }
+
+  // --- simulated edges --------------------------------------------------------------------------
+
+  edgeSimulators(): Promise<EdgeSimulatorSummary[]> {
+    return this.request('GET', '/api/sandboard/edgeSimulators');
+  }
+
+  edgeSimulator(id: string): Promise<EdgeSimulatorDetails> {
+    return this.request('GET', `/api/sandboard/edgeSimulators/${enc(id)}`);
+  }
+
+  startEdgeSimulator(body: StartEdgeSimulatorRequest): Promise<EdgeSimulatorDetails> {
+    return this.request('POST', '/api/sandboard/edgeSimulators', { body });
+  }
+
+  pauseEdgeSimulator(id: string): Promise<EdgeSimulatorSummary> {
+    return this.request('POST', `/api/sandboard/edgeSimulators/${enc(id)}/pause`);
+  }
+
+  resumeEdgeSimulator(id: string): Promise<EdgeSimulatorSummary> {
+    return this.request('POST', `/api/sandboard/edgeSimulators/${enc(id)}/resume`);
+  }
+
+  setEdgeSimulatorRate(id: string, body: SetEdgeSimulatorRateRequest): Promise<EdgeSimulatorSummary> {
+    return this.request('POST', `/api/sandboard/edgeSimulators/${enc(id)}/rate`, { body });
+  }
+
+  stopEdgeSimulator(id: string): Promise<void> {
+    return this.request('DELETE', `/api/sandboard/edgeSimulators/${enc(id)}`);
+  }
+
+  /** Adds push to edge after Save Timeseries, creates an edge, assigns a simulated gateway's devices, starts a simulated edge. */
+  runEdgeSyncDemo(): Promise<EdgeSyncDemo> {
+    return this.request('POST', '/api/sandboard/demo/edge-sync');
   }
 
   // --- API keys ---------------------------------------------------------------------------------

@@ -3,7 +3,21 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import type { CreateApiKeyRequest } from '../../../shared/schemas/auth.ts';
 import type { SaveDeviceRequest } from '../../../shared/schemas/entities.ts';
 import { useApi, useSession } from './api-context.tsx';
-import type { AttributeScope, DevicePageQuery, TimeseriesData } from './client.ts';
+import type { SaveEdgeRequest } from '../../../shared/schemas/edge.ts';
+import type {
+  SetEdgeSimulatorRateRequest,
+  StartEdgeSimulatorRequest,
+} from '../../../shared/schemas/edge-simulator.ts';
+import type {
+  AttributeScope,
+  DevicePageQuery,
+  EdgeEventQuery,
+  EdgePageQuery,
+  RpcKind,
+  RpcRequest,
+  RuleChainMetadata,
+  TimeseriesData,
+} from './client.ts';
 import { queryKeys, type HistoryWindow } from './query-keys.ts';
 
 /** Ranges above this are fetched aggregated (AVG) instead of raw points. */
@@ -166,6 +180,129 @@ export function useRuleChainMetadata(id: string | undefined) {
   });
 }
 
+export function useCustomer(id: string | undefined) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.customer(id ?? ''),
+    queryFn: () => client.customer(id!),
+    enabled: id !== undefined,
+    staleTime: 60_000,
+  });
+}
+
+export function useRuleNodeTypes(enabled: boolean) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.ruleNodeTypes,
+    queryFn: () => client.ruleNodeTypes(),
+    enabled,
+    staleTime: Infinity,
+  });
+}
+
+/** A node's last messages in and out, refreshed while shown. */
+export function useRuleNodeDebugEvents(nodeId: string | undefined, refreshMs = 2_000) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.ruleNodeDebugEvents(nodeId ?? ''),
+    queryFn: () => client.ruleNodeDebugEvents(nodeId!),
+    enabled: nodeId !== undefined,
+    refetchInterval: refreshMs,
+  });
+}
+
+/** Simulations are polled while shown: their counters move every second. */
+export function useSimulations(enabled = true, refreshMs = 2_000) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.simulations,
+    queryFn: () => client.simulations(),
+    refetchInterval: refreshMs,
+    enabled,
+  });
+}
+
+export function useSimulation(id: string) {
+  const client = useApi();
+  return useQuery({ queryKey: queryKeys.simulation(id), queryFn: () => client.simulation(id) });
+}
+
+export function useSimulationStatus(id: string, refreshMs = 1_000) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.simulationStatus(id),
+    queryFn: () => client.simulationStatus(id),
+    refetchInterval: refreshMs,
+  });
+}
+
+export function useEdges(query: EdgePageQuery, enabled = true) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.edges(query),
+    queryFn: () => client.edges(query),
+    placeholderData: keepPreviousData,
+    enabled,
+  });
+}
+
+export function useEdgeDevices(edgeId: string) {
+  const client = useApi();
+  return useQuery({ queryKey: queryKeys.edgeDevices(edgeId), queryFn: () => client.edgeDevices(edgeId) });
+}
+
+export function useEdgeQueueCounts(edgeId: string, refreshMs = 2_000) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.edgeQueueCounts(edgeId),
+    queryFn: () => client.edgeQueueCounts(edgeId),
+    refetchInterval: refreshMs,
+  });
+}
+
+export function useEdgeEvents(edgeId: string, query: EdgeEventQuery, refreshMs = 2_000) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.edgeEvents(edgeId, query),
+    queryFn: () => client.edgeEvents(edgeId, query),
+    placeholderData: keepPreviousData,
+    refetchInterval: refreshMs,
+  });
+}
+
+/** The secret of an edge created in this session (the server shows it once), or undefined. */
+export function useEdgeSecret(edgeId: string): string | undefined {
+  const qc = useQueryClient();
+  const { data } = useQuery<string | null>({
+    queryKey: queryKeys.edgeSecret(edgeId),
+    queryFn: () => qc.getQueryData<string>(queryKeys.edgeSecret(edgeId)) ?? null,
+    enabled: false,
+    staleTime: Infinity,
+    gcTime: Infinity,
+  });
+  return data ?? undefined;
+}
+
+export function useEdgeSimulators(enabled = true, refreshMs = 2_000) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.edgeSimulators,
+    queryFn: () => client.edgeSimulators(),
+    refetchInterval: refreshMs,
+    enabled,
+  });
+}
+
+export function useEdgeSimulator(id: string | undefined, refreshMs = 1_000) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.edgeSimulator(id ?? ''),
+    queryFn: () => client.edgeSimulator(id!),
+    enabled: id !== undefined,
+    refetchInterval: refreshMs,
+  });
+}
+
 // --- mutations ---------------------------------------------------------------------------------
 
 export function useSaveDevice() {
@@ -252,5 +389,187 @@ export function useChangePassword() {
   const client = useApi();
   return useMutation({
     mutationFn: (body: { currentPassword: string; newPassword: string }) => client.changePassword(body),
+  });
+}
+
+export function useSaveRuleChainMetadata() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (metadata: RuleChainMetadata) => client.saveRuleChainMetadata(metadata),
+    onSuccess: (saved) => {
+      if (saved.ruleChainId) qc.setQueryData(queryKeys.ruleChainMetadata(saved.ruleChainId.id), saved);
+      void qc.invalidateQueries({ queryKey: queryKeys.ruleChains });
+    },
+  });
+}
+
+export function useRpc(deviceId: string) {
+  const client = useApi();
+  return useMutation({
+    mutationFn: ({ kind, body }: { kind: RpcKind; body: RpcRequest }) => client.rpc(deviceId, kind, body),
+  });
+}
+
+export function useClaimDevice() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ deviceName, secretKey }: { deviceName: string; secretKey: string }) =>
+      client.claimDevice(deviceName, secretKey),
+    onSuccess: (outcome) => {
+      if (outcome.response === 'SUCCESS') {
+        qc.setQueryData(queryKeys.device(outcome.device.id.id), outcome.device);
+        void qc.invalidateQueries({ queryKey: queryKeys.devicesAll });
+      }
+    },
+  });
+}
+
+export function useReclaimDevice() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (deviceName: string) => client.reclaimDevice(deviceName),
+    onSuccess: (device) => {
+      qc.setQueryData(queryKeys.device(device.id.id), device);
+      void qc.invalidateQueries({ queryKey: queryKeys.devicesAll });
+    },
+  });
+}
+
+function useSimulationMutation<A, R>(fn: (a: A) => Promise<R>) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    onSettled: () => {
+      void qc.invalidateQueries({ queryKey: queryKeys.simulations });
+      void qc.invalidateQueries({ queryKey: ['simulation'] });
+      void qc.invalidateQueries({ queryKey: ['simulationStatus'] });
+    },
+  });
+}
+
+export function useCreateSimulation() {
+  const client = useApi();
+  return useSimulationMutation((scenario: unknown) => client.createSimulation(scenario));
+}
+
+export function useImportSimulation() {
+  const client = useApi();
+  return useSimulationMutation((scenario: unknown) => client.importSimulation(scenario));
+}
+
+export function useUpdateSimulation(id: string) {
+  const client = useApi();
+  return useSimulationMutation((scenario: unknown) => client.updateSimulation(id, scenario));
+}
+
+export function useDeleteSimulation() {
+  const client = useApi();
+  return useSimulationMutation((id: string) => client.deleteSimulation(id));
+}
+
+export function useStartSimulation(id: string) {
+  const client = useApi();
+  return useSimulationMutation((overrides: { durationMs?: number; messages?: number } | undefined) =>
+    client.startSimulation(id, overrides),
+  );
+}
+
+export function useStopSimulation(id: string) {
+  const client = useApi();
+  return useSimulationMutation(() => client.stopSimulation(id));
+}
+
+export function useSaveEdge() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SaveEdgeRequest) => client.saveEdge(body),
+    onSuccess: (edge) => {
+      // the only time the secret is known: keep it in memory for the simulated edge
+      if (edge.secret) {
+        qc.setQueryDefaults(queryKeys.edgeSecretAll, { gcTime: Infinity, staleTime: Infinity });
+        qc.setQueryData(queryKeys.edgeSecret(edge.id.id), edge.secret);
+      }
+      void qc.invalidateQueries({ queryKey: queryKeys.edgesAll });
+    },
+  });
+}
+
+export function useDeleteEdge() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => client.deleteEdge(id),
+    onSuccess: (_void, id) => {
+      qc.removeQueries({ queryKey: queryKeys.edgeSecret(id) });
+      void qc.invalidateQueries({ queryKey: queryKeys.edgesAll });
+      void qc.invalidateQueries({ queryKey: queryKeys.edgeSimulators });
+    },
+  });
+}
+
+export function useEdgeAssignment(edgeId: string) {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ deviceId, assign }: { deviceId: string; assign: boolean }) =>
+      assign ? client.assignDeviceToEdge(edgeId, deviceId) : client.unassignDeviceFromEdge(edgeId, deviceId),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: queryKeys.edgeDevices(edgeId) });
+      void qc.invalidateQueries({ queryKey: queryKeys.edgeQueueAll(edgeId) });
+    },
+  });
+}
+
+function useEdgeSimulatorMutation<A, R>(fn: (a: A) => Promise<R>) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    onSettled: () => {
+      void qc.invalidateQueries({ queryKey: queryKeys.edgeSimulators });
+      void qc.invalidateQueries({ queryKey: ['edgeSimulator'] });
+      void qc.invalidateQueries({ queryKey: ['edgeQueue'] });
+    },
+  });
+}
+
+export function useStartEdgeSimulator() {
+  const client = useApi();
+  return useEdgeSimulatorMutation((body: StartEdgeSimulatorRequest) => client.startEdgeSimulator(body));
+}
+
+export function usePauseEdgeSimulator() {
+  const client = useApi();
+  return useEdgeSimulatorMutation(({ id, pause }: { id: string; pause: boolean }) =>
+    pause ? client.pauseEdgeSimulator(id) : client.resumeEdgeSimulator(id),
+  );
+}
+
+export function useSetEdgeSimulatorRate() {
+  const client = useApi();
+  return useEdgeSimulatorMutation(({ id, body }: { id: string; body: SetEdgeSimulatorRateRequest }) =>
+    client.setEdgeSimulatorRate(id, body),
+  );
+}
+
+export function useStopEdgeSimulator() {
+  const client = useApi();
+  return useEdgeSimulatorMutation((id: string) => client.stopEdgeSimulator(id));
+}
+
+export function useRunEdgeSyncDemo() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => client.runEdgeSyncDemo(),
+    onSettled: () => {
+      void qc.invalidateQueries({ queryKey: queryKeys.edgesAll });
+      void qc.invalidateQueries({ queryKey: queryKeys.edgeSimulators });
+      void qc.invalidateQueries({ queryKey: queryKeys.simulations });
+      void qc.invalidateQueries({ queryKey: ['ruleChainMetadata'] });
+    },
   });
 }

@@ -1,4 +1,4 @@
-import type { AttributeScope, DevicePageQuery } from './client.ts';
+import type { AttributeScope, DevicePageQuery, EdgeEventQuery, EdgePageQuery } from './client.ts';
 
 /** A chart's time window: the last N milliseconds, sliding with the clock. */
 export interface HistoryWindow {
@@ -27,4 +27,21 @@ export const queryKeys = {
   apiKeys: (userId: string) => ['apiKeys', userId] as const,
   ruleChains: ['ruleChains'] as const,
   ruleChainMetadata: (id: string) => ['ruleChainMetadata', id] as const,
+  customer: (id: string) => ['customer', id] as const,
+  ruleNodeTypes: ['ruleNodeTypes'] as const,
+  ruleNodeDebugEvents: (nodeId: string) => ['ruleNodeDebugEvents', nodeId] as const,
+  simulations: ['simulations'] as const,
+  simulation: (id: string) => ['simulation', id] as const,
+  simulationStatus: (id: string) => ['simulationStatus', id] as const,
+  edgesAll: ['edges'] as const,
+  edges: (query: EdgePageQuery) => ['edges', query] as const,
+  edgeDevices: (edgeId: string) => ['edgeDevices', edgeId] as const,
+  edgeQueueAll: (edgeId: string) => ['edgeQueue', edgeId] as const,
+  edgeQueueCounts: (edgeId: string) => ['edgeQueue', edgeId, 'counts'] as const,
+  edgeEvents: (edgeId: string, query: EdgeEventQuery) => ['edgeQueue', edgeId, 'events', query] as const,
+  /** an edge's secret, kept in memory only from its creation (the server shows it once) */
+  edgeSecretAll: ['edgeSecret'] as const,
+  edgeSecret: (edgeId: string) => ['edgeSecret', edgeId] as const,
+  edgeSimulators: ['edgeSimulators'] as const,
+  edgeSimulator: (id: string) => ['edgeSimulator', id] as const,
 };

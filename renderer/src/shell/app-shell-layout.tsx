@@ -51,7 +51,7 @@ export default function AppShellLayout() {
   }, [match]);
 
   const Page = match?.page.component;
-  const activeNav = match?.page.nav ? match.page.id : match?.page.id === 'device' ? 'devices' : null;
+  const activeNav = match?.page.nav ? match.page.id : (match?.page.parent ?? null);
 
   return (
     <AppShell

@@ -11,6 +11,8 @@ export interface PageDef {
   path: string;
   /** shown in the navigation (detail pages are not) */
   nav: boolean;
+  /** a detail page: the navigation entry it belongs under */
+  parent?: string;
   component: LazyExoticComponent<ComponentType<{ params: PageParams }>>;
 }
 
@@ -35,6 +37,7 @@ export const PAGES: PageDef[] = [
     label: 'Device',
     path: '/devices/:id',
     nav: false,
+    parent: 'devices',
     component: lazy(() => import('../pages/devices/device-detail-page.tsx')),
   },
   {
@@ -45,11 +48,19 @@ export const PAGES: PageDef[] = [
     component: lazy(() => import('../pages/gateways-page.tsx')),
   },
   {
+    id: 'simulation',
+    label: 'Simulation',
+    path: '/gateways/:id',
+    nav: false,
+    parent: 'gateways',
+    component: lazy(() => import('../pages/simulation/simulation-detail-page.tsx')),
+  },
+  {
     id: 'rest-connector',
     label: 'REST Connector',
     path: '/rest-connector',
     nav: true,
-    component: lazy(() => import('../pages/rest-connector-page.tsx')),
+    component: lazy(() => import('../pages/rest-connector/rest-connector-page.tsx')),
   },
   {
     id: 'rule-chains',
@@ -70,7 +81,7 @@ export const PAGES: PageDef[] = [
     label: 'Reports',
     path: '/reports',
     nav: true,
-    component: lazy(() => import('../pages/reports-page.tsx')),
+    component: lazy(() => import('../pages/reports/reports-page.tsx')),
   },
   {
     id: 'security',

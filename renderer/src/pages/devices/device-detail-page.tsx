@@ -9,10 +9,12 @@ import { Link, navigate } from '../../router.tsx';
 import type { PageParams } from '../../shell/page-catalog.ts';
 import { ConnectExamplesCard } from './connect-examples-card.tsx';
 import { DeleteDeviceModal } from './delete-device-modal.tsx';
+import { DeviceClaimCard } from './device-claim-card.tsx';
 import { DeviceAttributesCard } from './device-attributes-card.tsx';
 import { DeviceCredentialsCard } from './device-credentials-card.tsx';
 import { DeviceFormModal } from './device-form-modal.tsx';
 import { LatestTelemetryCard } from './latest-telemetry-card.tsx';
+import { RpcConsoleCard } from './rpc-console-card.tsx';
 import { TelemetryChartCard } from './telemetry-chart-card.tsx';
 
 export default function DeviceDetailPage({ params }: { params: PageParams }) {
@@ -92,6 +94,10 @@ export default function DeviceDetailPage({ params }: { params: PageParams }) {
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <LatestTelemetryCard deviceId={id} />
         <DeviceAttributesCard deviceId={id} />
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, lg: 2 }}>
+        <RpcConsoleCard deviceId={id} />
+        <DeviceClaimCard device={d} />
       </SimpleGrid>
       <DeviceFormModal device={d} opened={editing} onClose={() => setEditing(false)} />
       <DeleteDeviceModal

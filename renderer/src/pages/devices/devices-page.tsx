@@ -3,6 +3,7 @@ import {
   Badge,
   Button,
   Group,
+  Modal,
   Pagination,
   Paper,
   Select,
@@ -22,6 +23,7 @@ import { SortIcon } from '../../components/icons.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { Link, navigate } from '../../router.tsx';
 import { DeleteDeviceModal } from './delete-device-modal.tsx';
+import { ClaimDeviceForm } from './device-claim-card.tsx';
 import { DeviceFormModal } from './device-form-modal.tsx';
 
 type SortProperty = NonNullable<DevicePageQuery['sortProperty']>;
@@ -71,6 +73,7 @@ export default function DevicesPage() {
   });
   const [editing, setEditing] = useState<Device | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Device | null>(null);
+  const [claiming, setClaiming] = useState(false);
 
   const devices = useDevices({
     page,
@@ -98,10 +101,16 @@ export default function DevicesPage() {
         title="Devices"
         description="Every device of the tenant, with its credentials, attributes and telemetry."
         actions={
-          scope.canEdit && (
+          scope.canEdit ? (
             <Button onClick={() => setEditing('new')} data-testid="add-device">
               Add device
             </Button>
+          ) : (
+            scope.ready && (
+              <Button variant="light" onClick={() => setClaiming(true)} data-testid="open-claim">
+                Claim a device
+              </Button>
+            )
           )
         }
       />
@@ -230,6 +239,15 @@ export default function DevicesPage() {
         }}
       />
       <DeleteDeviceModal device={deleting} onClose={() => setDeleting(null)} />
+      <Modal opened={claiming} onClose={() => setClaiming(false)} title="Claim a device" size="lg">
+        <Stack gap="xs">
+          <Text size="sm" c="dimmed">
+            A device that announced a secret key (MQTT <code>v1/devices/me/claim</code>) becomes your
+            customer’s when you claim it by name with that key, in time.
+          </Text>
+          <ClaimDeviceForm />
+        </Stack>
+      </Modal>
     </Stack>
   );
 }

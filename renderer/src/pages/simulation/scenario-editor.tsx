@@ -1,0 +1,467 @@
+import '../../components/typebox-csp.ts';
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Fieldset,
+  Group,
+  List,
+  NumberInput,
+  SegmentedControl,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
+import { useEffect, useMemo, useState } from 'react';
+import {
+  DEFAULT_DEVICE_NAME_PATTERN,
+  formatIssue,
+  scenarioIssues,
+  type ScenarioIssue,
+} from '../../../../shared/schemas/simulation.ts';
+import type { SimulationDetails } from '../../api/client.ts';
+import { useUpdateSimulation } from '../../api/hooks.ts';
+import { ErrorAlert } from '../../components/error-alert.tsx';
+import { getAt, parsePath, setAt } from '../../components/json-path.ts';
+
+type Draft = unknown;
+
+const pretty = (v: unknown) => JSON.stringify(v, null, 2);
+
+const NEW_GATEWAY = {
+  name: 'New Gateway',
+  periodMs: 1000,
+  devicesCount: 1,
+  keys: [{ key: 'value', generator: { kind: 'random', min: 0, max: 100 } }],
+};
+
+interface Binder {
+  value(path: string): unknown;
+  error(path: string): string | undefined;
+  set(path: string, value: unknown): void;
+  disabled: boolean;
+}
+
+function TextField({
+  b,
+  path,
+  label,
+  description,
+  optional,
+  placeholder,
+}: {
+  b: Binder;
+  path: string;
+  label: string;
+  description?: string;
+  optional?: boolean;
+  placeholder?: string;
+}) {
+  const v = b.value(path);
+  return (
+    <TextInput
+      label={label}
+      description={description}
+      placeholder={placeholder}
+      value={typeof v === 'string' ? v : v === undefined ? '' : String(v)}
+      onChange={(e) =>
+        b.set(path, optional && e.currentTarget.value === '' ? undefined : e.currentTarget.value)
+      }
+      error={b.error(path)}
+      disabled={b.disabled}
+      data-path={path}
+    />
+  );
+}
+
+function NumberField({
+  b,
+  path,
+  label,
+  description,
+  min,
+  placeholder,
+}: {
+  b: Binder;
+  path: string;
+  label: string;
+  description?: string;
+  min?: number;
+  placeholder?: string;
+}) {
+  const v = b.value(path);
+  return (
+    <NumberInput
+      label={label}
+      description={description}
+      placeholder={placeholder}
+      min={min}
+      allowDecimal={false}
+      value={typeof v === 'number' ? v : ''}
+      onChange={(n) => b.set(path, typeof n === 'number' ? n : undefined)}
+      error={b.error(path)}
+      disabled={b.disabled}
+      data-path={path}
+    />
+  );
+}
+
+function SelectField({
+  b,
+  path,
+  label,
+  data,
+}: {
+  b: Binder;
+  path: string;
+  label: string;
+  data: { value: string; label: string }[];
+}) {
+  const v = b.value(path);
+  return (
+    <Select
+      label={label}
+      data={data}
+      value={v === undefined ? null : String(v)}
+      onChange={(s) => b.set(path, s === null ? undefined : /^\d+$/.test(s) ? Number(s) : s)}
+      clearable
+      placeholder="default"
+      error={b.error(path)}
+      disabled={b.disabled}
+      data-path={path}
+    />
+  );
+}
+
+function IssueList({ issues, testId }: { issues: ScenarioIssue[]; testId?: string }) {
+  return (
+    <Alert color="red" variant="light" title={`${issues.length} problem${issues.length === 1 ? '' : 's'}`}>
+      <List size="sm" data-testid={testId}>
+        {issues.slice(0, 20).map((i) => (
+          <List.Item key={formatIssue(i)}>
+            <code>{i.path || '(scenario)'}</code>: {i.message}
+          </List.Item>
+        ))}
+      </List>
+      {issues.length > 20 && (
+        <Text size="xs" c="dimmed">
+          and {issues.length - 20} more
+        </Text>
+      )}
+    </Alert>
+  );
+}
+
+/** One gateway's common fields; its keys, RPC responders and attributes are edited in the JSON view. */
+function GatewayFields({ b, index, onRemove }: { b: Binder; index: number; onRemove?: () => void }) {
+  const p = `gateways[${index}]`;
+  const keys = b.value(`${p}.keys`);
+  const rpc = b.value(`${p}.rpc`);
+  return (
+    <Fieldset
+      legend={
+        <Group gap="xs">
+          <Text size="sm" fw={600}>
+            {String(b.value(`${p}.name`) ?? `Gateway ${index + 1}`)}
+          </Text>
+          <Text size="xs" c="dimmed" ff="monospace">
+            {p}
+          </Text>
+        </Group>
+      }
+    >
+      <Stack gap="xs">
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
+          <TextField b={b} path={`${p}.name`} label="Name" />
+          <TextField
+            b={b}
+            path={`${p}.token`}
+            label="Access token"
+            optional
+            placeholder="found or created by name"
+          />
+          <SelectField
+            b={b}
+            path={`${p}.protocolVersion`}
+            label="MQTT version"
+            data={[
+              { value: '5', label: 'MQTT 5' },
+              { value: '4', label: 'MQTT 3.1.1' },
+            ]}
+          />
+          <SelectField
+            b={b}
+            path={`${p}.qos`}
+            label="QoS"
+            data={[
+              { value: '1', label: '1 (acknowledged)' },
+              { value: '0', label: '0 (fire and forget)' },
+            ]}
+          />
+          <NumberField b={b} path={`${p}.periodMs`} label="Period (ms)" min={10} placeholder="1000" />
+          <NumberField b={b} path={`${p}.devicesCount`} label="Devices" min={0} />
+          <TextField
+            b={b}
+            path={`${p}.deviceNamePattern`}
+            label="Device names"
+            optional
+            placeholder={DEFAULT_DEVICE_NAME_PATTERN}
+          />
+          <TextField b={b} path={`${p}.deviceType`} label="Device profile" optional placeholder="default" />
+        </SimpleGrid>
+        <Group justify="space-between" align="flex-end">
+          <Group gap={6}>
+            <Text size="xs" c="dimmed">
+              Keys:
+            </Text>
+            {Array.isArray(keys) && keys.length > 0 ? (
+              keys.map((k, i) => (
+                <Badge key={i} variant="outline" size="sm" tt="none">
+                  {String((k as { key?: unknown }).key ?? '?')} ·{' '}
+                  {String((k as { generator?: { kind?: unknown } }).generator?.kind ?? '?')}
+                </Badge>
+              ))
+            ) : (
+              <Text size="xs">none</Text>
+            )}
+            <Text size="xs" c="dimmed" ml="sm">
+              RPC rules: {Array.isArray(rpc) ? rpc.length : 0}
+            </Text>
+          </Group>
+          {onRemove && (
+            <Button size="compact-xs" variant="subtle" color="red" onClick={onRemove} disabled={b.disabled}>
+              Remove gateway
+            </Button>
+          )}
+        </Group>
+      </Stack>
+    </Fieldset>
+  );
+}
+
+/**
+ * A scenario's editor: a form for the common fields and the whole scenario as JSON; problems are shown
+ * inline, each naming its JSON path (the simulator's own validation, run here as you type).
+ */
+export function ScenarioEditor({ simulation, locked }: { simulation: SimulationDetails; locked: boolean }) {
+  const update = useUpdateSimulation(simulation.id);
+  const saved = useMemo(() => pretty(simulation.scenario), [simulation.scenario]);
+  const [draft, setDraft] = useState<Draft>(() => simulation.scenario);
+  const [view, setView] = useState<'form' | 'json'>('form');
+  const [jsonText, setJsonText] = useState(saved);
+  const [jsonError, setJsonError] = useState<string | null>(null);
+  const dirty = pretty(draft) !== saved || jsonError !== null;
+
+  // A scenario saved elsewhere (or by this editor) replaces an unchanged draft.
+  useEffect(() => {
+    if (!dirty) {
+      setDraft(simulation.scenario);
+      setJsonText(saved);
+    }
+    // only when the saved scenario changes, not on every edit
+  }, [saved]);
+
+  const issues = useMemo(() => scenarioIssues(draft), [draft]);
+  const byPath = useMemo(() => {
+    const m = new Map<string, string>();
+    for (const i of issues) m.set(i.path, m.has(i.path) ? `${m.get(i.path)}; ${i.message}` : i.message);
+    return m;
+  }, [issues]);
+
+  const setDraftAndText = (next: Draft) => {
+    setDraft(next);
+    setJsonText(pretty(next));
+    setJsonError(null);
+  };
+  const b: Binder = {
+    value: (path) => getAt(draft, parsePath(path)),
+    error: (path) => byPath.get(path),
+    set: (path, value) => setDraftAndText(setAt(draft, parsePath(path), value)),
+    disabled: locked,
+  };
+  const gateways = b.value('gateways');
+  const target = b.value('target.kind') ?? 'embedded';
+
+  const onJson = (text: string) => {
+    setJsonText(text);
+    try {
+      setDraft(JSON.parse(text) as unknown);
+      setJsonError(null);
+    } catch (err) {
+      setJsonError((err as Error).message);
+    }
+  };
+  const discard = () => {
+    setDraftAndText(simulation.scenario);
+    update.reset();
+  };
+  const save = () => update.mutate(draft, { onSuccess: (details) => setDraftAndText(details.scenario) });
+
+  return (
+    <Card withBorder radius="md" p="md" data-testid="scenario-editor">
+      <Stack gap="sm">
+        <Group justify="space-between" wrap="wrap">
+          <SegmentedControl
+            aria-label="Editor view"
+            value={view}
+            onChange={(v) => setView(v as 'form' | 'json')}
+            data={[
+              { value: 'form', label: 'Form' },
+              { value: 'json', label: 'JSON' },
+            ]}
+            size="xs"
+            data-testid="scenario-view"
+          />
+          <Group gap="xs">
+            {dirty && (
+              <Text size="xs" c="dimmed">
+                Unsaved changes
+              </Text>
+            )}
+            <Button variant="default" size="xs" onClick={discard} disabled={!dirty || update.isPending}>
+              Discard
+            </Button>
+            <Button
+              size="xs"
+              onClick={save}
+              loading={update.isPending}
+              disabled={locked || !dirty || issues.length > 0 || jsonError !== null}
+              data-testid="save-scenario"
+            >
+              Save scenario
+            </Button>
+          </Group>
+        </Group>
+        {locked && (
+          <Text size="sm" c="dimmed">
+            Stop the simulation to change its scenario.
+          </Text>
+        )}
+        <ErrorAlert error={update.error} title="Could not save the scenario" />
+        {jsonError && (
+          <Alert color="red" variant="light" title="Not valid JSON" data-testid="scenario-json-error">
+            {jsonError}
+          </Alert>
+        )}
+        {!jsonError && issues.length > 0 && <IssueList issues={issues} testId="scenario-issues" />}
+
+        {view === 'form' ? (
+          <Stack gap="sm">
+            <SimpleGrid cols={{ base: 1, md: 2 }}>
+              <TextField b={b} path="name" label="Name" />
+              <Select
+                label="Target"
+                data={[
+                  { value: 'embedded', label: "This Sandboard's MQTT broker" },
+                  { value: 'remote', label: 'A remote ThingsBoard (MQTT host)' },
+                ]}
+                value={String(target)}
+                allowDeselect={false}
+                onChange={(v) =>
+                  b.set(
+                    'target',
+                    v === 'remote' ? { kind: 'remote', host: 'localhost', port: 1883 } : { kind: 'embedded' },
+                  )
+                }
+                disabled={locked}
+                error={b.error('target')}
+              />
+            </SimpleGrid>
+            {target === 'remote' && (
+              <SimpleGrid cols={{ base: 1, md: 3 }}>
+                <TextField b={b} path="target.host" label="Host" />
+                <NumberField b={b} path="target.port" label="Port" min={1} />
+                <Switch
+                  mt="lg"
+                  label="TLS"
+                  checked={b.value('target.tls') === true}
+                  onChange={(e) => b.set('target.tls', e.currentTarget.checked || undefined)}
+                  disabled={locked}
+                />
+              </SimpleGrid>
+            )}
+            <Textarea
+              label="Description"
+              autosize
+              minRows={1}
+              maxRows={4}
+              value={String(b.value('description') ?? '')}
+              onChange={(e) =>
+                b.set('description', e.currentTarget.value === '' ? undefined : e.currentTarget.value)
+              }
+              error={b.error('description')}
+              disabled={locked}
+            />
+            <SimpleGrid cols={{ base: 1, md: 2 }}>
+              <NumberField
+                b={b}
+                path="durationMs"
+                label="Stop after (ms)"
+                description="Empty: run until stopped"
+                min={1}
+              />
+              <NumberField
+                b={b}
+                path="messages"
+                label="Messages per gateway"
+                description="Empty: no limit"
+                min={1}
+              />
+            </SimpleGrid>
+            {Array.isArray(gateways) &&
+              gateways.map((_, i) => (
+                <GatewayFields
+                  key={i}
+                  b={b}
+                  index={i}
+                  onRemove={
+                    gateways.length > 1
+                      ? () =>
+                          b.set(
+                            'gateways',
+                            gateways.filter((__, j) => j !== i),
+                          )
+                      : undefined
+                  }
+                />
+              ))}
+            <Group justify="space-between">
+              <Button
+                variant="light"
+                size="xs"
+                disabled={locked || !Array.isArray(gateways)}
+                onClick={() =>
+                  Array.isArray(gateways) &&
+                  b.set('gateways', [...gateways, { ...NEW_GATEWAY, name: `Gateway ${gateways.length + 1}` }])
+                }
+              >
+                Add gateway
+              </Button>
+              <Text size="xs" c="dimmed">
+                Keys and their generators, RPC responders and attributes: in the JSON view.
+              </Text>
+            </Group>
+          </Stack>
+        ) : (
+          <Textarea
+            aria-label="Scenario JSON"
+            value={jsonText}
+            onChange={(e) => onJson(e.currentTarget.value)}
+            autosize
+            minRows={16}
+            maxRows={40}
+            spellCheck={false}
+            readOnly={locked}
+            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } }}
+            data-testid="scenario-json"
+          />
+        )}
+      </Stack>
+    </Card>
+  );
+}

@@ -1,0 +1,70 @@
+import sample from '../../../../shared/scenarios/smart-building-gateway.json';
+import type { Scenario } from '../../../../shared/schemas/simulation.ts';
+
+export interface ScenarioTemplate {
+  id: string;
+  label: string;
+  description: string;
+  scenario: Scenario;
+}
+
+const minimal: Scenario = {
+  name: 'Single gateway',
+  description: 'One gateway with one device sending a temperature sine wave and a counter.',
+  target: { kind: 'embedded' },
+  gateways: [
+    {
+      name: 'Gateway 1',
+      protocolVersion: 5,
+      qos: 1,
+      periodMs: 1000,
+      devicesCount: 1,
+      deviceNamePattern: '${gateway} Device ${n}',
+      keys: [
+        { key: 'temperature', generator: { kind: 'sine', min: 18, max: 26, periodMs: 30000, decimals: 1 } },
+        { key: 'counter', generator: { kind: 'counter' } },
+      ],
+      rpc: [{ method: '*', responder: { kind: 'echo' } }],
+    },
+  ],
+};
+
+export const TEMPLATES: ScenarioTemplate[] = [
+  {
+    id: 'smart-building',
+    label: 'Smart building (sample)',
+    description:
+      'Two gateways, five devices each: climate sensors over MQTT 5 and energy meters over MQTT 3.1.1, with RPC responders.',
+    scenario: sample as unknown as Scenario,
+  },
+  {
+    id: 'minimal',
+    label: 'Single gateway',
+    description: 'One gateway, one device, two keys: a quick start to edit.',
+    scenario: minimal,
+  },
+];
+
+/** The name, or the name with " (2)", " (3)"… when it is taken. */
+export function uniqueName(name: string, taken: Iterable<string>): string {
+  const names = new Set(taken);
+  if (!names.has(name)) return name;
+  for (let i = 2; ; i++) if (!names.has(`${name} (${i})`)) return `${name} (${i})`;
+}
+
+/** A template made concrete: its name, and every gateway's period and device count set. */
+export function fromTemplate(
+  template: ScenarioTemplate,
+  options: { name: string; periodMs?: number; devicesCount?: number },
+): Scenario {
+  const copy = structuredClone(template.scenario);
+  return {
+    ...copy,
+    name: options.name,
+    gateways: copy.gateways.map((g) => ({
+      ...g,
+      ...(options.periodMs !== undefined ? { periodMs: options.periodMs } : {}),
+      ...(options.devicesCount !== undefined ? { devicesCount: options.devicesCount } : {}),
+    })),
+  };
+}

@@ -1,0 +1,451 @@
+import {
+  Anchor,
+  Badge,
+  Card,
+  Code,
+  Group,
+  ScrollArea,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Title,
+  UnstyledButton,
+} from '@mantine/core';
+import { useState } from 'react';
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  FAILURE_REASONS,
+  deviceNames,
+  type GatewayStatus,
+  type Scenario,
+  type SimulationCounters as Counters,
+} from '../../../../shared/schemas/simulation.ts';
+import type { SimulationStatus } from '../../api/client.ts';
+import { useChartColors } from '../../components/charts/chart-colors.ts';
+import { formatDuration, formatNumber, formatTime } from '../../components/format.ts';
+import { StatTile } from '../../components/stat-tile.tsx';
+import { Link } from '../../router.tsx';
+import { DeviceNameLink, StateBadge, mqttVersion } from './simulation-ui.tsx';
+
+/** The run's counters: sent, acknowledged, failed, in flight, rate and datapoints. */
+export function SimulationCounters({ status }: { status: SimulationStatus | undefined }) {
+  const c = status?.counters;
+  const n = (v: number | undefined) => (v === undefined ? undefined : formatNumber(v));
+  return (
+    <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }} data-testid="simulation-counters">
+      <StatTile label="Sent" value={n(c?.sent)} testId="sim-sent" note="MQTT publishes" />
+      <StatTile
+        label="Acknowledged"
+        value={n(c?.acknowledged)}
+        testId="sim-acknowledged"
+        note="PUBACK success"
+      />
+      <StatTile
+        label="Failed"
+        value={n(c?.failed)}
+        testId="sim-failed"
+        color={c?.failed ? 'red' : undefined}
+        note="by reason below"
+      />
+      <StatTile label="In flight" value={n(c?.inFlight)} testId="sim-in-flight" note="waiting for PUBACK" />
+      <StatTile
+        label="Msgs / s"
+        value={c ? c.messagesPerSecond.toFixed(1) : undefined}
+        testId="sim-rate"
+        note="last 5 s"
+      />
+      <StatTile
+        label="Datapoints"
+        value={n(c?.datapoints)}
+        testId="sim-datapoints"
+        note={
+          status ? `running time ${formatDuration(status.elapsedMs).replace('expired', '0 s')}` : undefined
+        }
+      />
+    </SimpleGrid>
+  );
+}
+
+/** Failed publishes by MQTT 5 reason code (or connection loss), with the code's meaning. */
+export function FailureReasons({ status }: { status: SimulationStatus }) {
+  const reasons = Object.entries(status.counters.failedByReason).filter(([, n]) => n > 0);
+  return (
+    <Card withBorder radius="md" p="md">
+      <Title order={5} mb="xs">
+        Failures by reason
+      </Title>
+      {reasons.length === 0 ? (
+        <Text size="sm" c="dimmed" data-testid="no-failures">
+          No failed publishes.
+        </Text>
+      ) : (
+        <Table verticalSpacing={4} data-testid="failure-reasons">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Code</Table.Th>
+              <Table.Th>Meaning</Table.Th>
+              <Table.Th ta="right">Count</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {reasons.map(([code, count]) => (
+              <Table.Tr key={code}>
+                <Table.Td>
+                  <Code>{code}</Code>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{FAILURE_REASONS[code] ?? 'Other reason'}</Text>
+                </Table.Td>
+                <Table.Td ta="right">{formatNumber(count)}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {status.counters.skipped > 0 && (
+        <Text size="xs" c="dimmed" mt="xs">
+          {formatNumber(status.counters.skipped)} telemetry periods skipped (not connected, or too many
+          publishes waiting for their acknowledgement).
+        </Text>
+      )}
+    </Card>
+  );
+}
+
+/** Publishes per second over the last minute: sent, acknowledged and failed. */
+export function SimulationRateChart({ status }: { status: SimulationStatus }) {
+  const colors = useChartColors();
+  const data = status.history;
+  return (
+    <Card withBorder radius="md" p="md">
+      <Group justify="space-between" mb="sm">
+        <Title order={5}>Messages per second</Title>
+        <Text size="xs" c="dimmed">
+          last 60 s
+        </Text>
+      </Group>
+      <div
+        style={{ width: '100%', height: 220 }}
+        data-testid="simulation-chart"
+        data-samples={data.length}
+        data-sent={data.reduce((sum, s) => sum + s.sent, 0)}
+      >
+        {data.length === 0 ? (
+          <Text size="sm" c="dimmed" pt="xl" ta="center">
+            Nothing sent yet. Start the simulation to see its rate.
+          </Text>
+        ) : (
+          <ResponsiveContainer>
+            <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: -8 }}>
+              <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
+              <XAxis
+                dataKey="ts"
+                type="number"
+                scale="time"
+                domain={['dataMin', 'dataMax']}
+                tickFormatter={formatTime}
+                fontSize={12}
+                stroke={colors.axis}
+              />
+              <YAxis allowDecimals={false} fontSize={12} stroke={colors.axis} />
+              <Tooltip
+                labelFormatter={(ts) => formatTime(Number(ts))}
+                contentStyle={{ background: colors.tooltipBackground, borderColor: colors.tooltipBorder }}
+              />
+              <Legend />
+              <Line
+                type="monotone"
+                dataKey="sent"
+                name="sent"
+                stroke={colors.series[0]}
+                strokeWidth={5}
+                strokeOpacity={0.45}
+                dot={false}
+                isAnimationActive={false}
+              />
+              <Line
+                type="monotone"
+                dataKey="acknowledged"
+                name="acknowledged"
+                stroke={colors.series[1]}
+                strokeWidth={2}
+                dot={false}
+                isAnimationActive={false}
+              />
+              <Line
+                type="monotone"
+                dataKey="failed"
+                name="failed"
+                stroke={colors.series[4]}
+                strokeWidth={2}
+                dot={false}
+                isAnimationActive={false}
+              />
+            </LineChart>
+          </ResponsiveContainer>
+        )}
+      </div>
+    </Card>
+  );
+}
+
+function GatewayRow({ g }: { g: GatewayStatus }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Table.Tr data-testid="gateway-status-row" data-gateway={g.name}>
+        <Table.Td>
+          <UnstyledButton
+            onClick={() => setOpen((o) => !o)}
+            aria-expanded={open}
+            aria-label={`${open ? 'Hide' : 'Show'} the devices of ${g.name}`}
+          >
+            <Text size="sm" fw={500}>
+              {open ? '▾' : '▸'} {g.name}
+            </Text>
+          </UnstyledButton>
+          {g.deviceId && (
+            <Anchor component={Link} to={`/devices/${g.deviceId}`} size="xs" display="block">
+              gateway device
+            </Anchor>
+          )}
+        </Table.Td>
+        <Table.Td>
+          <StateBadge state={g.state} />
+        </Table.Td>
+        <Table.Td>
+          <Text size="xs">
+            {mqttVersion(g.protocolVersion)} · QoS {g.qos} · {formatNumber(g.periodMs)} ms
+          </Text>
+        </Table.Td>
+        <Table.Td ta="right" data-testid="gateway-devices">
+          {formatNumber(g.connectedDevices)} / {formatNumber(g.devicesCount)}
+        </Table.Td>
+        <Table.Td ta="right">{formatNumber(g.counters.sent)}</Table.Td>
+        <Table.Td ta="right">{formatNumber(g.counters.acknowledged)}</Table.Td>
+        <Table.Td ta="right" c={g.counters.failed ? 'red' : undefined}>
+          {formatNumber(g.counters.failed)}
+        </Table.Td>
+        <Table.Td ta="right">{g.counters.messagesPerSecond.toFixed(1)}</Table.Td>
+        <Table.Td>
+          {g.error && (
+            <Text size="xs" c="red">
+              {g.error}
+            </Text>
+          )}
+        </Table.Td>
+      </Table.Tr>
+      {open && (
+        <Table.Tr>
+          <Table.Td colSpan={9}>
+            <Group gap="md" wrap="wrap" data-testid="gateway-device-names">
+              {g.deviceNames.map((name) => (
+                <DeviceNameLink key={name} name={name} />
+              ))}
+              {g.devicesCount > g.deviceNames.length && (
+                <Text size="xs" c="dimmed">
+                  and {formatNumber(g.devicesCount - g.deviceNames.length)} more
+                </Text>
+              )}
+            </Group>
+          </Table.Td>
+        </Table.Tr>
+      )}
+    </>
+  );
+}
+
+const NO_COUNTERS: Counters = {
+  sent: 0,
+  acknowledged: 0,
+  failed: 0,
+  failedByReason: {},
+  inFlight: 0,
+  skipped: 0,
+  telemetryMessages: 0,
+  datapoints: 0,
+  rpcRequests: 0,
+  attributeUpdates: 0,
+  messagesPerSecond: 0,
+};
+
+/** A gateway of a scenario that has not run yet, as the status table shows it. */
+function notStarted(g: Scenario['gateways'][number]): GatewayStatus {
+  return {
+    name: g.name,
+    state: 'stopped',
+    error: null,
+    deviceId: null,
+    protocolVersion: g.protocolVersion ?? 5,
+    qos: g.qos ?? 1,
+    periodMs: g.periodMs ?? 1000,
+    devicesCount: g.devicesCount,
+    connectedDevices: 0,
+    deviceNames: deviceNames({ ...g, devicesCount: Math.min(g.devicesCount, 100) }),
+    counters: NO_COUNTERS,
+  };
+}
+
+/** Each gateway's connection, devices and counters; a row opens to its devices. */
+export function GatewayStatusTable({
+  gateways,
+  scenario,
+}: {
+  gateways: GatewayStatus[];
+  scenario: Scenario;
+}) {
+  const rows = gateways.length > 0 ? gateways : scenario.gateways.map(notStarted);
+  return (
+    <Card withBorder radius="md" p="md">
+      <Title order={5} mb="xs">
+        Gateways
+      </Title>
+      <Table.ScrollContainer minWidth={820}>
+        <Table verticalSpacing={6} data-testid="gateway-status">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Gateway</Table.Th>
+              <Table.Th>State</Table.Th>
+              <Table.Th>Connection</Table.Th>
+              <Table.Th ta="right">Devices</Table.Th>
+              <Table.Th ta="right">Sent</Table.Th>
+              <Table.Th ta="right">Acked</Table.Th>
+              <Table.Th ta="right">Failed</Table.Th>
+              <Table.Th ta="right">Msgs/s</Table.Th>
+              <Table.Th>Error</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((g) => (
+              <GatewayRow key={g.name} g={g} />
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Card>
+  );
+}
+
+const json = (v: unknown) => (v === undefined ? '' : JSON.stringify(v));
+
+/** Shared attribute updates the platform pushed to the simulated devices, newest first. */
+export function AttributeLog({ status }: { status: SimulationStatus }) {
+  return (
+    <Card withBorder radius="md" p="md">
+      <Title order={5} mb={4}>
+        Attribute updates
+      </Title>
+      <Text size="xs" c="dimmed" mb="xs">
+        Shared attributes set on a simulated device (Devices → its page → Shared) arrive here.
+      </Text>
+      {status.attributeLog.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          None yet.
+        </Text>
+      ) : (
+        <ScrollArea.Autosize mah={280}>
+          <Table verticalSpacing={4} data-testid="attribute-log">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Time</Table.Th>
+                <Table.Th>Device</Table.Th>
+                <Table.Th>Update</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {status.attributeLog.map((e) => (
+                <Table.Tr key={e.seq}>
+                  <Table.Td>
+                    <Text size="xs">{formatTime(e.ts)}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs">{e.device}</Text>
+                    <Text size="xs" c="dimmed">
+                      {e.gateway}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+                      {json(e.data)}
+                      {e.deleted?.length ? ` deleted: ${e.deleted.join(', ')}` : ''}
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollArea.Autosize>
+      )}
+    </Card>
+  );
+}
+
+const RPC_COLORS = { pending: 'yellow', answered: 'teal', ignored: 'gray', failed: 'red' } as const;
+
+/** RPC requests the simulated devices received and what their responders answered, newest first. */
+export function RpcLog({ status }: { status: SimulationStatus }) {
+  return (
+    <Card withBorder radius="md" p="md">
+      <Title order={5} mb={4}>
+        RPC requests
+      </Title>
+      <Text size="xs" c="dimmed" mb="xs">
+        Send one from a simulated device’s page (RPC console); its responder answers here.
+      </Text>
+      {status.rpcLog.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          None yet.
+        </Text>
+      ) : (
+        <ScrollArea.Autosize mah={280}>
+          <Table verticalSpacing={4} data-testid="rpc-log">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Time</Table.Th>
+                <Table.Th>Device</Table.Th>
+                <Table.Th>Request</Table.Th>
+                <Table.Th>Answer</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {status.rpcLog.map((e) => (
+                <Table.Tr key={e.seq}>
+                  <Table.Td>
+                    <Text size="xs">{formatTime(e.ts)}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs">{e.device}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+                      #{e.id} {e.method}({json(e.params)})
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Stack gap={2}>
+                      <Group gap={4}>
+                        <Badge size="xs" variant="light" color={RPC_COLORS[e.status]}>
+                          {e.status}
+                        </Badge>
+                        <Text size="xs" c="dimmed">
+                          {e.responder ?? 'no rule matched'}
+                          {e.answeredAt !== undefined ? ` · ${e.answeredAt - e.ts} ms` : ''}
+                        </Text>
+                      </Group>
+                      {e.reply !== undefined && (
+                        <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+                          {json(e.reply)}
+                        </Text>
+                      )}
+                    </Stack>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollArea.Autosize>
+      )}
+    </Card>
+  );
+}
