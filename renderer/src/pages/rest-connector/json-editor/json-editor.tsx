@@ -1,21 +1,26 @@
 /**
- * A JSON editor: monospace text with line numbers, live parsing, the caller's schema issues (each with
- * its JSON path: the line is marked, a click jumps to it), key and value completion from a JSON Schema
- * (Ctrl+Space, or as a key is typed) and the description of the field under the cursor.
+ * A JSON editor (CodeMirror 6): line numbers, JSON syntax errors and the caller's schema issues as
+ * diagnostics at their JSON paths (also listed under the editor: a click jumps there), key and value
+ * completion from a JSON Schema (Ctrl+Space, or as a key or string value is typed), and the path and
+ * description of the field under the cursor. Tab indents (or takes a suggestion); Escape leaves the
+ * editor for the status line, so Tab goes on from there.
  *
- * It is a <textarea> for now; its props and handle are what a CodeMirror editor would take, so swapping
- * one in later replaces this file only.
+ * CodeMirror is imported here only, so it loads with the (lazy) pages that show this editor. Its
+ * injected styles need style-src 'unsafe-inline', which the UI's CSP allows.
  */
+import { startCompletion } from '@codemirror/autocomplete';
+import { forceLinting } from '@codemirror/lint';
+import { Compartment, EditorState } from '@codemirror/state';
+import { EditorView } from '@codemirror/view';
 import {
   ActionIcon,
   Badge,
   Group,
-  Paper,
-  ScrollArea,
   Stack,
   Text,
   Tooltip,
   UnstyledButton,
+  useComputedColorScheme,
 } from '@mantine/core';
 import {
   useCallback,
@@ -25,22 +30,12 @@ import {
   useMemo,
   useRef,
   useState,
-  type ChangeEvent,
-  type KeyboardEvent,
   type Ref,
 } from 'react';
 import { formatPath, parsePath } from '../../../components/json-path.ts';
-import { completionsAt, describeAt, type Completion } from './json-schema-complete.ts';
-import {
-  contextAt,
-  lineColumn,
-  lineStartOffset,
-  locateInTree,
-  parseErrorOffset,
-  parseWithPositions,
-  pathAt,
-  type CursorContext,
-} from './json-text.ts';
+import { baseExtensions, editorTheme, externalChange, type SchemaIssue } from './codemirror-setup.ts';
+import { describeAt } from './json-schema-complete.ts';
+import { lineColumn, locateInTree, parseErrorOffset, parseWithPositions, pathAt } from './json-text.ts';
 
 export interface JsonEditorIssue {
   /** JSON path, e.g. mapping[0].converter.type ('' is the whole document) */
@@ -70,34 +65,25 @@ export interface JsonEditorProps {
   ref?: Ref<JsonEditorHandle>;
 }
 
-const LINE_HEIGHT = 20;
-const FONT_SIZE = 13;
-const PAD_X = 10;
-const PAD_Y = 8;
 const MAX_ISSUES_SHOWN = 50;
 
-interface Popup {
-  ctx: CursorContext;
-  items: Completion[];
-  index: number;
+/** The attributes of the editable element: its accessible name and test id. */
+function contentAttributes(label: string, testId: string | undefined) {
+  return EditorView.contentAttributes.of({
+    'aria-label': label,
+    ...(testId ? { 'data-testid': `${testId}-text` } : {}),
+  });
 }
 
-/** Inserts text as typing would (the browser's undo keeps working), else sets the value. */
-function insertText(
-  ta: HTMLTextAreaElement,
-  from: number,
-  to: number,
-  text: string,
-  onChange: (v: string) => void,
-) {
-  ta.focus();
-  ta.setSelectionRange(from, to);
-  const done = typeof document.execCommand === 'function' && document.execCommand('insertText', false, text);
-  if (!done) {
-    const next = ta.value.slice(0, from) + text + ta.value.slice(to);
-    ta.value = next;
-    onChange(next);
-  }
+/** The change that turns `from` into `to`, as small as their common start and end allow (the cursor stays). */
+function diff(from: string, to: string) {
+  let start = 0;
+  const max = Math.min(from.length, to.length);
+  while (start < max && from.charCodeAt(start) === to.charCodeAt(start)) start++;
+  let end = 0;
+  while (end < max - start && from.charCodeAt(from.length - 1 - end) === to.charCodeAt(to.length - 1 - end))
+    end++;
+  return { from: start, to: from.length - end, insert: to.slice(start, to.length - end) };
 }
 
 export function JsonEditor({
@@ -111,31 +97,97 @@ export function JsonEditor({
   testId,
   ref,
 }: JsonEditorProps) {
-  const ta = useRef<HTMLTextAreaElement>(null);
-  const measure = useRef<HTMLSpanElement>(null);
-  const [charWidth, setCharWidth] = useState(7.8);
-  const [scroll, setScroll] = useState({ top: 0, left: 0 });
+  const scheme = useComputedColorScheme('light');
+  const host = useRef<HTMLDivElement>(null);
+  const status = useRef<HTMLParagraphElement>(null);
+  const [view, setView] = useState<EditorView | null>(null);
   const [caret, setCaret] = useState(0);
-  const [popup, setPopup] = useState<Popup | null>(null);
-  const pendingCaret = useRef<number | null>(null);
-
+  const compartments = useMemo(
+    () => ({ theme: new Compartment(), readOnly: new Compartment(), attributes: new Compartment() }),
+    [],
+  );
+  // what the editor's extensions read at the time they run
+  const latest = useRef({
+    value,
+    onChange,
+    schema,
+    issues: issues as SchemaIssue[],
+    readOnly,
+    scheme,
+    label,
+    testId,
+  });
   useLayoutEffect(() => {
-    const m = () => {
-      const w = measure.current?.getBoundingClientRect().width;
-      if (w) setCharWidth(w / 100);
-    };
-    m();
-    void document.fonts?.ready.then(m);
-  }, []);
-
-  useLayoutEffect(() => {
-    if (pendingCaret.current !== null && ta.current) {
-      ta.current.setSelectionRange(pendingCaret.current, pendingCaret.current);
-      pendingCaret.current = null;
-    }
+    latest.current = { value, onChange, schema, issues, readOnly, scheme, label, testId };
   });
 
-  // --- parsing, issues by line -------------------------------------------------------------------------
+  // --- the CodeMirror view (made once; its options follow the props through compartments) ------------
+  useLayoutEffect(() => {
+    const parent = host.current;
+    if (!parent) return;
+    const l = latest.current;
+    const v = new EditorView({
+      parent,
+      state: EditorState.create({
+        doc: l.value,
+        extensions: [
+          baseExtensions({
+            issues: () => latest.current.issues,
+            schema: () => latest.current.schema,
+            readOnly: () => latest.current.readOnly,
+            leave: () => status.current?.focus(),
+            onUpdate: (update) => {
+              if (update.docChanged || update.selectionSet) setCaret(update.state.selection.main.head);
+              if (update.docChanged && !update.transactions.some((tr) => tr.annotation(externalChange)))
+                latest.current.onChange(update.state.doc.toString());
+            },
+          }),
+          compartments.theme.of(editorTheme(l.scheme === 'dark')),
+          compartments.readOnly.of(EditorState.readOnly.of(l.readOnly)),
+          compartments.attributes.of(contentAttributes(l.label, l.testId)),
+        ],
+      }),
+    });
+    // for end-to-end tests: CodeMirror keeps only the lines in view in the DOM, this is the whole text
+    Object.defineProperty(v.contentDOM, 'editorText', { get: () => v.state.doc.toString() });
+    // the suggestion list, as tests and the old editor named it
+    const label = new MutationObserver(() => {
+      const list = v.dom.querySelector('.cm-tooltip-autocomplete:not([data-testid])');
+      list?.setAttribute('data-testid', 'json-completions');
+    });
+    label.observe(v.dom, { childList: true, subtree: true });
+    setView(v);
+    return () => {
+      label.disconnect();
+      v.destroy();
+      setView(null);
+    };
+  }, [compartments]);
+
+  useEffect(() => {
+    if (!view) return;
+    const current = view.state.doc.toString();
+    if (current === value) return;
+    view.dispatch({ changes: diff(current, value), annotations: externalChange.of(true) });
+  }, [view, value]);
+
+  useEffect(() => {
+    view?.dispatch({ effects: compartments.theme.reconfigure(editorTheme(scheme === 'dark')) });
+  }, [view, scheme, compartments]);
+
+  useEffect(() => {
+    view?.dispatch({ effects: compartments.readOnly.reconfigure(EditorState.readOnly.of(readOnly)) });
+  }, [view, readOnly, compartments]);
+
+  useEffect(() => {
+    view?.dispatch({ effects: compartments.attributes.reconfigure(contentAttributes(label, testId)) });
+  }, [view, label, testId, compartments]);
+
+  useEffect(() => {
+    if (view) forceLinting(view);
+  }, [view, issues, schema]);
+
+  // --- parsing, issues (the list under the editor) ----------------------------------------------------
   const parsed = useMemo(() => {
     try {
       JSON.parse(value);
@@ -146,7 +198,6 @@ export function JsonEditor({
       return { error: { message, offset } };
     }
   }, [value]);
-  const lineCount = useMemo(() => value.split('\n').length, [value]);
 
   const located = useMemo(() => {
     const tree = parsed.error ? null : parseWithPositions(value).root;
@@ -156,176 +207,32 @@ export function JsonEditor({
     });
   }, [issues, value, parsed.error]);
 
-  const marks = useMemo(() => {
-    const byLine = new Map<number, { severity: 'error' | 'warning'; messages: string[] }>();
-    const add = (line: number, severity: 'error' | 'warning', message: string) => {
-      const m = byLine.get(line) ?? { severity, messages: [] };
-      if (severity === 'error') m.severity = 'error';
-      m.messages.push(message);
-      byLine.set(line, m);
-    };
-    if (parsed.error) {
-      if (parsed.error.offset !== null)
-        add(lineColumn(value, parsed.error.offset).line, 'error', parsed.error.message);
-    } else
-      for (const i of located)
-        if (i.line !== null) add(i.line, i.severity, `${i.path || '(document)'}: ${i.message}`);
-    return byLine;
-  }, [located, parsed.error, value]);
-
   // --- moving the cursor -------------------------------------------------------------------------------
   const revealOffset = useCallback(
     (offset: number) => {
-      const el = ta.current;
-      if (!el) return;
-      el.focus({ preventScroll: true });
-      el.setSelectionRange(offset, offset);
-      setCaret(offset);
-      const { line, column } = lineColumn(el.value, offset);
-      el.scrollTop = Math.max(0, line * LINE_HEIGHT - el.clientHeight / 3);
-      el.scrollLeft = Math.max(0, column * charWidth - el.clientWidth / 2);
-      el.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+      if (!view) return;
+      const at = Math.min(offset, view.state.doc.length);
+      view.dispatch({
+        selection: { anchor: at },
+        effects: EditorView.scrollIntoView(at, { y: 'center', x: 'nearest' }),
+      });
+      view.focus();
+      host.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
     },
-    [charWidth],
+    [view],
   );
 
   const revealPath = useCallback(
     (path: string) => {
-      const el = ta.current;
-      if (!el) return;
-      const tree = parseWithPositions(el.value).root;
+      if (!view) return;
+      const tree = parseWithPositions(view.state.doc.toString()).root;
       if (!tree) return;
       revealOffset(locateInTree(tree, parsePath(path)));
     },
-    [revealOffset],
+    [view, revealOffset],
   );
 
-  useImperativeHandle(ref, () => ({ revealPath, focus: () => ta.current?.focus() }), [revealPath]);
-
-  // --- completion --------------------------------------------------------------------------------------
-  const openCompletion = useCallback(
-    (explicit: boolean) => {
-      const el = ta.current;
-      if (!el || readOnly || schema === undefined) return;
-      const offset = el.selectionStart;
-      // the list opens under the cursor: bring the cursor's line into view first
-      const { line, column } = lineColumn(el.value, offset);
-      const y = line * LINE_HEIGHT;
-      if (y < el.scrollTop || y + LINE_HEIGHT + 2 * PAD_Y > el.scrollTop + el.clientHeight)
-        el.scrollTop = Math.max(0, y - el.clientHeight / 3);
-      const x = column * charWidth;
-      if (x < el.scrollLeft || x + 2 * PAD_X > el.scrollLeft + el.clientWidth)
-        el.scrollLeft = Math.max(0, x - el.clientWidth / 2);
-      setScroll({ top: el.scrollTop, left: el.scrollLeft });
-      const ctx = contextAt(el.value, offset);
-      const items = completionsAt(schema, ctx);
-      if (items.length === 0 || (!explicit && ctx.mode === 'none')) {
-        setPopup(null);
-        return;
-      }
-      setPopup((prev) => ({
-        ctx,
-        items,
-        index: prev && prev.items[prev.index] ? Math.min(prev.index, items.length - 1) : 0,
-      }));
-    },
-    [readOnly, schema, charWidth],
-  );
-
-  const accept = (item: Completion) => {
-    const el = ta.current;
-    if (!el || !popup) return;
-    const { from, to } = popup.ctx;
-    insertText(el, from, to, item.insert, onChange);
-    let cursor = from + item.cursor;
-    if (item.commaAt !== null && item.commaAt <= from) {
-      insertText(el, item.commaAt, item.commaAt, ',', onChange);
-      cursor += 1;
-    }
-    el.setSelectionRange(cursor, cursor);
-    pendingCaret.current = cursor;
-    setCaret(cursor);
-    setPopup(null);
-  };
-
-  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    const el = e.currentTarget;
-    if ((e.ctrlKey || e.metaKey) && (e.key === ' ' || e.code === 'Space')) {
-      e.preventDefault();
-      openCompletion(true);
-      return;
-    }
-    if (popup) {
-      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-        e.preventDefault();
-        const d = e.key === 'ArrowDown' ? 1 : -1;
-        setPopup({ ...popup, index: (popup.index + d + popup.items.length) % popup.items.length });
-        return;
-      }
-      if (e.key === 'Enter' || e.key === 'Tab') {
-        const item = popup.items[popup.index];
-        if (item) {
-          e.preventDefault();
-          accept(item);
-          return;
-        }
-      }
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        e.stopPropagation();
-        setPopup(null);
-        return;
-      }
-    }
-    if (e.key === 'Enter' && !e.shiftKey && !e.ctrlKey && !e.metaKey && !e.altKey && !readOnly) {
-      // keep the indentation; one level more after { or [
-      const start = el.selectionStart;
-      const end = el.selectionEnd;
-      const lineStart = lineStartOffset(el.value, start);
-      const indent = /^[ \t]*/.exec(el.value.slice(lineStart, start))![0];
-      const before = el.value.slice(0, start).trimEnd().at(-1);
-      const after = el.value.slice(end).trimStart()[0];
-      const opens = before === '{' || before === '[';
-      e.preventDefault();
-      if (
-        opens &&
-        (after === '}' || after === ']') &&
-        el.value.slice(end).match(/^\s*/)![0].indexOf('\n') === -1
-      ) {
-        insertText(el, start, end, `\n${indent}  \n${indent}`, onChange);
-        const pos = start + indent.length + 3;
-        el.setSelectionRange(pos, pos);
-        pendingCaret.current = pos;
-      } else insertText(el, start, end, `\n${indent}${opens ? '  ' : ''}`, onChange);
-    }
-  };
-
-  const onInput = (e: ChangeEvent<HTMLTextAreaElement>) => {
-    onChange(e.currentTarget.value);
-    setCaret(e.currentTarget.selectionStart);
-    const native = e.nativeEvent as InputEvent;
-    const typed =
-      native.inputType === 'insertText' && typeof native.data === 'string' && native.data.length === 1
-        ? native.data
-        : null;
-    if (popup) {
-      if (typed !== null && /[:,{}[\]]/.test(typed)) setPopup(null);
-      else openCompletion(false);
-      return;
-    }
-    if (typed === null) return;
-    const ctx = contextAt(e.currentTarget.value, e.currentTarget.selectionStart);
-    const inString = ctx.from < ctx.to && e.currentTarget.value[ctx.from] === '"';
-    if (
-      (ctx.mode === 'key' && (typed === '"' || (inString && /\w/.test(typed)))) ||
-      (ctx.mode === 'value' && typed === '"')
-    )
-      openCompletion(false);
-  };
-
-  useEffect(() => {
-    if (readOnly) setPopup(null);
-  }, [readOnly]);
+  useImperativeHandle(ref, () => ({ revealPath, focus: () => view?.focus() }), [revealPath, view]);
 
   // --- the field under the cursor ----------------------------------------------------------------------
   const position = useMemo(() => lineColumn(value, caret), [value, caret]);
@@ -334,173 +241,25 @@ export function JsonEditor({
     return { path: formatPath(path), description: schema === undefined ? null : describeAt(schema, path) };
   }, [value, caret, schema]);
 
-  const popupPos = popup
-    ? (() => {
-        const { line, column } = lineColumn(value, popup.ctx.from);
-        return {
-          left: gutterWidth(lineCount, charWidth) + PAD_X + column * charWidth - scroll.left,
-          top: PAD_Y + (line + 1) * LINE_HEIGHT - scroll.top + 2,
-        };
-      })()
-    : null;
-
   const errors = located.filter((i) => i.severity === 'error');
   const warnings = located.filter((i) => i.severity === 'warning');
-  const gw = gutterWidth(lineCount, charWidth);
 
   return (
     <Stack gap={6} data-testid={testId}>
       <div
+        ref={host}
         style={{
-          position: 'relative',
-          display: 'flex',
           height,
           border: `1px solid ${parsed.error || errors.length ? 'var(--mantine-color-red-filled)' : 'var(--mantine-color-default-border)'}`,
           borderRadius: 'var(--mantine-radius-md)',
-          background: 'var(--mantine-color-body)',
           overflow: 'hidden',
-          fontFamily: 'var(--mantine-font-family-monospace)',
-          fontSize: FONT_SIZE,
-          lineHeight: `${LINE_HEIGHT}px`,
         }}
-      >
-        <span
-          ref={measure}
-          aria-hidden
-          style={{ position: 'absolute', visibility: 'hidden', whiteSpace: 'pre' }}
-        >
-          {'0'.repeat(100)}
-        </span>
-        <div
-          aria-hidden
-          style={{
-            width: gw,
-            flex: 'none',
-            overflow: 'hidden',
-            background: 'var(--mantine-color-default-hover)',
-            borderRight: '1px solid var(--mantine-color-default-border)',
-            color: 'var(--mantine-color-dimmed)',
-            textAlign: 'right',
-            userSelect: 'none',
-          }}
-        >
-          <div style={{ transform: `translateY(${PAD_Y - scroll.top}px)` }}>
-            {Array.from({ length: lineCount }, (_, i) => {
-              const m = marks.get(i);
-              return (
-                <div
-                  key={i}
-                  title={m?.messages.join('\n')}
-                  data-mark={m?.severity}
-                  style={{
-                    height: LINE_HEIGHT,
-                    paddingRight: 8,
-                    color: m ? 'var(--mantine-color-white)' : undefined,
-                    background: m
-                      ? m.severity === 'error'
-                        ? 'var(--mantine-color-red-filled)'
-                        : 'var(--mantine-color-yellow-filled)'
-                      : undefined,
-                  }}
-                >
-                  {i + 1}
-                </div>
-              );
-            })}
-          </div>
-        </div>
-        <textarea
-          ref={ta}
-          aria-label={label}
-          value={value}
-          readOnly={readOnly}
-          onChange={onInput}
-          onKeyDown={onKeyDown}
-          onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
-          onScroll={(e) => setScroll({ top: e.currentTarget.scrollTop, left: e.currentTarget.scrollLeft })}
-          onBlur={() => setPopup(null)}
-          wrap="off"
-          spellCheck={false}
-          autoCapitalize="off"
-          autoComplete="off"
-          autoCorrect="off"
-          data-testid={testId ? `${testId}-text` : undefined}
-          style={{
-            flex: 1,
-            minWidth: 0,
-            height: '100%',
-            resize: 'none',
-            border: 0,
-            outline: 'none',
-            margin: 0,
-            padding: `${PAD_Y}px ${PAD_X}px`,
-            font: 'inherit',
-            lineHeight: 'inherit',
-            whiteSpace: 'pre',
-            overflow: 'auto',
-            background: 'transparent',
-            color: 'var(--mantine-color-text)',
-            tabSize: 2,
-          }}
-        />
-        {popup && popupPos && (
-          <Paper
-            shadow="md"
-            withBorder
-            role="listbox"
-            aria-label="Suggestions"
-            data-testid="json-completions"
-            style={{
-              position: 'absolute',
-              left: Math.max(gw, Math.min(popupPos.left, 9999)),
-              top: Math.min(popupPos.top, height - 40),
-              zIndex: 5,
-              width: 440,
-              maxWidth: '80%',
-            }}
-          >
-            <ScrollArea.Autosize mah={220} type="auto">
-              {popup.items.map((item, i) => (
-                <UnstyledButton
-                  key={`${item.kind}-${item.label}`}
-                  role="option"
-                  aria-selected={i === popup.index}
-                  onMouseDown={(e) => {
-                    e.preventDefault();
-                    accept(item);
-                  }}
-                  px="sm"
-                  py={4}
-                  style={{
-                    display: 'block',
-                    width: '100%',
-                    background: i === popup.index ? 'var(--mantine-primary-color-light)' : undefined,
-                  }}
-                >
-                  <Group gap={6} wrap="nowrap">
-                    <Text size="sm" ff="monospace" fw={item.required ? 700 : 500}>
-                      {item.label}
-                    </Text>
-                    {item.required && (
-                      <Badge size="xs" variant="light" color="gray">
-                        required
-                      </Badge>
-                    )}
-                  </Group>
-                  {item.detail && (
-                    <Text size="xs" c="dimmed" lineClamp={2}>
-                      {item.detail}
-                    </Text>
-                  )}
-                </UnstyledButton>
-              ))}
-            </ScrollArea.Autosize>
-          </Paper>
-        )}
-      </div>
+      />
 
       <Group gap="xs" wrap="nowrap" justify="space-between">
         <Text
+          ref={status}
+          tabIndex={-1}
           size="xs"
           c="dimmed"
           ff="monospace"
@@ -520,8 +279,15 @@ export function JsonEditor({
               aria-label="Suggest keys and values"
               onMouseDown={(e) => {
                 e.preventDefault();
-                ta.current?.focus();
-                openCompletion(true);
+                if (!view) return;
+                view.focus();
+                startCompletion(view);
+              }}
+              onClick={() => {
+                // the keyboard's way in (a mouse press has already opened the list)
+                if (!view || view.hasFocus) return;
+                view.focus();
+                startCompletion(view);
               }}
             >
               <Text size="xs" fw={700}>
@@ -539,7 +305,9 @@ export function JsonEditor({
             parsed.error.offset === null ? 'JSON' : `line ${lineColumn(value, parsed.error.offset).line + 1}`
           }
           message={`Not valid JSON: ${parsed.error.message}`}
-          onClick={() => parsed.error?.offset !== null && parsed.error && revealOffset(parsed.error.offset!)}
+          onClick={() => {
+            if (parsed.error?.offset != null) revealOffset(parsed.error.offset);
+          }}
           testId="json-parse-error"
         />
       ) : (
@@ -565,10 +333,6 @@ export function JsonEditor({
       )}
     </Stack>
   );
-}
-
-function gutterWidth(lines: number, charWidth: number): number {
-  return Math.ceil(String(lines).length * charWidth + 18);
 }
 
 function IssueButton({

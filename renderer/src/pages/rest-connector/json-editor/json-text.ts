@@ -203,6 +203,29 @@ export function locateInTree(root: ValueNode, segments: PathSegment[]): number {
   return node.keyStart ?? node.start;
 }
 
+/**
+ * The text range to mark for a JSON path: a scalar member from its key to the end of its value, a
+ * container by its key (else its opening bracket); a path that is not there marks its nearest parent.
+ */
+export function rangeInTree(
+  text: string,
+  root: ValueNode,
+  segments: PathSegment[],
+): { from: number; to: number } {
+  let node = root;
+  for (const seg of segments) {
+    const next = node.children?.get(seg);
+    if (!next) break;
+    node = next;
+  }
+  if (!node.children) return { from: node.keyStart ?? node.start, to: node.end };
+  if (node.keyStart !== undefined) {
+    const key = tokenize(text.slice(node.keyStart, node.start))[0];
+    return { from: node.keyStart, to: node.keyStart + (key?.end ?? 1) };
+  }
+  return { from: node.start, to: node.start + 1 };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // What the cursor is on
 
