@@ -26,6 +26,7 @@ import { ConfirmModal } from '../components/confirm-modal.tsx';
 import { CopyValueButton } from '../components/copy-value.tsx';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { formatDateTime } from '../components/format.ts';
+import { AdminOnlyPage } from '../components/admin-only-page.tsx';
 import { PageHeader } from '../components/page-header.tsx';
 import { Link } from '../router.tsx';
 import { EdgeAssignmentsCard } from './edges/edge-assignments-card.tsx';
@@ -161,14 +162,7 @@ export default function EdgesPage() {
   const simulated = new Set((simulators.data ?? []).map((s) => s.edgeId));
 
   if (user.data && !isAdmin) {
-    return (
-      <Stack gap="lg">
-        <PageHeader title="Edges" />
-        <Text size="sm" c="dimmed">
-          Edges belong to the tenant administrator.
-        </Text>
-      </Stack>
-    );
+    return <AdminOnlyPage title="Edges">Edges belong to the tenant administrator.</AdminOnlyPage>;
   }
 
   return (

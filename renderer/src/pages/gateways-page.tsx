@@ -13,6 +13,7 @@ import {
 import { openTextFile } from '../components/desktop-files.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { formatNumber } from '../components/format.ts';
+import { AdminOnlyPage } from '../components/admin-only-page.tsx';
 import { PageHeader } from '../components/page-header.tsx';
 import { Link, navigate } from '../router.tsx';
 import { NewSimulationModal } from './simulation/new-simulation-modal.tsx';
@@ -127,12 +128,9 @@ export default function GatewaysPage() {
 
   if (user.data && !isAdmin) {
     return (
-      <Stack gap="lg">
-        <PageHeader title="Gateways & Simulation" />
-        <Text size="sm" c="dimmed">
-          Simulations belong to the tenant administrator.
-        </Text>
-      </Stack>
+      <AdminOnlyPage title="Gateways & Simulation">
+        Simulations belong to the tenant administrator.
+      </AdminOnlyPage>
     );
   }
 

@@ -31,6 +31,7 @@ import {
 } from '../../api/reports-hooks.ts';
 import { ConfirmModal } from '../../components/confirm-modal.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { AdminOnlyPage } from '../../components/admin-only-page.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { ApiCallCard } from './api-call-card.tsx';
 import { DemoCard } from './demo-card.tsx';
@@ -168,12 +169,9 @@ export default function ReportsPage() {
 
   if (user.data && !isAdmin) {
     return (
-      <Stack gap="lg">
-        <PageHeader title="Reports" />
-        <Text size="sm" c="dimmed">
-          Table views and the demo data belong to the tenant administrator.
-        </Text>
-      </Stack>
+      <AdminOnlyPage title="Reports">
+        Table views and the demo data belong to the tenant administrator.
+      </AdminOnlyPage>
     );
   }
 

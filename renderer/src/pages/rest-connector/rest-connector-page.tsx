@@ -32,6 +32,7 @@ import {
 import { ConfirmModal } from '../../components/confirm-modal.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatDateTime, formatNumber } from '../../components/format.ts';
+import { AdminOnlyPage } from '../../components/admin-only-page.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { StatTile } from '../../components/stat-tile.tsx';
 import { Link } from '../../router.tsx';
@@ -383,12 +384,9 @@ export default function RestConnectorPage() {
 
   if (user.data && !isAdmin) {
     return (
-      <Stack gap="lg">
-        <PageHeader title="REST Connector" />
-        <Text size="sm" c="dimmed">
-          REST connectors belong to the tenant administrator.
-        </Text>
-      </Stack>
+      <AdminOnlyPage title="REST Connector">
+        REST connectors belong to the tenant administrator.
+      </AdminOnlyPage>
     );
   }
 

@@ -22,6 +22,33 @@ import { NodeConfigForm } from './node-config-form.tsx';
 import { configSchema, type ConfigProblems } from './node-config.ts';
 import { NodeDebugEvents } from './node-debug-events.tsx';
 
+/** One connection of the node: its relation type, the node at its other end ("from X" / "to Y") and a remove button. */
+function ConnectionRow({ type, peer, onRemove }: { type: string; peer: string; onRemove: () => void }) {
+  return (
+    <Table.Tr>
+      <Table.Td>
+        <Text size="xs">{peer}</Text>
+      </Table.Td>
+      <Table.Td>
+        <Badge size="xs" variant="light" tt="none">
+          {type}
+        </Badge>
+      </Table.Td>
+      <Table.Td ta="right">
+        <ActionIcon
+          size="sm"
+          variant="subtle"
+          color="red"
+          onClick={onRemove}
+          aria-label={`Remove ${type} ${peer}`}
+        >
+          ×
+        </ActionIcon>
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
 /** Adds a connection from this node: a relation its type emits, to another node. */
 function AddConnection({
   draft,
@@ -180,50 +207,20 @@ export function NodePanel({
           <Table verticalSpacing={2} data-testid="node-connections">
             <Table.Tbody>
               {incoming.map((c) => (
-                <Table.Tr key={`in-${c.fromIndex}-${c.type}`}>
-                  <Table.Td>
-                    <Text size="xs">from {name(c.fromIndex)}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge size="xs" variant="light" tt="none">
-                      {c.type}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td ta="right">
-                    <ActionIcon
-                      size="sm"
-                      variant="subtle"
-                      color="red"
-                      onClick={() => onRemoveConnection(c)}
-                      aria-label={`Remove ${c.type} from ${name(c.fromIndex)}`}
-                    >
-                      ×
-                    </ActionIcon>
-                  </Table.Td>
-                </Table.Tr>
+                <ConnectionRow
+                  key={`in-${c.fromIndex}-${c.type}`}
+                  type={c.type}
+                  peer={`from ${name(c.fromIndex)}`}
+                  onRemove={() => onRemoveConnection(c)}
+                />
               ))}
               {outgoing.map((c) => (
-                <Table.Tr key={`out-${c.toIndex}-${c.type}`}>
-                  <Table.Td>
-                    <Text size="xs">to {name(c.toIndex)}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge size="xs" variant="light" tt="none">
-                      {c.type}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td ta="right">
-                    <ActionIcon
-                      size="sm"
-                      variant="subtle"
-                      color="red"
-                      onClick={() => onRemoveConnection(c)}
-                      aria-label={`Remove ${c.type} to ${name(c.toIndex)}`}
-                    >
-                      ×
-                    </ActionIcon>
-                  </Table.Td>
-                </Table.Tr>
+                <ConnectionRow
+                  key={`out-${c.toIndex}-${c.type}`}
+                  type={c.type}
+                  peer={`to ${name(c.toIndex)}`}
+                  onRemove={() => onRemoveConnection(c)}
+                />
               ))}
             </Table.Tbody>
           </Table>

@@ -12,7 +12,7 @@ import {
   Title,
   UnstyledButton,
 } from '@mantine/core';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import {
   FAILURE_REASONS,
@@ -329,55 +329,78 @@ export function GatewayStatusTable({
 
 const json = (v: unknown) => (v === undefined ? '' : JSON.stringify(v));
 
-/** Shared attribute updates the platform pushed to the simulated devices, newest first. */
-export function AttributeLog({ status }: { status: SimulationStatus }) {
+/** A card with a log the simulation keeps, newest first: "None yet." until it has rows, then a scrolling table. */
+function LiveLogCard({
+  title,
+  hint,
+  testId,
+  columns,
+  rows,
+}: {
+  title: string;
+  hint: string;
+  testId: string;
+  columns: string[];
+  rows: ReactNode[];
+}) {
   return (
     <Card withBorder radius="md" p="md">
       <Title order={5} mb={4}>
-        Attribute updates
+        {title}
       </Title>
       <Text size="xs" c="dimmed" mb="xs">
-        Shared attributes set on a simulated device (Devices → its page → Shared) arrive here.
+        {hint}
       </Text>
-      {status.attributeLog.length === 0 ? (
+      {rows.length === 0 ? (
         <Text size="sm" c="dimmed">
           None yet.
         </Text>
       ) : (
         <ScrollArea.Autosize mah={280}>
-          <Table verticalSpacing={4} data-testid="attribute-log">
+          <Table verticalSpacing={4} data-testid={testId}>
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>Device</Table.Th>
-                <Table.Th>Update</Table.Th>
+                {columns.map((c) => (
+                  <Table.Th key={c}>{c}</Table.Th>
+                ))}
               </Table.Tr>
             </Table.Thead>
-            <Table.Tbody>
-              {status.attributeLog.map((e) => (
-                <Table.Tr key={e.seq}>
-                  <Table.Td>
-                    <Text size="xs">{formatTime(e.ts)}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs">{e.device}</Text>
-                    <Text size="xs" c="dimmed">
-                      {e.gateway}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
-                      {json(e.data)}
-                      {e.deleted?.length ? ` deleted: ${e.deleted.join(', ')}` : ''}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
+            <Table.Tbody>{rows}</Table.Tbody>
           </Table>
         </ScrollArea.Autosize>
       )}
     </Card>
+  );
+}
+
+/** Shared attribute updates the platform pushed to the simulated devices, newest first. */
+export function AttributeLog({ status }: { status: SimulationStatus }) {
+  return (
+    <LiveLogCard
+      title="Attribute updates"
+      hint="Shared attributes set on a simulated device (Devices → its page → Shared) arrive here."
+      testId="attribute-log"
+      columns={['Time', 'Device', 'Update']}
+      rows={status.attributeLog.map((e) => (
+        <Table.Tr key={e.seq}>
+          <Table.Td>
+            <Text size="xs">{formatTime(e.ts)}</Text>
+          </Table.Td>
+          <Table.Td>
+            <Text size="xs">{e.device}</Text>
+            <Text size="xs" c="dimmed">
+              {e.gateway}
+            </Text>
+          </Table.Td>
+          <Table.Td>
+            <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+              {json(e.data)}
+              {e.deleted?.length ? ` deleted: ${e.deleted.join(', ')}` : ''}
+            </Text>
+          </Table.Td>
+        </Table.Tr>
+      ))}
+    />
   );
 }
 
@@ -386,66 +409,44 @@ const RPC_COLORS = { pending: 'yellow', answered: 'teal', ignored: 'gray', faile
 /** RPC requests the simulated devices received and what their responders answered, newest first. */
 export function RpcLog({ status }: { status: SimulationStatus }) {
   return (
-    <Card withBorder radius="md" p="md">
-      <Title order={5} mb={4}>
-        RPC requests
-      </Title>
-      <Text size="xs" c="dimmed" mb="xs">
-        Send one from a simulated device’s page (RPC console); its responder answers here.
-      </Text>
-      {status.rpcLog.length === 0 ? (
-        <Text size="sm" c="dimmed">
-          None yet.
-        </Text>
-      ) : (
-        <ScrollArea.Autosize mah={280}>
-          <Table verticalSpacing={4} data-testid="rpc-log">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>Device</Table.Th>
-                <Table.Th>Request</Table.Th>
-                <Table.Th>Answer</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {status.rpcLog.map((e) => (
-                <Table.Tr key={e.seq}>
-                  <Table.Td>
-                    <Text size="xs">{formatTime(e.ts)}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs">{e.device}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
-                      #{e.id} {e.method}({json(e.params)})
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Stack gap={2}>
-                      <Group gap={4}>
-                        <Badge size="xs" variant="light" color={RPC_COLORS[e.status]}>
-                          {e.status}
-                        </Badge>
-                        <Text size="xs" c="dimmed">
-                          {e.responder ?? 'no rule matched'}
-                          {e.answeredAt !== undefined ? ` · ${e.answeredAt - e.ts} ms` : ''}
-                        </Text>
-                      </Group>
-                      {e.reply !== undefined && (
-                        <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
-                          {json(e.reply)}
-                        </Text>
-                      )}
-                    </Stack>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </ScrollArea.Autosize>
-      )}
-    </Card>
+    <LiveLogCard
+      title="RPC requests"
+      hint="Send one from a simulated device’s page (RPC console); its responder answers here."
+      testId="rpc-log"
+      columns={['Time', 'Device', 'Request', 'Answer']}
+      rows={status.rpcLog.map((e) => (
+        <Table.Tr key={e.seq}>
+          <Table.Td>
+            <Text size="xs">{formatTime(e.ts)}</Text>
+          </Table.Td>
+          <Table.Td>
+            <Text size="xs">{e.device}</Text>
+          </Table.Td>
+          <Table.Td>
+            <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+              #{e.id} {e.method}({json(e.params)})
+            </Text>
+          </Table.Td>
+          <Table.Td>
+            <Stack gap={2}>
+              <Group gap={4}>
+                <Badge size="xs" variant="light" color={RPC_COLORS[e.status]}>
+                  {e.status}
+                </Badge>
+                <Text size="xs" c="dimmed">
+                  {e.responder ?? 'no rule matched'}
+                  {e.answeredAt !== undefined ? ` · ${e.answeredAt - e.ts} ms` : ''}
+                </Text>
+              </Group>
+              {e.reply !== undefined && (
+                <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+                  {json(e.reply)}
+                </Text>
+              )}
+            </Stack>
+          </Table.Td>
+        </Table.Tr>
+      ))}
+    />
   );
 }
