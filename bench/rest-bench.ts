@@ -1,5 +1,6 @@
 // npm run bench:rest — the gateway REST connector end to end: autocannon POSTs JSON with basic auth to a
-// json endpoint of a connector started in `sandboard serve` (the app's REST Connector), each 200 given
+// json endpoint of a connector started in `sandboard serve` (the app's REST Connector, in a worker thread
+// of its own), each 200 given
 // after the platform's PUBACK; datapoints counted in the platform's store afterwards. Then the same with
 // the connector as a process of its own (`sandboard gateway`). Baseline in the same run: a bare Fastify
 // POST route, in its own process too.
@@ -14,6 +15,8 @@ import { startServeChild } from './lib/serve-child.ts';
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+/** unmeasured load first, so that the JIT (and sql.js's WebAssembly) has tiered up on both sides */
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const DEVICES = 10;
 const AUTH = `Basic ${Buffer.from('bench:bench-secret').toString('base64')}`;
 
@@ -36,11 +39,11 @@ const CONFIG = {
   ],
 };
 
-async function load(url: string, body: () => string) {
+async function load(url: string, body: () => string, duration = DURATION_S, connections = CONNECTIONS) {
   const result = await autocannon({
     url,
-    connections: CONNECTIONS,
-    duration: DURATION_S,
+    connections,
+    duration,
     requests: [
       {
         method: 'POST',
@@ -126,20 +129,29 @@ try {
   };
 
   console.log(
-    `autocannon, ${CONNECTIONS} connections, ${DURATION_S} s each; POST JSON with basic auth; ` +
+    `autocannon, ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARMUP_S} s unmeasured; POST JSON with basic auth; ` +
       'serve (with the connector), sandboard gateway and the baseline in their own processes',
   );
   // other work on the machine moves every figure; the ratio is measured in the same conditions
   printFigures({ 'load average (1 min) at start': [loadavg()[0]!, `on ${availableParallelism()} cores`] });
+  await load(`${bare.url}/bare`, body, WARMUP_S);
   const baseline = await load(`${bare.url}/bare`, body);
+  prefix = 'Warm-up';
+  await load(`${started.baseUrl}/bench`, body, WARMUP_S);
+  prefix = 'Bench';
   n = 0;
   const rest = await load(`${started.baseUrl}/bench`, body);
   const stored = await countStored();
+  // each 200 waits for a PUBACK, which waits for an fsync: with more requests in flight, more share one
+  prefix = 'Bench x2';
+  const doubled = await load(`${started.baseUrl}/bench`, body, DURATION_S, 2 * CONNECTIONS);
   const datapointsPerSec = stored / DURATION_S;
   const ratio = rest.reqPerSec / baseline.reqPerSec;
   if (stored < 2 * rest.total)
     console.log(`WARNING: ${2 * rest.total} datapoints acknowledged, ${stored} stored`);
 
+  prefix = 'CLI Warm-up';
+  await load(`${cli.url}/bench`, body, WARMUP_S);
   prefix = 'CLI Bench';
   t0 += 10_000_000;
   n = 0;
@@ -155,6 +167,10 @@ try {
     'REST connector in the app, latency p99': [rest.p99Ms, 'ms'],
     'REST connector in the app, datapoints stored': [stored, `(2 per request, ${rest.total} answered 200)`],
     'REST connector in the app, datapoints stored per second': [datapointsPerSec, 'dp/s'],
+    [`REST connector in the app, ${2 * CONNECTIONS} connections`]: [
+      doubled.reqPerSec,
+      `req/s (p99 ${doubled.p99Ms} ms)`,
+    ],
     'sandboard gateway (own process), POST stored in the platform': [separate.reqPerSec, 'req/s'],
     'sandboard gateway (own process), latency p99': [separate.p99Ms, 'ms'],
     'sandboard gateway (own process), datapoints stored per second': [storedSeparate / DURATION_S, 'dp/s'],

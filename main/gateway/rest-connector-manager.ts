@@ -35,7 +35,7 @@ import { loadRestConfig, RestConfigError } from './connectors/rest/config.ts';
 import { curlCommand } from './connectors/rest/curl.ts';
 import { httpCall } from './connectors/rest/outgoing.ts';
 import { describeEndpoints, type LogLevel } from './connectors/rest/rest-connector.ts';
-import { GatewayRuntime } from './gateway-runtime.ts';
+import { GatewayStartError, GatewayThread } from './gateway-thread.ts';
 
 export interface RestConnectorManagerOptions {
   services: Services;
@@ -84,7 +84,8 @@ function loopbackUrl(mqttUrl: string): string {
 export class RestConnectorManager {
   private readonly options: RestConnectorManagerOptions;
   private readonly services: Services;
-  private readonly runtimes = new Map<string, GatewayRuntime>();
+  /** running connectors, each a gateway in its own worker thread */
+  private readonly runtimes = new Map<string, GatewayThread>();
   private readonly starting = new Map<string, Promise<void>>();
   private readonly errors = new Map<string, string>();
   private closed = false;
@@ -112,8 +113,9 @@ export class RestConnectorManager {
     return this.errors.has(id) ? 'failed' : 'stopped';
   }
 
-  private summary(row: ConnectorRow): RestConnectorSummary {
+  private async summary(row: ConnectorRow): Promise<RestConnectorSummary> {
     const runtime = this.runtimes.get(row.id);
+    const live = runtime ? await runtime.state().catch(() => null) : null;
     return {
       id: row.id,
       name: row.name,
@@ -123,24 +125,24 @@ export class RestConnectorManager {
       autostart: row.autostart === 1,
       state: this.state(row.id),
       lastError: this.errors.get(row.id) ?? null,
-      baseUrl: runtime?.connector.baseUrl ?? null,
-      mqttConnected: runtime?.gateway.connected ?? false,
-      counters: runtime ? { ...runtime.connector.counters } : { ...ZERO },
+      baseUrl: live?.baseUrl ?? null,
+      mqttConnected: live?.connected ?? false,
+      counters: live?.counters ?? { ...ZERO },
       createdTime: row.created_time,
       updatedTime: row.updated_time,
     };
   }
 
-  private details(row: ConnectorRow): RestConnectorDetails {
+  private async details(row: ConnectorRow): Promise<RestConnectorDetails> {
     const config = JSON.parse(row.config) as unknown;
-    return { ...this.summary(row), config, validation: validateRestConfig(config) };
+    return { ...(await this.summary(row)), config, validation: validateRestConfig(config) };
   }
 
-  list(): RestConnectorSummary[] {
-    return this.rows().map((r) => this.summary(r));
+  list(): Promise<RestConnectorSummary[]> {
+    return Promise.all(this.rows().map((r) => this.summary(r)));
   }
 
-  get(id: string): RestConnectorDetails {
+  get(id: string): Promise<RestConnectorDetails> {
     return this.details(this.row(id));
   }
 
@@ -215,10 +217,15 @@ export class RestConnectorManager {
         throw invalidArgument(`A REST connector named '${req.name}' already exists`);
       throw err;
     }
-    if (this.runtimes.has(id)) {
+    const after = this.row(id);
+    // autostart alone is not something the running gateway uses: no restart (and no lost counters) for it
+    const changed = (['name', 'gateway_name', 'config', 'target'] as const).some(
+      (k) => before[k] !== after[k],
+    );
+    if (this.runtimes.has(id) && changed) {
       await this.stop(id);
       await this.start(id);
-    } else if (before.config !== JSON.stringify(req.config)) this.errors.delete(id);
+    } else if (before.config !== after.config) this.errors.delete(id);
     return this.get(id);
   }
 
@@ -274,8 +281,10 @@ export class RestConnectorManager {
       this.errors.delete(id);
     } catch (err) {
       this.errors.set(id, (err as Error).message);
+      const refusedConfig =
+        err instanceof RestConfigError || (err instanceof GatewayStartError && err.configError);
       throw new PlatformError(
-        err instanceof RestConfigError ? 400 : 502,
+        refusedConfig ? 400 : 502,
         ErrorCode.GENERAL,
         `REST connector '${row.name}' did not start: ${(err as Error).message}`,
       );
@@ -286,7 +295,8 @@ export class RestConnectorManager {
   }
 
   private async launch(row: ConnectorRow): Promise<void> {
-    const config = loadRestConfig(JSON.parse(row.config));
+    // a bad rest.json is refused here, with its paths, before a thread starts
+    loadRestConfig(JSON.parse(row.config));
     const target = parseJson(row.target) as ConnectorTarget;
     let platformUrl: string;
     let token: string;
@@ -304,14 +314,20 @@ export class RestConnectorManager {
           w.run('UPDATE rest_connectors SET gateway_device_id = ? WHERE id = ?', [gw.deviceId, row.id]),
         );
     }
-    const runtime = await GatewayRuntime.start({
+    const runtime = await GatewayThread.start({
       name: row.name,
       platformUrl,
       token,
-      config,
+      rawConfig: JSON.parse(row.config),
       dataDir: this.options.dataDir,
       ...(this.options.bodyLimitBytes !== undefined ? { bodyLimitBytes: this.options.bodyLimitBytes } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),
+      onExit: (reason) => {
+        if (this.runtimes.get(row.id) !== runtime) return;
+        this.runtimes.delete(row.id);
+        this.errors.set(row.id, reason);
+        this.options.log?.('error', `[${row.name}] ${reason}`);
+      },
     });
     if (this.closed) {
       await runtime.stop();
@@ -342,7 +358,7 @@ export class RestConnectorManager {
     }
   }
 
-  private runtime(id: string): GatewayRuntime {
+  private runtime(id: string): GatewayThread {
     const row = this.row(id);
     const runtime = this.runtimes.get(id);
     if (!runtime) throw conflict(`REST connector '${row.name}' is not running: start it first`);
@@ -350,9 +366,9 @@ export class RestConnectorManager {
   }
 
   /** Endpoints with curl commands; from the saved configuration when the connector is stopped. */
-  endpoints(id: string): RestEndpointInfo[] {
+  async endpoints(id: string): Promise<RestEndpointInfo[]> {
     const runtime = this.runtimes.get(id);
-    if (runtime) return runtime.connector.endpoints();
+    if (runtime) return runtime.endpoints();
     const row = this.row(id);
     let config;
     try {
@@ -364,20 +380,20 @@ export class RestConnectorManager {
     return describeEndpoints(config, null);
   }
 
-  requestLog(id: string, limit?: number): RequestLogEntry[] {
+  async requestLog(id: string, limit?: number): Promise<RequestLogEntry[]> {
     this.row(id);
-    return this.runtimes.get(id)?.connector.requestLog(limit) ?? [];
+    return (await this.runtimes.get(id)?.requestLog(limit)) ?? [];
   }
 
-  outgoingLog(id: string, limit?: number): OutgoingLogEntry[] {
+  async outgoingLog(id: string, limit?: number): Promise<OutgoingLogEntry[]> {
     this.row(id);
-    return this.runtimes.get(id)?.connector.outgoingLog(limit) ?? [];
+    return (await this.runtimes.get(id)?.outgoingLog(limit)) ?? [];
   }
 
   /** Sends a request to a running connector (as a client would) and returns its answer. */
   async test(id: string, t: TestRequest): Promise<TestResponse> {
     const runtime = this.runtime(id);
-    const base = runtime.connector.baseUrl!;
+    const base = runtime.initial.baseUrl!;
     if (!t.path.startsWith('/')) throw invalidArgument("path: must start with '/'");
     const url = new URL(base + t.path);
     for (const [k, v] of Object.entries(t.query ?? {})) url.searchParams.set(k, v);

@@ -387,6 +387,11 @@ export class DurableDb {
   }
 
   private async appendSealed(sealed: { frame: Buffer | null; group: Group }): Promise<void> {
+    if (this.fatal) {
+      // an earlier group never reached the disk: nothing after it may be acknowledged either
+      for (const w of sealed.group.waiters) w.reject(this.fatal);
+      return;
+    }
     try {
       if (sealed.frame) {
         await this.journal.append(sealed.frame);

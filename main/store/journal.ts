@@ -1,4 +1,5 @@
 import {
+  constants,
   closeSync,
   fdatasyncSync,
   openSync,
@@ -98,21 +99,33 @@ export function removeFile(path: string): void {
   }
 }
 
-/** One open journal file that frames are appended to, one write + fdatasync per group. */
+/**
+ * With O_DSYNC each write returns once its data is on disk, as write + fdatasync would, in one system call:
+ * one trip through libuv's thread pool per group instead of two, which is most of a group's latency when
+ * the event loop is busy. Where the flag does not exist the writer falls back to write + fdatasync.
+ */
+const DSYNC_APPEND =
+  constants.O_DSYNC === undefined
+    ? undefined
+    : constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC;
+
+/** One open journal file that frames are appended to, one durable write per group. */
 export class JournalWriter {
   readonly path: string;
   private readonly handle: FileHandle;
+  private readonly synchronous: boolean;
   private bytes: number;
 
-  private constructor(path: string, handle: FileHandle, bytes: number) {
+  private constructor(path: string, handle: FileHandle, bytes: number, synchronous: boolean) {
     this.path = path;
     this.handle = handle;
     this.bytes = bytes;
+    this.synchronous = synchronous;
   }
 
   /** Opens (or creates) a journal file; a new file's directory entry is fsynced before anything is appended. */
   static async open(path: string): Promise<JournalWriter> {
-    const handle = await open(path, 'a');
+    const handle = await open(path, DSYNC_APPEND ?? 'a');
     const { size } = await handle.stat();
     if (size === 0) {
       const dir = await open(dirname(path), 'r');
@@ -122,7 +135,7 @@ export class JournalWriter {
         await dir.close();
       }
     }
-    return new JournalWriter(path, handle, size);
+    return new JournalWriter(path, handle, size, DSYNC_APPEND !== undefined);
   }
 
   get size(): number {
@@ -130,8 +143,13 @@ export class JournalWriter {
   }
 
   async append(frames: Buffer): Promise<void> {
-    await this.handle.write(frames);
-    await this.handle.datasync();
+    let written = 0;
+    // a regular file takes the whole buffer at once; the loop is for the rare short write
+    while (written < frames.length) {
+      const { bytesWritten } = await this.handle.write(frames, written, frames.length - written);
+      written += bytesWritten;
+    }
+    if (!this.synchronous) await this.handle.datasync();
     this.bytes += frames.length;
   }
 

@@ -169,6 +169,13 @@ describe('REST connector API', () => {
         security: { type: 'anonymous' },
       },
     ];
+    // autostart alone changes nothing the running gateway uses: no restart, the counters go on
+    const toggled = await call<Summary & { autostart: boolean }>('PUT', `${BASE}/${id}`, {
+      name: 'Plant A',
+      config: withPort(String(port)),
+      autostart: true,
+    });
+    expect(toggled.body).toMatchObject({ state: 'running', autostart: true, counters: { requests: 3 } });
     const put = await call<Summary>('PUT', `${BASE}/${id}`, { name: 'Plant A', config: updated });
     expect(put.body).toMatchObject({ state: 'running', counters: { requests: 0 } });
     expect(

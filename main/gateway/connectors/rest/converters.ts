@@ -284,9 +284,13 @@ export function normalizeConverted(
 ): ConvertedData {
   if (typeof out !== 'object' || out === null) throw new Error('convert() must return an object');
   const o = out as Record<string, unknown>;
-  const fallback = deviceOf(info, data);
-  const deviceName = typeof o.deviceName === 'string' && o.deviceName !== '' ? o.deviceName : fallback.name;
-  const deviceType = typeof o.deviceType === 'string' && o.deviceType !== '' ? o.deviceType : fallback.type;
+  const given = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  // deviceInfo's expressions only for what the converter left out (they may find nothing in the request)
+  const deviceName =
+    given(o.deviceName) ?? deviceField(info.nameExpression, info.nameSource, data, 'Device name');
+  const deviceType =
+    given(o.deviceType) ??
+    deviceField(info.profileExpression, info.profileSource, data, 'Device profile', 'default');
   const warnings: string[] = [];
   const attributes: Record<string, unknown> = {};
   for (const e of entriesOf(o.attributes))
