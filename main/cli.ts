@@ -35,6 +35,7 @@ Options for gateway:
   --data-dir DIR         custom converters in DIR/converters, certificates in DIR/certs (default: as serve)
   --port PORT            listen on PORT instead of the file's server.port (0 picks a free port)
   --self-signed          serve HTTPS with a self-signed certificate made in DIR/certs (needs openssl)
+  --ca FILE              trust this PEM certificate (authority) for an mqtts:// platform
   --insecure             accept the platform's TLS certificate without checking it
 `;
 

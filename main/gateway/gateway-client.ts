@@ -82,6 +82,15 @@ const newBatch = (): Batch => ({
 
 const TOPICS = ['v1/gateway/attributes', 'v1/gateway/attributes/response', 'v1/gateway/rpc'];
 
+const UNTRUSTED_CERTIFICATE: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'a self-signed certificate in its chain',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'unknown issuer',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'unknown issuer',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'issued for another host name',
+  CERT_HAS_EXPIRED: 'expired',
+};
+
 function describeConnectError(err: Error & { code?: unknown }, url: string): Error {
   switch (err.code) {
     case 4:
@@ -96,6 +105,11 @@ function describeConnectError(err: Error & { code?: unknown }, url: string): Err
     case 'EAI_AGAIN':
       return new Error(`cannot connect to ${url}: host not found`);
   }
+  const untrusted = typeof err.code === 'string' ? UNTRUSTED_CERTIFICATE[err.code] : undefined;
+  if (untrusted)
+    return new Error(
+      `${url}: its TLS certificate is not trusted (${untrusted}); trust it with --ca FILE, or skip the check with --insecure`,
+    );
   return new Error(`cannot connect to ${url}: ${err.message}`);
 }
 

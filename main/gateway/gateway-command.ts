@@ -1,5 +1,6 @@
 /**
- * `sandboard gateway --config rest.json --platform mqtt://HOST:PORT --token TOKEN [--data-dir DIR]`:
+ * `sandboard gateway --config rest.json --platform mqtt://HOST:PORT --token TOKEN [--data-dir DIR]`
+ * (mqtts:// with --ca FILE or --insecure for a platform with a certificate of its own):
  * a gateway with the REST connector, connected to any ThingsBoard-compatible platform through the gateway
  * MQTT API. Prints one ready line (`sandboard gateway ready {json}`); SIGINT / SIGTERM stop it.
  */
@@ -23,6 +24,8 @@ export interface GatewayArgs {
   port?: number;
   selfSigned: boolean;
   insecure: boolean;
+  /** PEM file of the certificate authority (or the self-signed certificate) of an mqtts:// platform */
+  caPath?: string;
 }
 
 export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): GatewayArgs {
@@ -36,6 +39,7 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = proces
       port: { type: 'string' },
       'self-signed': { type: 'boolean' },
       insecure: { type: 'boolean' },
+      ca: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -62,6 +66,7 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = proces
     ...(port !== undefined ? { port } : {}),
     selfSigned: values['self-signed'] ?? false,
     insecure: values.insecure ?? false,
+    ...(values.ca !== undefined ? { caPath: resolve(values.ca) } : {}),
   };
 }
 
@@ -93,9 +98,23 @@ export function readRestConfigFile(path: string) {
   }
 }
 
+function readCa(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `cannot read --ca ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
 export async function runGatewayCommand(argv: string[]): Promise<void> {
   const args = parseGatewayArgs(argv);
   const config = readRestConfigFile(args.configPath);
+  const ca = args.caPath !== undefined ? readCa(args.caPath) : undefined;
   for (const w of config.warnings) process.stderr.write(`rest.json: ${w.path || '(file)'}: ${w.message}\n`);
   if (args.selfSigned) {
     const pair = await ensureSelfSignedCertificate(resolve(args.dataDir, 'certs'), config.server.host);
@@ -109,6 +128,7 @@ export async function runGatewayCommand(argv: string[]): Promise<void> {
     dataDir: args.dataDir,
     ...(args.port !== undefined ? { portOverride: args.port } : {}),
     ...(args.insecure ? { rejectUnauthorized: false } : {}),
+    ...(ca !== undefined ? { ca } : {}),
     log: (level, line) => process.stderr.write(`${level}: ${line}\n`),
   });
   const ready = {

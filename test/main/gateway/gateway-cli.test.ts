@@ -1,10 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { connect, type AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { ensureSelfSignedCertificate } from '../../../main/gateway/connectors/rest/certificates.ts';
 import { parseGatewayArgs } from '../../../main/gateway/gateway-command.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { COMPAT_DIR, startGatewayPlatform } from './gateway-kit.ts';
@@ -110,6 +113,55 @@ describe('sandboard gateway', () => {
     expect(usage.stderr()).toContain("--token is required (the gateway device's access token)");
   });
 
+  it('connects over mqtts:// with --ca, and says what to do when the certificate is not trusted', async () => {
+    const platform = await startGatewayPlatform();
+    const token = await platform.gatewayToken('TLS gateway');
+    // the platform behind TLS, as a ThingsBoard on port 8883 would be
+    const pair = await ensureSelfSignedCertificate(tempDir());
+    const mqttPort = Number(new URL(platform.urls.mqtt).port);
+    const tls = createTlsServer({ cert: readFileSync(pair.cert), key: readFileSync(pair.key) }, (secure) => {
+      const plain = connect(mqttPort, '127.0.0.1');
+      secure.pipe(plain).pipe(secure);
+      secure.on('error', () => plain.destroy());
+      plain.on('error', () => secure.destroy());
+    });
+    tls.listen(0, '127.0.0.1');
+    await once(tls, 'listening');
+    onTestFinished(() => void tls.close());
+    const url = `mqtts://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    const config = fileURLToPath(new URL('tb-gateway-default-rest.json', COMPAT_DIR));
+    const common = [
+      '--config',
+      config,
+      '--platform',
+      url,
+      '--token',
+      token,
+      '--port',
+      '0',
+      '--data-dir',
+      tempDir(),
+    ];
+
+    const untrusted = run(common);
+    const [code] = (await once(untrusted.child, 'exit')) as [number | null];
+    expect(code).not.toBe(0);
+    expect(untrusted.stderr()).toContain(
+      `${url}: its TLS certificate is not trusted (self-signed); trust it with --ca FILE, or skip the check with --insecure`,
+    );
+
+    const gw = run([...common, '--ca', pair.cert]);
+    const ready = (await gw.ready) as { url: string; platform: string };
+    expect(ready.platform).toBe(url);
+    const res = await fetch(`${ready.url}/my_devices`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sensorName: 'TLS-1', sensorType: 'tls', temp: 7.5, hum: 40 }),
+    });
+    expect(res.status).toBe(200);
+    expect((await platform.latest('TLS-1', ['temperature'])).temperature![0]!.value).toBe(7.5);
+  });
+
   it('reads its arguments', () => {
     expect(
       parseGatewayArgs(['--config', 'r.json', '--token', 'T', '--port', '0', '--data-dir', '/d'], {}),
@@ -120,6 +172,9 @@ describe('sandboard gateway', () => {
       dataDir: '/d',
       selfSigned: false,
     });
+    expect(parseGatewayArgs(['--config', 'r.json', '--token', 'T', '--ca', '/etc/ca.pem'], {}).caPath).toBe(
+      '/etc/ca.pem',
+    );
     expect(parseGatewayArgs(['--config', 'r.json'], { SANDBOARD_GATEWAY_TOKEN: 'E' }).token).toBe('E');
     expect(() =>
       parseGatewayArgs(['--config', 'r.json', '--token', 'T', '--platform', 'http://x'], {}),
