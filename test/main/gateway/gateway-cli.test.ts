@@ -10,7 +10,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { ensureSelfSignedCertificate } from '../../../main/gateway/connectors/rest/certificates.ts';
 import { parseGatewayArgs } from '../../../main/gateway/gateway-command.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
-import { COMPAT_DIR, startGatewayPlatform } from './gateway-kit.ts';
+import { COMPAT_DIR, startGatewayPlatform, type GatewayPlatform } from './gateway-kit.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/sandboard.js', import.meta.url));
 
@@ -32,6 +32,17 @@ function run(args: string[]) {
   });
   ready.catch(() => undefined);
   return { child, ready, lines, stderr: () => stderr };
+}
+
+/** POSTs a reading to /my_devices of the gateway's default rest.json; the answer and what the platform stored. */
+async function postReading(platform: GatewayPlatform, base: string, device: string, temp: number) {
+  const res = await fetch(`${base}/my_devices`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sensorName: device, sensorType: 'cli', temp, hum: 50 }),
+  });
+  const latest = res.status === 200 ? await platform.latest(device, ['temperature']) : {};
+  return { status: res.status, stored: latest.temperature?.[0]?.value };
 }
 
 describe('sandboard gateway', () => {
@@ -63,13 +74,7 @@ describe('sandboard gateway', () => {
       url: `${ready.url}/my_devices`,
       security: 'anonymous',
     });
-    const res = await fetch(`${ready.url}/my_devices`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sensorName: 'CLI-1', sensorType: 'cli', temp: 5.5, hum: 50 }),
-    });
-    expect(res.status).toBe(200);
-    expect((await platform.latest('CLI-1', ['temperature'])).temperature![0]!.value).toBe(5.5);
+    expect(await postReading(platform, ready.url, 'CLI-1', 5.5)).toEqual({ status: 200, stored: 5.5 });
     gw.child.kill('SIGTERM');
     const [code] = (await once(gw.child, 'exit')) as [number | null];
     expect(code).toBe(0);
@@ -153,13 +158,7 @@ describe('sandboard gateway', () => {
     const gw = run([...common, '--ca', pair.cert]);
     const ready = (await gw.ready) as { url: string; platform: string };
     expect(ready.platform).toBe(url);
-    const res = await fetch(`${ready.url}/my_devices`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sensorName: 'TLS-1', sensorType: 'tls', temp: 7.5, hum: 40 }),
-    });
-    expect(res.status).toBe(200);
-    expect((await platform.latest('TLS-1', ['temperature'])).temperature![0]!.value).toBe(7.5);
+    expect(await postReading(platform, ready.url, 'TLS-1', 7.5)).toEqual({ status: 200, stored: 7.5 });
   });
 
   it('reads its arguments', () => {
