@@ -1,9 +1,12 @@
 /**
  * The gateway side of ThingsBoard's gateway MQTT API: one MQTT session (user name = the gateway token)
  * on behalf of many devices. Data from many callers is batched into one v1/gateway/telemetry and one
- * v1/gateway/attributes publish per event-loop turn (QoS 1); each caller's promise settles on the PUBACK
- * of the publish that carried its data, so a resolved send means the platform took it. Devices are
- * connected (v1/gateway/connect, with their profile) before their first data.
+ * v1/gateway/attributes publish (QoS 1); each caller's promise settles on the PUBACK of the publish that
+ * carried its data, so a resolved send means the platform took it. One batch is in flight at a time: what
+ * comes while it waits for its PUBACK goes out in the next one, at once when the platform answers. Light
+ * traffic goes out in the next event-loop turn; under load the batches grow to what the platform
+ * acknowledges per turn (as a group commit does), with fewer, larger publishes. Devices are connected
+ * (v1/gateway/connect, with their profile) before their first data.
  */
 import { EventEmitter } from 'node:events';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
@@ -150,6 +153,8 @@ export class GatewayClient extends EventEmitter<{
   private readonly ackTimeoutMs: number;
   private batch: Batch = newBatch();
   private flushScheduled = false;
+  /** a batch is out, waiting for its PUBACKs */
+  private flushing = false;
   /** devices connected in this MQTT session -> the connect's PUBACK */
   private devices = new Map<string, Promise<void>>();
   private readonly pendingRequests = new Map<
@@ -324,11 +329,15 @@ export class GatewayClient extends EventEmitter<{
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled) return;
+    if (this.flushScheduled || this.flushing) return;
     this.flushScheduled = true;
     const run = () => {
       this.flushScheduled = false;
-      void this.flush();
+      this.flushing = true;
+      void this.flush().finally(() => {
+        this.flushing = false;
+        if (this.batch.waiters.length) this.scheduleFlush();
+      });
     };
     const window = this.options.batchWindowMs ?? 0;
     if (window > 0) setTimeout(run, window);
