@@ -8,6 +8,7 @@ import {
   saveScreenshotsInBothThemes,
   test,
 } from './support/fixtures.ts';
+import { startTlsFront } from '../test/helpers/tls-front.ts';
 
 /** The JSON editor's whole text (CodeMirror keeps only the lines in view in the DOM; it exposes the rest). */
 function editorText(editor: Locator): Promise<string> {
@@ -156,4 +157,51 @@ test('a REST connector made from the template starts, lists its endpoints and lo
 
   await page.getByTestId('connector-detail').getByTestId('stop-connector').click();
   await expect(detail).toHaveAttribute('data-state', 'stopped', { timeout: 20_000 });
+});
+
+test('a connector aimed at another platform over mqtts:// asks whom to trust, and connects', async ({
+  page,
+  rest,
+  sandboard,
+}) => {
+  // "another" ThingsBoard: this one's MQTT port behind TLS with a self-signed certificate
+  const front = await startTlsFront(sandboard.urls.mqtt);
+  const jwt = `Bearer ${await rest.login()}`;
+  const device = (await (
+    await rest.request('/api/device', {
+      method: 'POST',
+      json: { name: 'Remote gateway', additionalInfo: { gateway: true } },
+      auth: jwt,
+    })
+  ).json()) as { id: { id: string } };
+  const { credentialsId } = (await (
+    await rest.request(`/api/device/${device.id.id}/credentials`, { auth: jwt })
+  ).json()) as { credentialsId: string };
+
+  try {
+    await logIn(page);
+    await openFromNav(page, 'rest-connector');
+    await page.getByTestId('new-connector').click();
+    const form = page.getByTestId('new-connector-form');
+    await form.getByRole('textbox', { name: 'Name' }).fill('Remote TLS');
+    await form.getByRole('textbox', { name: 'Port' }).fill('0');
+    await form.getByText('Another ThingsBoard (MQTT)').click();
+    const url = form.getByRole('textbox', { name: 'MQTT URL' });
+    await url.fill('mqtt://127.0.0.1:1883');
+    await expect(form.getByRole('textbox', { name: 'CA certificate (PEM)' })).toBeHidden();
+    await url.fill(front.url);
+    await form.getByRole('textbox', { name: 'Gateway access token' }).fill(credentialsId);
+    await form.getByRole('textbox', { name: 'CA certificate (PEM)' }).fill(front.caPem);
+    await page.getByTestId('create-connector').click();
+    const detail = page.getByTestId('connector-detail');
+    await expect(detail).toHaveAttribute('data-state', 'stopped');
+    await detail.getByTestId('start-connector').click();
+    await expect(detail).toHaveAttribute('data-state', 'running');
+    await expect(detail).toContainText('MQTT connected');
+    await saveScreenshot(page, 'rest-connector-remote-tls');
+    await detail.getByRole('button', { name: 'Stop' }).click();
+    await expect(detail).toHaveAttribute('data-state', 'stopped');
+  } finally {
+    await front.close();
+  }
 });

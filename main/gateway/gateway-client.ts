@@ -20,6 +20,8 @@ export interface GatewayClientOptions {
   protocolVersion?: 4 | 5;
   ca?: string;
   rejectUnauthorized?: boolean;
+  /** what to do about an untrusted platform certificate, in the caller's words (default: the CLI's flags) */
+  untrustedCertificateHint?: string;
   connectTimeoutMs?: number;
   /** wait this long to gather more data into one publish (default 0: one event-loop turn) */
   batchWindowMs?: number;
@@ -94,7 +96,11 @@ const UNTRUSTED_CERTIFICATE: Record<string, string> = {
   CERT_HAS_EXPIRED: 'expired',
 };
 
-function describeConnectError(err: Error & { code?: unknown }, url: string): Error {
+function describeConnectError(
+  err: Error & { code?: unknown },
+  url: string,
+  hint = 'trust it with --ca FILE, or skip the check with --insecure',
+): Error {
   switch (err.code) {
     case 4:
     case 0x86:
@@ -109,10 +115,7 @@ function describeConnectError(err: Error & { code?: unknown }, url: string): Err
       return new Error(`cannot connect to ${url}: host not found`);
   }
   const untrusted = typeof err.code === 'string' ? UNTRUSTED_CERTIFICATE[err.code] : undefined;
-  if (untrusted)
-    return new Error(
-      `${url}: its TLS certificate is not trusted (${untrusted}); trust it with --ca FILE, or skip the check with --insecure`,
-    );
+  if (untrusted) return new Error(`${url}: its TLS certificate is not trusted (${untrusted}); ${hint}`);
   return new Error(`cannot connect to ${url}: ${err.message}`);
 }
 
@@ -221,7 +224,11 @@ export class GatewayClient extends EventEmitter<{
         reject(error ?? new Error(`${options.url} closed the connection before accepting it`));
       };
       const onError = (err: Error) => {
-        error ??= describeConnectError(err as Error & { code?: unknown }, options.url);
+        error ??= describeConnectError(
+          err as Error & { code?: unknown },
+          options.url,
+          options.untrustedCertificateHint,
+        );
       };
       client.on('error', onError);
       client.once('connect', onConnect);

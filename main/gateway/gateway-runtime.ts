@@ -21,6 +21,7 @@ export interface GatewayRuntimeOptions {
   batchWindowMs?: number;
   ca?: string;
   rejectUnauthorized?: boolean;
+  untrustedCertificateHint?: string;
   log?: (level: LogLevel, line: string) => void;
 }
 
@@ -41,6 +42,9 @@ export class GatewayRuntime {
       ...(options.batchWindowMs !== undefined ? { batchWindowMs: options.batchWindowMs } : {}),
       ...(options.ca !== undefined ? { ca: options.ca } : {}),
       ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
+      ...(options.untrustedCertificateHint !== undefined
+        ? { untrustedCertificateHint: options.untrustedCertificateHint }
+        : {}),
     });
     gateway.on('disconnected', (why) =>
       options.log?.('warn', `[${options.name}] MQTT: ${why}; reconnecting`),

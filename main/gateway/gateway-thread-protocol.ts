@@ -17,6 +17,9 @@ export interface GatewayThreadData {
   rawConfig: unknown;
   dataDir: string;
   bodyLimitBytes?: number;
+  /** mqtts://: the trusted certificate (PEM), or no check at all */
+  ca?: string;
+  rejectUnauthorized?: boolean;
 }
 
 export interface GatewayThreadState {

@@ -31,6 +31,10 @@ async function start(): Promise<GatewayRuntime | null> {
       config: loadRestConfig(data.rawConfig),
       dataDir: data.dataDir,
       ...(data.bodyLimitBytes !== undefined ? { bodyLimitBytes: data.bodyLimitBytes } : {}),
+      ...(data.ca !== undefined ? { ca: data.ca } : {}),
+      ...(data.rejectUnauthorized !== undefined ? { rejectUnauthorized: data.rejectUnauthorized } : {}),
+      untrustedCertificateHint:
+        "give the connector the platform's CA certificate, or turn the certificate check off",
       log: (level, line) => post({ kind: 'log', level, line }),
     });
   } catch (err) {

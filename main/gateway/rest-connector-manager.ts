@@ -160,6 +160,10 @@ export class RestConnectorManager {
         throw invalidArgument('target.url: must be mqtt://host:port or mqtts://host:port');
       if (!req.target.token)
         throw invalidArgument('target.token: is required with target.url (the gateway access token)');
+      if ((req.target.ca !== undefined || req.target.insecure) && url.protocol !== 'mqtts:')
+        throw invalidArgument('target.ca and target.insecure are for an mqtts:// platform');
+      if (req.target.ca !== undefined && !req.target.ca.includes('-----BEGIN CERTIFICATE-----'))
+        throw invalidArgument('target.ca: must be a PEM certificate (-----BEGIN CERTIFICATE-----)');
     }
   }
 
@@ -300,9 +304,14 @@ export class RestConnectorManager {
     const target = parseJson(row.target) as ConnectorTarget;
     let platformUrl: string;
     let token: string;
+    let tls: { ca?: string; rejectUnauthorized?: boolean } = {};
     if (target.url) {
       platformUrl = target.url;
       token = target.token ?? '';
+      tls = {
+        ...(target.ca !== undefined ? { ca: target.ca } : {}),
+        ...(target.insecure ? { rejectUnauthorized: false } : {}),
+      };
     } else {
       const mqtt = this.options.mqttUrl();
       if (!mqtt) throw new Error('the embedded MQTT broker is not listening yet');
@@ -319,6 +328,7 @@ export class RestConnectorManager {
       platformUrl,
       token,
       rawConfig: JSON.parse(row.config),
+      ...tls,
       dataDir: this.options.dataDir,
       ...(this.options.bodyLimitBytes !== undefined ? { bodyLimitBytes: this.options.bodyLimitBytes } : {}),
       ...(this.options.log ? { log: this.options.log } : {}),

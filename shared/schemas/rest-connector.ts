@@ -867,6 +867,15 @@ export const ConnectorTarget = Type.Object(
       }),
     ),
     token: Type.Optional(Type.String({ description: "the gateway device's access token there (with url)" })),
+    ca: Type.Optional(
+      Type.String({
+        maxLength: 65536,
+        description: 'PEM certificate (or its authority) trusted for an mqtts:// platform',
+      }),
+    ),
+    insecure: Type.Optional(
+      Type.Boolean({ description: "mqtts://: accept the platform's certificate without checking it" }),
+    ),
   },
   {
     additionalProperties: false,

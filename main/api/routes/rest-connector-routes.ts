@@ -306,6 +306,9 @@ function saveRequest(body: unknown): SaveRestConnectorRequest {
   if (target?.url !== undefined && typeof target.url !== 'string') fail('target.url', 'must be a string');
   if (target?.token !== undefined && typeof target.token !== 'string')
     fail('target.token', 'must be a string');
+  if (target?.ca !== undefined && typeof target.ca !== 'string') fail('target.ca', 'must be a string (PEM)');
+  if (target?.insecure !== undefined && typeof target.insecure !== 'boolean')
+    fail('target.insecure', 'must be a boolean');
   return {
     name: (b.name as string).trim(),
     config: b.config,
@@ -316,6 +319,8 @@ function saveRequest(body: unknown): SaveRestConnectorRequest {
           target: {
             ...(target.url !== undefined ? { url: target.url as string } : {}),
             ...(target.token !== undefined ? { token: target.token as string } : {}),
+            ...(target.ca !== undefined ? { ca: target.ca as string } : {}),
+            ...(target.insecure !== undefined ? { insecure: target.insecure as boolean } : {}),
           },
         }
       : {}),

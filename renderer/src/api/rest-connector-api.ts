@@ -3,6 +3,7 @@
  * and sent through the one API client's request helper (its session, refresh and error handling).
  */
 import type {
+  ConnectorTarget,
   OutgoingLogEntry,
   RequestLogEntry,
   RestConfigValidation,
@@ -16,6 +17,7 @@ import type {
 import type { ApiClient } from './client.ts';
 
 export type {
+  ConnectorTarget,
   OutgoingLogEntry,
   RequestLogEntry,
   RestConfigValidation,

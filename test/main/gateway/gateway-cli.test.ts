@@ -1,16 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { connect, type AddressInfo } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { ensureSelfSignedCertificate } from '../../../main/gateway/connectors/rest/certificates.ts';
 import { parseGatewayArgs } from '../../../main/gateway/gateway-command.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
-import { COMPAT_DIR, startGatewayPlatform, type GatewayPlatform } from './gateway-kit.ts';
+import { COMPAT_DIR, startGatewayPlatform, startTlsFront, type GatewayPlatform } from './gateway-kit.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/sandboard.js', import.meta.url));
 
@@ -121,19 +118,7 @@ describe('sandboard gateway', () => {
   it('connects over mqtts:// with --ca, and says what to do when the certificate is not trusted', async () => {
     const platform = await startGatewayPlatform();
     const token = await platform.gatewayToken('TLS gateway');
-    // the platform behind TLS, as a ThingsBoard on port 8883 would be
-    const pair = await ensureSelfSignedCertificate(tempDir());
-    const mqttPort = Number(new URL(platform.urls.mqtt).port);
-    const tls = createTlsServer({ cert: readFileSync(pair.cert), key: readFileSync(pair.key) }, (secure) => {
-      const plain = connect(mqttPort, '127.0.0.1');
-      secure.pipe(plain).pipe(secure);
-      secure.on('error', () => plain.destroy());
-      plain.on('error', () => secure.destroy());
-    });
-    tls.listen(0, '127.0.0.1');
-    await once(tls, 'listening');
-    onTestFinished(() => void tls.close());
-    const url = `mqtts://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    const { url, caFile } = await startTlsFront(platform.urls.mqtt);
     const config = fileURLToPath(new URL('tb-gateway-default-rest.json', COMPAT_DIR));
     const common = [
       '--config',
@@ -155,7 +140,7 @@ describe('sandboard gateway', () => {
       `${url}: its TLS certificate is not trusted (self-signed); trust it with --ca FILE, or skip the check with --insecure`,
     );
 
-    const gw = run([...common, '--ca', pair.cert]);
+    const gw = run([...common, '--ca', caFile]);
     const ready = (await gw.ready) as { url: string; platform: string };
     expect(ready.platform).toBe(url);
     expect(await postReading(platform, ready.url, 'TLS-1', 7.5)).toEqual({ status: 200, stored: 7.5 });

@@ -6,6 +6,7 @@ import { loadRestConfig } from '../../../main/gateway/connectors/rest/config.ts'
 import { GatewayRuntime } from '../../../main/gateway/gateway-runtime.ts';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
+import { startTlsFront as startFront, type TlsFront } from '../../helpers/tls-front.ts';
 import type { OutgoingLogEntry } from '../../../shared/schemas/rest-connector.ts';
 
 export const COMPAT_DIR = new URL('../../../../shared/compat/', import.meta.url);
@@ -240,4 +241,14 @@ export function outgoingDone(
     };
     gw.runtime.connector.events.on('outgoing', listener);
   });
+}
+
+/** The platform's MQTT port behind TLS (test/helpers/tls-front.ts), closed when the test finishes. */
+export async function startTlsFront(mqttUrl: string): Promise<TlsFront> {
+  const front = await startFront(mqttUrl);
+  onTestFinished(() => {
+    // connections still open (a running gateway) would hold close(); the test is over
+    void front.close();
+  });
+  return front;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_REST_CONFIG } from '../../../shared/schemas/rest-connector.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
-import { freePort, startTarget } from './gateway-kit.ts';
+import { freePort, startGatewayPlatform, startTarget, startTlsFront } from './gateway-kit.ts';
 
 const BASE = '/api/sandboard/restConnectors';
 
@@ -253,5 +253,53 @@ describe('REST connector API', () => {
     const after = (await (await again.http(BASE, { token: token2 })).json()) as Summary[];
     expect(after.map((c) => [c.name, c.state])).toEqual([['Plant B', 'running']]);
     expect((await fetch(`${after[0]!.baseUrl}/anon1?temp=1`)).status).toBe(200);
+  });
+
+  it('connects to another platform over mqtts:// with its CA certificate, and says what to do without it', async () => {
+    const platform = await startGatewayPlatform();
+    const token = await platform.login();
+    const call = async <T = Record<string, unknown>>(method: string, path: string, json?: unknown) => {
+      const res = await platform.http(path, { method, token, ...(json !== undefined ? { json } : {}) });
+      return { status: res.status, body: (await res.json()) as T };
+    };
+    // "another" ThingsBoard: this platform behind TLS with a self-signed certificate
+    const remote = await startTlsFront(platform.urls.mqtt);
+    const gatewayToken = await platform.gatewayToken('Remote gateway');
+    const config = withPort(0);
+
+    const notTls = await call<{ message: string }>('POST', BASE, {
+      name: 'Plain',
+      config,
+      target: { url: platform.urls.mqtt, token: gatewayToken, insecure: true },
+    });
+    expect(notTls.status).toBe(400);
+    expect(notTls.body.message).toBe('target.ca and target.insecure are for an mqtts:// platform');
+
+    const untrusted = await call<{ id: string }>('POST', BASE, {
+      name: 'Untrusted',
+      config,
+      target: { url: remote.url, token: gatewayToken },
+    });
+    const refused = await call<{ message: string }>('POST', `${BASE}/${untrusted.body.id}/start`);
+    expect(refused.status).toBe(502);
+    expect(refused.body.message).toBe(
+      `REST connector 'Untrusted' did not start: ${remote.url}: its TLS certificate is not trusted (self-signed); give the connector the platform's CA certificate, or turn the certificate check off`,
+    );
+
+    const trusted = await call<{ id: string }>('POST', BASE, {
+      name: 'Trusted',
+      config,
+      target: { url: remote.url, token: gatewayToken, ca: remote.caPem },
+    });
+    const started = await call<Summary>('POST', `${BASE}/${trusted.body.id}/start`);
+    expect(started.body).toMatchObject({ state: 'running', mqttConnected: true, gatewayDeviceId: null });
+    const sent = await call<{ status: number }>('POST', `${BASE}/${trusted.body.id}/test`, {
+      method: 'POST',
+      path: '/my_devices',
+      json: { sensorName: 'TLS-7', temp: 12.5 },
+    });
+    expect(sent.body.status).toBe(200);
+    expect((await platform.latest('TLS-7', ['temperature'])).temperature![0]!.value).toBe(12.5);
+    await call('POST', `${BASE}/${trusted.body.id}/stop`);
   });
 });

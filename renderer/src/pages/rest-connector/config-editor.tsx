@@ -24,6 +24,7 @@ import {
 import { ConfirmModal } from '../../components/confirm-modal.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { configPort, pretty, withServer } from './connector-ui.tsx';
+import { RemotePlatformFields, remoteOf, targetOf, type RemotePlatform } from './remote-platform-fields.tsx';
 import { JsonEditor, type JsonEditorHandle, type JsonEditorIssue } from './json-editor/json-editor.tsx';
 
 interface Settings {
@@ -31,8 +32,7 @@ interface Settings {
   gatewayName: string;
   autostart: boolean;
   target: 'embedded' | 'remote';
-  url: string;
-  token: string;
+  remote: RemotePlatform;
 }
 
 function settingsOf(c: RestConnectorDetails): Settings {
@@ -41,8 +41,7 @@ function settingsOf(c: RestConnectorDetails): Settings {
     gatewayName: c.gatewayName,
     autostart: c.autostart,
     target: c.target.url ? 'remote' : 'embedded',
-    url: c.target.url ?? '',
-    token: c.target.token ?? '',
+    remote: remoteOf(c.target),
   };
 }
 
@@ -112,9 +111,7 @@ export function ConfigEditor({ connector }: { connector: RestConnectorDetails })
       config: parsed.value,
       autostart: settings.autostart,
       ...(settings.gatewayName.trim() ? { gatewayName: settings.gatewayName.trim() } : {}),
-      ...(settings.target === 'remote'
-        ? { target: { url: settings.url.trim(), token: settings.token.trim() } }
-        : {}),
+      ...(settings.target === 'remote' ? { target: targetOf(settings.remote) } : {}),
     };
     update.mutate(body, {
       onSuccess: (details) => {
@@ -182,18 +179,7 @@ export function ConfigEditor({ connector }: { connector: RestConnectorDetails })
           />
         </SimpleGrid>
         {settings.target === 'remote' && (
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <TextInput
-              label="MQTT URL"
-              value={settings.url}
-              onChange={(e) => set('url', e.currentTarget.value)}
-            />
-            <TextInput
-              label="Gateway access token"
-              value={settings.token}
-              onChange={(e) => set('token', e.currentTarget.value)}
-            />
-          </SimpleGrid>
+          <RemotePlatformFields value={settings.remote} onChange={(r) => set('remote', r)} />
         )}
 
         <Group justify="space-between" wrap="wrap" gap="xs">

@@ -15,6 +15,7 @@ import type { RestConnectorDetails } from '../../api/rest-connector-api.ts';
 import { useCreateRestConnector, useRestConfigTemplate } from '../../api/rest-connector-hooks.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { configPort, withServer } from './connector-ui.tsx';
+import { NO_REMOTE, RemotePlatformFields, targetOf, type RemotePlatform } from './remote-platform-fields.tsx';
 
 function uniqueName(base: string, taken: string[]): string {
   if (!taken.includes(base)) return base;
@@ -41,8 +42,7 @@ export function NewConnectorModal({
   const [port, setPort] = useState('');
   const [autostart, setAutostart] = useState(false);
   const [target, setTarget] = useState<'embedded' | 'remote'>('embedded');
-  const [url, setUrl] = useState('mqtt://localhost:1883');
-  const [token, setToken] = useState('');
+  const [remote, setRemote] = useState<RemotePlatform>(NO_REMOTE);
 
   useEffect(() => {
     if (!opened) return;
@@ -72,7 +72,7 @@ export function NewConnectorModal({
         ...(gatewayName.trim() ? { gatewayName: gatewayName.trim() } : {}),
         config: withServer(template.data, host.trim() || '127.0.0.1', port),
         autostart,
-        ...(target === 'remote' ? { target: { url: url.trim(), token: token.trim() } } : {}),
+        ...(target === 'remote' ? { target: targetOf(remote) } : {}),
       },
       {
         onSuccess: (details) => {
@@ -137,21 +137,7 @@ export function NewConnectorModal({
               size="xs"
             />
           </Stack>
-          {target === 'remote' && (
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput
-                label="MQTT URL"
-                value={url}
-                onChange={(e) => setUrl(e.currentTarget.value)}
-                placeholder="mqtt://host:1883"
-              />
-              <TextInput
-                label="Gateway access token"
-                value={token}
-                onChange={(e) => setToken(e.currentTarget.value)}
-              />
-            </SimpleGrid>
-          )}
+          {target === 'remote' && <RemotePlatformFields value={remote} onChange={setRemote} />}
           <Switch
             label="Start with the platform (autostart)"
             checked={autostart}
