@@ -6,21 +6,13 @@ import type {
   RestEndpointInfo,
 } from '../../shared/schemas/rest-connector.ts';
 import type { LogLevel } from './connectors/rest/rest-connector.ts';
+import type { GatewayRuntimeOptions } from './gateway-runtime.ts';
 
-export interface GatewayThreadData {
-  name: string;
-  /** mqtt://host:port of the platform */
-  platformUrl: string;
-  /** the gateway device's access token */
-  token: string;
-  /** the saved rest.json, loaded (and checked) again in the thread */
-  rawConfig: unknown;
-  dataDir: string;
-  bodyLimitBytes?: number;
-  /** mqtts://: the trusted certificate (PEM), or no check at all */
-  ca?: string;
-  rejectUnauthorized?: boolean;
-}
+/** The runtime's options that cross into the thread, with rest.json as saved (loaded again there). */
+export type GatewayThreadData = Pick<
+  GatewayRuntimeOptions,
+  'name' | 'platformUrl' | 'token' | 'dataDir' | 'bodyLimitBytes' | 'ca' | 'rejectUnauthorized'
+> & { rawConfig: unknown };
 
 export interface GatewayThreadState {
   baseUrl: string | null;
@@ -46,7 +38,7 @@ export type GatewayThreadRequest =
 
 export type GatewayThreadMessage =
   | { kind: 'started'; state: GatewayThreadState }
-  | { kind: 'failed'; error: string; configError: boolean }
+  | { kind: 'failed'; error: string }
   | {
       [Op in GatewayThreadOp]: { kind: 'answer'; id: number; op: Op; value: GatewayThreadAnswers[Op] };
     }[GatewayThreadOp]

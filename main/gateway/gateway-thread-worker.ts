@@ -8,7 +8,7 @@
  * Messages out: GatewayThreadMessage (started | failed | answer | log)
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadRestConfig, RestConfigError } from './connectors/rest/config.ts';
+import { loadRestConfig } from './connectors/rest/config.ts';
 import { GatewayRuntime } from './gateway-runtime.ts';
 import type {
   GatewayThreadData,
@@ -19,26 +19,20 @@ import type {
 
 const port = parentPort;
 if (!port) throw new Error('gateway-thread-worker.ts runs as a worker thread');
-const data = workerData as GatewayThreadData;
+const { rawConfig, ...options } = workerData as GatewayThreadData;
 const post = (message: GatewayThreadMessage) => port.postMessage(message);
 
 async function start(): Promise<GatewayRuntime | null> {
   try {
     return await GatewayRuntime.start({
-      name: data.name,
-      platformUrl: data.platformUrl,
-      token: data.token,
-      config: loadRestConfig(data.rawConfig),
-      dataDir: data.dataDir,
-      ...(data.bodyLimitBytes !== undefined ? { bodyLimitBytes: data.bodyLimitBytes } : {}),
-      ...(data.ca !== undefined ? { ca: data.ca } : {}),
-      ...(data.rejectUnauthorized !== undefined ? { rejectUnauthorized: data.rejectUnauthorized } : {}),
+      ...options,
+      config: loadRestConfig(rawConfig),
       untrustedCertificateHint:
         "give the connector the platform's CA certificate, or turn the certificate check off",
       log: (level, line) => post({ kind: 'log', level, line }),
     });
   } catch (err) {
-    post({ kind: 'failed', error: (err as Error).message, configError: err instanceof RestConfigError });
+    post({ kind: 'failed', error: (err as Error).message });
     return null;
   }
 }

@@ -19,24 +19,18 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
+/** a question not answered within this fails */
+const ANSWER_MS = 10_000;
+/** the state is asked for by pages that poll: the last one known after this */
 const STATE_ANSWER_MS = 1000;
 
-export interface GatewayThreadOptions extends GatewayThreadData {
+export type GatewayThreadOptions = GatewayThreadData & {
   log?: (level: LogLevel, line: string) => void;
   /** the thread ended without being asked to (reason for a person) */
   onExit?: (reason: string) => void;
-  /** a question not answered within this fails (default 10 s) */
-  answerTimeoutMs?: number;
-}
+};
 
-/** The gateway did not start; configError: its rest.json was refused. */
-export class GatewayStartError extends Error {
-  readonly configError: boolean;
-  constructor(message: string, configError: boolean) {
-    super(message);
-    this.configError = configError;
-  }
-}
+const exited = (code: number) => `the connector's thread exited (code ${code})`;
 
 interface Pending {
   resolve(value: unknown): void;
@@ -45,9 +39,8 @@ interface Pending {
 }
 
 export class GatewayThread {
-  readonly name: string;
-  /** the state the thread reported when it started */
-  readonly initial: GatewayThreadState;
+  /** where the connector listens (it does not move while the thread runs) */
+  readonly baseUrl: string | null;
   /** the state of its latest answer */
   private last: GatewayThreadState;
   private readonly worker: Worker;
@@ -60,16 +53,15 @@ export class GatewayThread {
   private constructor(worker: Worker, options: GatewayThreadOptions, initial: GatewayThreadState) {
     this.worker = worker;
     this.options = options;
-    this.name = options.name;
-    this.initial = initial;
+    this.baseUrl = initial.baseUrl;
     this.last = initial;
     worker.on('message', (m: GatewayThreadMessage) => this.onMessage(m));
     worker.on('error', (err) => this.end(`the connector's thread failed: ${err.message}`));
-    worker.on('exit', (code) => this.end(`the connector's thread exited (code ${code})`));
+    worker.on('exit', (code) => this.end(exited(code)));
   }
 
   static start(options: GatewayThreadOptions): Promise<GatewayThread> {
-    const { log: _log, onExit: _onExit, answerTimeoutMs: _timeout, ...data } = options;
+    const { log: _log, onExit: _onExit, ...data } = options;
     const worker = new Worker(WORKER_URL, {
       workerData: data satisfies GatewayThreadData,
       name: `gateway ${options.name}`,
@@ -82,7 +74,7 @@ export class GatewayThread {
       };
       const onMessage = (m: GatewayThreadMessage) => {
         if (m.kind === 'log') options.log?.(m.level, m.line);
-        else if (m.kind === 'failed') failed(new GatewayStartError(m.error, m.configError));
+        else if (m.kind === 'failed') failed(new Error(m.error));
         else if (m.kind === 'started') {
           worker.off('message', onMessage);
           worker.off('error', onError);
@@ -90,9 +82,8 @@ export class GatewayThread {
           resolve(new GatewayThread(worker, options, m.state));
         }
       };
-      const onError = (err: Error) => failed(new GatewayStartError(err.message, false));
-      const onExit = (code: number) =>
-        failed(new GatewayStartError(`the connector's thread exited (code ${code})`, false));
+      const onError = (err: Error) => failed(err);
+      const onExit = (code: number) => failed(new Error(exited(code)));
       worker.on('message', onMessage);
       worker.once('error', onError);
       worker.once('exit', onExit);
@@ -139,7 +130,7 @@ export class GatewayThread {
   private ask<Op extends GatewayThreadOp>(
     op: Op,
     limit?: number,
-    timeoutMs = this.options.answerTimeoutMs ?? 10_000,
+    timeoutMs = ANSWER_MS,
   ): Promise<GatewayThreadAnswers[Op]> {
     if (this.ended) return Promise.reject(new Error(this.ended));
     const id = this.nextId++;

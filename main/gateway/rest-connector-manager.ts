@@ -35,7 +35,7 @@ import { loadRestConfig, RestConfigError } from './connectors/rest/config.ts';
 import { curlCommand } from './connectors/rest/curl.ts';
 import { httpCall } from './connectors/rest/outgoing.ts';
 import { describeEndpoints, type LogLevel } from './connectors/rest/rest-connector.ts';
-import { GatewayStartError, GatewayThread } from './gateway-thread.ts';
+import { GatewayThread } from './gateway-thread.ts';
 
 export interface RestConnectorManagerOptions {
   services: Services;
@@ -285,10 +285,8 @@ export class RestConnectorManager {
       this.errors.delete(id);
     } catch (err) {
       this.errors.set(id, (err as Error).message);
-      const refusedConfig =
-        err instanceof RestConfigError || (err instanceof GatewayStartError && err.configError);
       throw new PlatformError(
-        refusedConfig ? 400 : 502,
+        err instanceof RestConfigError ? 400 : 502,
         ErrorCode.GENERAL,
         `REST connector '${row.name}' did not start: ${(err as Error).message}`,
       );
@@ -300,7 +298,8 @@ export class RestConnectorManager {
 
   private async launch(row: ConnectorRow): Promise<void> {
     // a bad rest.json is refused here, with its paths, before a thread starts
-    loadRestConfig(JSON.parse(row.config));
+    const rawConfig = JSON.parse(row.config) as unknown;
+    loadRestConfig(rawConfig);
     const target = parseJson(row.target) as ConnectorTarget;
     let platformUrl: string;
     let token: string;
@@ -327,7 +326,7 @@ export class RestConnectorManager {
       name: row.name,
       platformUrl,
       token,
-      rawConfig: JSON.parse(row.config),
+      rawConfig,
       ...tls,
       dataDir: this.options.dataDir,
       ...(this.options.bodyLimitBytes !== undefined ? { bodyLimitBytes: this.options.bodyLimitBytes } : {}),
@@ -403,7 +402,7 @@ export class RestConnectorManager {
   /** Sends a request to a running connector (as a client would) and returns its answer. */
   async test(id: string, t: TestRequest): Promise<TestResponse> {
     const runtime = this.runtime(id);
-    const base = runtime.initial.baseUrl!;
+    const base = runtime.baseUrl!;
     if (!t.path.startsWith('/')) throw invalidArgument("path: must start with '/'");
     const url = new URL(base + t.path);
     for (const [k, v] of Object.entries(t.query ?? {})) url.searchParams.set(k, v);

@@ -113,14 +113,12 @@ const DSYNC_APPEND =
 export class JournalWriter {
   readonly path: string;
   private readonly handle: FileHandle;
-  private readonly synchronous: boolean;
   private bytes: number;
 
-  private constructor(path: string, handle: FileHandle, bytes: number, synchronous: boolean) {
+  private constructor(path: string, handle: FileHandle, bytes: number) {
     this.path = path;
     this.handle = handle;
     this.bytes = bytes;
-    this.synchronous = synchronous;
   }
 
   /** Opens (or creates) a journal file; a new file's directory entry is fsynced before anything is appended. */
@@ -135,7 +133,7 @@ export class JournalWriter {
         await dir.close();
       }
     }
-    return new JournalWriter(path, handle, size, DSYNC_APPEND !== undefined);
+    return new JournalWriter(path, handle, size);
   }
 
   get size(): number {
@@ -149,7 +147,7 @@ export class JournalWriter {
       const { bytesWritten } = await this.handle.write(frames, written, frames.length - written);
       written += bytesWritten;
     }
-    if (!this.synchronous) await this.handle.datasync();
+    if (DSYNC_APPEND === undefined) await this.handle.datasync();
     this.bytes += frames.length;
   }
 

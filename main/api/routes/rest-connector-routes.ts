@@ -17,7 +17,7 @@ import {
 import { requireTenantAdmin } from '../../platform/auth/principal.ts';
 import type { RestConnectorManager } from '../../gateway/rest-connector-manager.ts';
 import { principalOf } from '../authenticate.ts';
-import { authErrors, emptyOk, type Api } from '../route-types.ts';
+import { authErrors, emptyOk, ownValidation, type Api } from '../route-types.ts';
 
 export interface RestConnectorRouteDeps {
   manager: RestConnectorManager;
@@ -38,8 +38,6 @@ const LimitQuery = Type.Object({
     Type.Integer({ minimum: 1, maximum: 1000, description: 'newest entries (default 100)' }),
   ),
 });
-/** rest.json bodies are checked by the connector's own validator, whose errors name each JSON path. */
-const ownValidation = { validatorCompiler: () => () => true };
 const NoBody = Type.Union([Type.Object({}), Type.Null()], { description: 'no body, or {}' });
 
 /**

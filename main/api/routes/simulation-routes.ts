@@ -11,7 +11,7 @@ import { requireTenantAdmin } from '../../platform/auth/principal.ts';
 import type { Services } from '../../platform/services.ts';
 import { SimulationManager } from '../../simulator/simulation-manager.ts';
 import { principalOf } from '../authenticate.ts';
-import { authErrors, emptyOk, type Api } from '../route-types.ts';
+import { authErrors, emptyOk, ownValidation, type Api } from '../route-types.ts';
 
 export interface SimulationRouteDeps {
   services: Services;
@@ -22,11 +22,6 @@ export interface SimulationRouteDeps {
 const BASE = '/api/sandboard/simulations';
 const tags = ['Simulation'];
 const errors = { ...authErrors, 409: ErrorResponse, 502: ErrorResponse, 503: ErrorResponse };
-/**
- * Scenario bodies are checked by the simulator itself, whose errors name the JSON path
- * (gateways[0].keys[2].generator.min: must be a number); the schema still documents them.
- */
-const ownValidation = { validatorCompiler: () => () => true };
 const IdParam = Type.Object({ id: Type.String({ description: 'simulation id' }) });
 
 function attachmentName(name: string): string {
