@@ -115,7 +115,9 @@ export class RestConnectorManager {
 
   private async summary(row: ConnectorRow): Promise<RestConnectorSummary> {
     const runtime = this.runtimes.get(row.id);
-    const live = runtime ? await runtime.state().catch(() => null) : null;
+    let live = runtime ? await runtime.state().catch(() => null) : null;
+    // the thread may have ended while it was asked: a failed connector shows no address
+    if (this.runtimes.get(row.id) !== runtime) live = null;
     return {
       id: row.id,
       name: row.name,
