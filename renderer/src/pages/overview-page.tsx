@@ -100,20 +100,9 @@ function MessageRateChart() {
           <ResponsiveContainer>
             <AreaChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
               <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
-              <XAxis
-                dataKey="ts"
-                type="number"
-                scale="time"
-                domain={['dataMin', 'dataMax']}
-                tickFormatter={formatTime}
-                fontSize={12}
-                stroke={colors.axis}
-              />
+              <XAxis {...colors.timeAxis} domain={['dataMin', 'dataMax']} />
               <YAxis allowDecimals fontSize={12} stroke={colors.axis} />
-              <Tooltip
-                labelFormatter={(ts) => formatTime(Number(ts))}
-                contentStyle={{ background: colors.tooltipBackground, borderColor: colors.tooltipBorder }}
-              />
+              <Tooltip labelFormatter={(ts) => formatTime(Number(ts))} contentStyle={colors.tooltipStyle} />
               <Area
                 type="stepAfter"
                 dataKey="messagesPerSecond"

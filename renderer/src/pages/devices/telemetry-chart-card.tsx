@@ -5,7 +5,7 @@ import type { TimeseriesData } from '../../api/client.ts';
 import { RAW_HISTORY_MAX_RANGE_MS, useHistory, useTimeseriesKeys } from '../../api/hooks.ts';
 import { useChartColors } from '../../components/charts/chart-colors.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
-import { formatDateTime, formatTime } from '../../components/format.ts';
+import { formatDateTime } from '../../components/format.ts';
 
 const RANGES = [
   { value: String(5 * 60_000), label: '5 min' },
@@ -120,19 +120,14 @@ export function TelemetryChartCard({ deviceId }: { deviceId: string }) {
               <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
                 <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
                 <XAxis
-                  dataKey="ts"
-                  type="number"
-                  scale="time"
+                  {...colors.timeAxis}
                   domain={[now - rangeMs, Math.max(now, rows[rows.length - 1]!.ts)]}
                   allowDataOverflow
-                  tickFormatter={formatTime}
-                  fontSize={12}
-                  stroke={colors.axis}
                 />
                 <YAxis fontSize={12} stroke={colors.axis} width={56} domain={['auto', 'auto']} />
                 <Tooltip
                   labelFormatter={(ts) => formatDateTime(Number(ts))}
-                  contentStyle={{ background: colors.tooltipBackground, borderColor: colors.tooltipBorder }}
+                  contentStyle={colors.tooltipStyle}
                 />
                 <Legend />
                 {selected.map((key, i) => (

@@ -40,10 +40,7 @@ function QueueChart({ counts }: { counts: Record<EdgeEventStatus, number> | unde
           <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" horizontal={false} />
           <XAxis type="number" allowDecimals={false} fontSize={11} stroke={colors.axis} />
           <YAxis type="category" dataKey="status" width={82} fontSize={11} stroke={colors.axis} />
-          <Tooltip
-            cursor={{ fillOpacity: 0.1 }}
-            contentStyle={{ background: colors.tooltipBackground, borderColor: colors.tooltipBorder }}
-          />
+          <Tooltip cursor={{ fillOpacity: 0.1 }} contentStyle={colors.tooltipStyle} />
           <Bar dataKey="count" name="events" isAnimationActive={false}>
             {data.map((d) => (
               <Cell key={d.status} fill={palette[d.status]} />

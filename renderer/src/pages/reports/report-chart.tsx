@@ -92,7 +92,7 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
 
   const axis = { stroke: colors.axis, fontSize: 12 };
   const tooltip = {
-    contentStyle: { background: colors.tooltipBackground, border: `1px solid ${colors.tooltipBorder}` },
+    contentStyle: colors.tooltipStyle,
     formatter: (v: unknown) => formatMeasure(v),
   };
   const common = { data: rows, margin: { top: 8, right: 16, bottom: 8, left: 8 } };

@@ -139,20 +139,9 @@ export function SimulationRateChart({ status }: { status: SimulationStatus }) {
           <ResponsiveContainer>
             <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: -8 }}>
               <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
-              <XAxis
-                dataKey="ts"
-                type="number"
-                scale="time"
-                domain={['dataMin', 'dataMax']}
-                tickFormatter={formatTime}
-                fontSize={12}
-                stroke={colors.axis}
-              />
+              <XAxis {...colors.timeAxis} domain={['dataMin', 'dataMax']} />
               <YAxis allowDecimals={false} fontSize={12} stroke={colors.axis} />
-              <Tooltip
-                labelFormatter={(ts) => formatTime(Number(ts))}
-                contentStyle={{ background: colors.tooltipBackground, borderColor: colors.tooltipBorder }}
-              />
+              <Tooltip labelFormatter={(ts) => formatTime(Number(ts))} contentStyle={colors.tooltipStyle} />
               <Legend />
               <Line
                 type="monotone"
