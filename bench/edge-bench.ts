@@ -11,7 +11,7 @@
  * BENCH_IN_FLIGHT (messages in flight, default 200), BENCH_ROUNDS (3), BENCH_PULL_EVENTS (200,000),
  * BENCH_EDGE_PART (node | pull: only that half, for profiling).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -29,6 +29,7 @@ import { migrations } from '../main/store/migrations.ts';
 import { loadSqlJs } from '../main/store/sqljs.ts';
 import { percentile, printBench, printFigure, printFigures } from './lib/bench-output.ts';
 import { createAssignedDevices, createEdges, openEdgeServices } from './lib/edge-services.ts';
+import { processCpuMs } from './lib/proc-cpu.ts';
 import { startServeChild } from './lib/serve-child.ts';
 
 const MESSAGES = Number(process.env.BENCH_EDGE_MESSAGES ?? 40_000);
@@ -234,18 +235,6 @@ interface PullPass {
   ackP50Ms: number;
   /** CPU time of the serve process per event (Linux /proc), less sensitive to other load than events/s */
   serverCpuUsPerEvent: number | null;
-}
-
-/** CPU time (user + system) of a process in ms, from /proc (Linux); null elsewhere. */
-function processCpuMs(pid: number | undefined): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[11] and [12] are utime and stime (fields 14 and 15 of stat), in clock ticks (100 per second)
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return null;
-  }
 }
 
 type Post = (path: string, body: unknown) => Promise<unknown>;

@@ -31,6 +31,7 @@ import {
   values,
   type LoadResult,
 } from './lib/gateway-load.ts';
+import { processCpuMs } from './lib/proc-cpu.ts';
 import { startRawAedes } from './lib/raw-aedes.ts';
 import { rawSqljsInsertRate, type RawRow } from './lib/raw-sqljs.ts';
 import { startServeChild } from './lib/serve-child.ts';
@@ -49,13 +50,6 @@ function memoryOf(pid: number): { rssMB: number; peakMB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMB: kb('VmRSS') / 1024, peakMB: kb('VmHWM') / 1024 };
-}
-
-/** CPU time (user + system, ms) a process has used so far. */
-function cpuMsOf(pid: number): number {
-  // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name, in clock ticks (100 Hz).
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function closeClients(clients: MqttClient[]): Promise<void> {
@@ -141,9 +135,9 @@ async function platformRun(): Promise<PlatformRun> {
     await connectDevices(clients, WINDOW);
     const connectMs = performance.now() - connectStarted;
     const afterConnect = memoryOf(serve.child.pid!);
-    const cpuBefore = cpuMsOf(serve.child.pid!);
+    const cpuBefore = processCpuMs(serve.child.pid) ?? Number.NaN;
     const result = await load(clients);
-    const serverCpuMs = cpuMsOf(serve.child.pid!) - cpuBefore;
+    const serverCpuMs = (processCpuMs(serve.child.pid) ?? Number.NaN) - cpuBefore;
     const afterIngest = memoryOf(serve.child.pid!);
 
     // What was acknowledged is stored: count one device's history through REST.

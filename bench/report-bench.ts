@@ -21,7 +21,8 @@ import type { TsEntry } from '../main/store/repositories/telemetry-repository.ts
 import { loadSqlJs } from '../main/store/sqljs.ts';
 import type { ReportResponse, TableView, TableViewConfig } from '../shared/schemas/table-view.ts';
 import { elapsedMs, percentile, printBench, printFigures } from './lib/bench-output.ts';
-import { processCpuMs, SQLITE3, sqliteVersion, timeStatements } from './lib/native-sqlite.ts';
+import { SQLITE3, sqliteVersion, timeStatements } from './lib/native-sqlite.ts';
+import { processCpuMs } from './lib/proc-cpu.ts';
 import { startServeChild } from './lib/serve-child.ts';
 
 const DEVICES = 100;

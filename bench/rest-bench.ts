@@ -11,6 +11,7 @@ import autocannon from 'autocannon';
 import { startBareFastify } from './lib/bare-fastify-child.ts';
 import { startGatewayChild } from './lib/gateway-child.ts';
 import { printBench, printFigures } from './lib/bench-output.ts';
+import { processCpuMs, threadCpuMs } from './lib/proc-cpu.ts';
 import { startServeChild } from './lib/serve-child.ts';
 
 const CONNECTIONS = 50;
@@ -72,6 +73,34 @@ async function load(url: string, body: () => string, duration = DURATION_S, conn
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** CPU ms used so far by each part of the system under test; null where /proc is missing. */
+type CpuParts = () => Map<string, number> | null;
+const AUTOCANNON = 'autocannon (the load)';
+
+/** load(), and the CPU each part of the system and the load generator used meanwhile (ms). */
+async function loadWithCpu(url: string, body: () => string, parts: CpuParts) {
+  const before = parts();
+  const ownBefore = process.cpuUsage();
+  const result = await load(url, body, DURATION_S / ROUNDS);
+  const own = process.cpuUsage(ownBefore);
+  const after = parts();
+  const cpuMs = new Map<string, number>();
+  if (before && after) for (const [part, ms] of after) cpuMs.set(part, ms - (before.get(part) ?? 0));
+  cpuMs.set(AUTOCANNON, (own.user + own.system) / 1000);
+  return { ...result, cpuMs };
+}
+
+/** CPU µs per answered request by part, over several rounds, and their total. */
+function cpuPerRequest(runs: { total: number; cpuMs: Map<string, number> }[]) {
+  const requests = runs.reduce((t, r) => t + r.total, 0);
+  const perPart = new Map<string, number>();
+  for (const r of runs) for (const [part, ms] of r.cpuMs) perPart.set(part, (perPart.get(part) ?? 0) + ms);
+  for (const [part, ms] of perPart) perPart.set(part, (ms * 1000) / requests);
+  const total = [...perPart.values()].reduce((t, us) => t + us, 0);
+  const text = [...perPart].map(([part, us]) => `${part} ${Math.round(us)}`).join(', ');
+  return { total, text: `${text}; total ${Math.round(total)}` };
+}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-rest-'));
 const serve = await startServeChild(dataDir);
@@ -155,11 +184,35 @@ try {
   await load(`${started.baseUrl}/bench`, body, WARMUP_S);
   prefix = 'Bench';
   n = 0;
-  const rounds: { bare: Load; rest: Load }[] = [];
+  const serveParts: CpuParts = () => {
+    const threads = threadCpuMs(serve.child.pid);
+    if (!threads) return null;
+    const parts = new Map<string, number>();
+    for (const [name, ms] of threads) {
+      const part =
+        name === 'MainThread'
+          ? 'platform main thread'
+          : name.startsWith('gateway ')
+            ? 'connector thread'
+            : 'other threads of serve';
+      parts.set(part, (parts.get(part) ?? 0) + ms);
+    }
+    return parts;
+  };
+  const bareParts: CpuParts = () => {
+    const ms = processCpuMs(bare.pid);
+    return ms === null ? null : new Map([['bare Fastify', ms]]);
+  };
+  const rounds: {
+    bare: Load & { cpuMs: Map<string, number> };
+    rest: Load & { cpuMs: Map<string, number> };
+  }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const bareRound = await load(`${bare.url}/bare`, body, DURATION_S / ROUNDS);
-    rounds.push({ bare: bareRound, rest: await load(`${started.baseUrl}/bench`, body, DURATION_S / ROUNDS) });
+    const bareRound = await loadWithCpu(`${bare.url}/bare`, body, bareParts);
+    rounds.push({ bare: bareRound, rest: await loadWithCpu(`${started.baseUrl}/bench`, body, serveParts) });
   }
+  const restCpu = cpuPerRequest(rounds.map((r) => r.rest));
+  const bareCpu = cpuPerRequest(rounds.map((r) => r.bare));
   const sum = (pick: (r: (typeof rounds)[number]) => number) => rounds.reduce((t, r) => t + pick(r), 0);
   const baseline = { reqPerSec: sum((r) => r.bare.total) / sum((r) => r.bare.seconds) };
   const rest = {
@@ -209,6 +262,13 @@ try {
       .join(', '),
     'ratio by round': rounds.map((r) => (r.rest.reqPerSec / r.bare.reqPerSec).toFixed(3)).join(', '),
     'ratio connector in the app / bare, median of the rounds (target >= 0.5)': ratio,
+    // on this machine's cores, CPU per request bounds the rate whatever the latency
+    'CPU per request, connector in the app (µs)': restCpu.text,
+    'CPU per request, bare Fastify (µs)': bareCpu.text,
+    [`bound set by CPU alone on ${availableParallelism()} cores, connector in the app`]: [
+      (availableParallelism() * 1e6) / restCpu.total,
+      'req/s',
+    ],
   });
   printBench({
     name: 'rest',
@@ -218,6 +278,8 @@ try {
     ratio,
     gatewayProcessReqPerSec: separate.reqPerSec,
     gatewayProcessRatio: separate.reqPerSec / baseline.reqPerSec,
+    cpuUsPerRequest: restCpu.total,
+    bareCpuUsPerRequest: bareCpu.total,
   });
 } finally {
   await serve.stop();

@@ -4,7 +4,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 /** Starts bench/lib/bare-fastify.ts in its own process; resolves with its URL. */
-export async function startBareFastify(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startBareFastify(): Promise<{
+  url: string;
+  pid: number | undefined;
+  stop(): Promise<void>;
+}> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./bare-fastify.ts', import.meta.url))], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -17,6 +21,7 @@ export async function startBareFastify(): Promise<{ url: string; stop(): Promise
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     async stop() {
       child.kill('SIGTERM');
       await once(child, 'exit');

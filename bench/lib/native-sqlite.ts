@@ -3,7 +3,6 @@
  * reads the time of each from its `.timer on` lines.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 
 export const SQLITE3 = process.env.BENCH_SQLITE3 ?? '/usr/bin/sqlite3';
 
@@ -69,16 +68,4 @@ export async function timeStatements(
     times.cpu.push(cpu);
   }
   return times;
-}
-
-/** CPU time (user + system, all threads) a process has used so far, in ms; null where /proc is missing. */
-export function processCpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux)
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return null;
-  }
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
 import type { Edge, SaveEdgeRequest } from '../../shared/schemas/edge.ts';
 import type { Device } from '../../shared/schemas/entities.ts';
@@ -21,7 +21,7 @@ export interface EdgeRow {
   additional_info: string | null;
 }
 
-const hashSecret = (secret: string) => createHash('sha256').update(secret).digest();
+const hashSecret = (secret: string) => hash('sha256', secret, 'buffer');
 
 /**
  * Edges and what is assigned to them (relation EDGE -Contains-> entity). The secret is shown once and

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash as digest, randomBytes, randomUUID } from 'node:crypto';
 import type { ApiKey, CreateApiKeyRequest, CreatedApiKey } from '../../../shared/schemas/auth.ts';
 import type { PageData, PageQuery } from '../../../shared/schemas/common.ts';
 import type { Row } from '../../store/durable-db.ts';
@@ -35,7 +35,7 @@ export class ApiKeyService {
   }
 
   static hash(value: string): string {
-    return createHash('sha256').update(value).digest('hex');
+    return digest('sha256', value, 'hex');
   }
 
   check(value: string): ApiKeyCheck {

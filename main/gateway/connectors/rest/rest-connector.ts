@@ -9,7 +9,7 @@
  * nothing to convert; 500 converter failure (naming it); 502 / 503 / 504 the platform refused, is not
  * connected, or did not acknowledge.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import {
@@ -98,7 +98,8 @@ class HttpError extends Error {
   }
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest();
+// one-shot hash(): about half the cost of createHash() per request
+const sha256 = (s: string) => hash('sha256', s, 'buffer');
 
 function securityCheck(sec: EndpointSecurityConfig): SecurityCheck {
   if (sec.type === 'anonymous') return { type: 'anonymous' };
