@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import type { Locator } from '@playwright/test';
 import {
   expect,
@@ -27,6 +29,7 @@ async function freePort(): Promise<number> {
 test('a REST connector made from the template starts, lists its endpoints and logs a tested request', async ({
   page,
   rest,
+  sandboard,
 }) => {
   test.setTimeout(90_000);
   const port = await freePort();
@@ -96,6 +99,20 @@ test('a REST connector made from the template starts, lists its endpoints and lo
   );
   await expect(page.getByRole('button', { name: 'Copy curl command' }).first()).toBeVisible();
   await saveScreenshotsInBothThemes(page, 'rest-connector-endpoints');
+
+  // where custom converters go: the template's sample was put there when the connector started
+  await page.getByTestId('tab-converters').click();
+  const converters = page.getByTestId('converters-card');
+  const folder = join(sandboard.urls.dataDir, 'converters');
+  await expect(converters.getByTestId('converters-dir')).toHaveText(folder);
+  await expect(converters.getByTestId('converter-used')).toHaveText(['CustomRestUplinkConverter']);
+  const modules = converters.getByTestId('converter-module');
+  await expect(modules).toHaveText([/CustomRestUplinkConverter\.mjs/]);
+  // a module dropped into the folder from outside shows up
+  writeFileSync(join(folder, 'Meter.mjs'), 'export class Meter {}\n');
+  await expect(modules).toHaveText([/CustomRestUplinkConverter\.mjs/, /Meter\.mjs.*22 bytes/]);
+  await saveScreenshot(page, 'rest-connector-converters');
+  await page.getByTestId('tab-endpoints').click();
 
   // the tester sends the endpoint's example body; the request log shows it
   await myDevices.getByTestId('try-endpoint').click();

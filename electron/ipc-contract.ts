@@ -10,12 +10,16 @@ export const Channel = {
   openFile: 'sandboard:open-file',
   saveFile: 'sandboard:save-file',
   coreStatus: 'sandboard:core-status',
+  openConvertersFolder: 'sandboard:open-converters-folder',
   /** main → renderer push; the only channel the renderer listens on */
   coreStatusChanged: 'sandboard:core-status-changed',
 } as const;
 
 /** The message the main process posts to the core's utility process to stop it gracefully. */
 export const CORE_STOP_MESSAGE = 'sandboard:stop';
+
+/** The folder of the core's data directory that holds custom REST converters (the core's convertersDirOf). */
+export const CONVERTERS_FOLDER = 'converters';
 
 /** Files a renderer may read or write through the bridge are capped at this size. */
 export const MAX_FILE_BYTES = 32 * 1024 * 1024;

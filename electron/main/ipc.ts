@@ -1,6 +1,6 @@
 // The main-process side of the preload bridge. Every handler first checks that the message comes from
 // the top frame of one of the app's own windows showing the core's origin; anything else is refused.
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import {
   app,
@@ -13,6 +13,7 @@ import {
 } from 'electron';
 import {
   Channel,
+  CONVERTERS_FOLDER,
   MAX_FILE_BYTES,
   type CoreStatus,
   type FileFilter,
@@ -121,6 +122,20 @@ export async function saveFile(win: BrowserWindow, rawOptions: unknown): Promise
   return { name: basename(result.filePath) };
 }
 
+/**
+ * Shows the core's custom converters folder in the file manager, made first if missing: the folder is
+ * the core's to say (no path comes from the renderer). False while the core has not reported it.
+ */
+export async function openConvertersFolder(status: CoreStatus): Promise<boolean> {
+  const dataDir = status.urls?.dataDir;
+  if (!dataDir) return false;
+  const dir = join(dataDir, CONVERTERS_FOLDER);
+  await mkdir(dir, { recursive: true });
+  const error = await shell.openPath(dir);
+  if (error) throw new Error(`Could not open ${dir}: ${error}`);
+  return true;
+}
+
 /** Registers the bridge's handlers; returns a function that removes them. */
 export function setupIpc(deps: IpcDeps): () => void {
   const channels: string[] = [];
@@ -138,6 +153,7 @@ export function setupIpc(deps: IpcDeps): () => void {
   handle(Channel.openFile, (win, options) => openFile(win, options));
   handle(Channel.saveFile, (win, options) => saveFile(win, options));
   handle(Channel.coreStatus, () => deps.coreStatus());
+  handle(Channel.openConvertersFolder, () => openConvertersFolder(deps.coreStatus()));
   return () => {
     for (const channel of channels) ipcMain.removeHandler(channel);
   };

@@ -36,6 +36,10 @@ export function createBridge(ipc: PreloadIpc) {
     saveFile: (options: SaveFileOptions): Promise<SavedFile | null> =>
       ipc.invoke(Channel.saveFile, options) as Promise<SavedFile | null>,
 
+    /** Shows the folder custom REST converters go in, in the file manager; false before the core is ready. */
+    openConvertersFolder: (): Promise<boolean> =>
+      ipc.invoke(Channel.openConvertersFolder) as Promise<boolean>,
+
     /** The platform core's current status. */
     coreStatus: (): Promise<CoreStatus> => ipc.invoke(Channel.coreStatus) as Promise<CoreStatus>,
 

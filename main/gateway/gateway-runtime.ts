@@ -2,7 +2,7 @@
  * A running gateway: its MQTT session with a ThingsBoard-compatible platform and its REST connector.
  * `sandboard gateway` runs one; the app's RestConnectorManager runs several.
  */
-import { join } from 'node:path';
+import { convertersDirOf } from './connectors/rest/converters.ts';
 import { RestConnector, type LogLevel } from './connectors/rest/rest-connector.ts';
 import type { RestConnectorConfig } from './connectors/rest/config.ts';
 import { GatewayClient } from './gateway-client.ts';
@@ -54,7 +54,7 @@ export class GatewayRuntime {
         name: options.name,
         config: options.config,
         gateway,
-        convertersDir: join(options.dataDir, 'converters'),
+        convertersDir: convertersDirOf(options.dataDir),
         ...(options.portOverride !== undefined ? { portOverride: options.portOverride } : {}),
         ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
         ...(options.log ? { log: options.log } : {}),

@@ -10,6 +10,7 @@ import {
   formatRestConfigIssues,
   validateRestConfig,
   type ConnectorState,
+  type ConvertersInfo,
   type ConnectorTarget,
   type OutgoingLogEntry,
   type RequestLogEntry,
@@ -32,6 +33,7 @@ import { parseJson } from '../platform/paging.ts';
 import type { Services } from '../platform/services.ts';
 import { ensureSelfSignedCertificate } from './connectors/rest/certificates.ts';
 import { loadRestConfig, RestConfigError } from './connectors/rest/config.ts';
+import { convertersDirOf, listConverterModules, SAMPLE_CONVERTER } from './connectors/rest/converters.ts';
 import { curlCommand } from './connectors/rest/curl.ts';
 import { httpCall } from './connectors/rest/outgoing.ts';
 import { describeEndpoints, type LogLevel } from './connectors/rest/rest-connector.ts';
@@ -374,6 +376,12 @@ export class RestConnectorManager {
     const runtime = this.runtimes.get(id);
     if (!runtime) throw conflict(`REST connector '${row.name}' is not running: start it first`);
     return runtime;
+  }
+
+  /** The custom converter modules every connector of this data directory can use. */
+  converters(): ConvertersInfo {
+    const dir = convertersDirOf(this.options.dataDir);
+    return { dir, modules: listConverterModules(dir), sample: SAMPLE_CONVERTER };
   }
 
   /** Endpoints with curl commands; from the saved configuration when the connector is stopped. */

@@ -963,6 +963,20 @@ export const RestEndpointInfo = Type.Object({
 });
 export type RestEndpointInfo = Static<typeof RestEndpointInfo>;
 
+export const ConverterModule = Type.Object({
+  file: Type.String({ description: 'a .mjs or .js module of the converters folder' }),
+  sizeBytes: Type.Integer(),
+  modifiedTime: Type.Integer({ description: 'ms since the epoch' }),
+});
+export const ConvertersInfo = Type.Object({
+  dir: Type.String({ description: 'the converters folder of the data directory' }),
+  modules: Type.Array(ConverterModule),
+  sample: Type.String({
+    description: "the gateway's sample converter class, copied into the folder the first time it is used",
+  }),
+});
+export type ConvertersInfo = Static<typeof ConvertersInfo>;
+
 export const RequestLogEntry = Type.Object({
   id: Type.Integer(),
   time: Type.Integer({ description: 'ms since the epoch, when the request arrived' }),

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../../shared/schemas/common.ts';
 import {
+  ConvertersInfo,
   DEFAULT_REST_CONFIG,
   OutgoingLogEntry,
   RequestLogEntry,
@@ -74,6 +75,24 @@ export function registerRestConnectorRoutes(app: Api, { manager }: RestConnector
     async (request) => {
       admin(request);
       return DEFAULT_REST_CONFIG;
+    },
+  );
+  app.get(
+    `${BASE}/converters`,
+    {
+      schema: {
+        tags,
+        summary: 'The custom converter modules of the data directory (for converter type "custom")',
+        description:
+          'A mapping whose converter is {"type": "custom", "extension": "ClassName"} uses the class ' +
+          'ClassName exported by a module of this folder (ClassName.mjs or ClassName.js first). Modules are ' +
+          'listed, not run; a connector loads them when it starts.',
+        response: { 200: ConvertersInfo, ...authErrors },
+      },
+    },
+    async (request) => {
+      admin(request);
+      return manager.converters();
     },
   );
   app.post(

@@ -4,6 +4,7 @@
  */
 import type {
   ConnectorTarget,
+  ConvertersInfo,
   OutgoingLogEntry,
   RequestLogEntry,
   RestConfigValidation,
@@ -18,6 +19,7 @@ import type { ApiClient } from './client.ts';
 
 export type {
   ConnectorTarget,
+  ConvertersInfo,
   OutgoingLogEntry,
   RequestLogEntry,
   RestConfigValidation,
@@ -45,6 +47,11 @@ export function restConfigTemplate(client: ApiClient): Promise<unknown> {
 /** Errors and warnings of a rest.json, each with its JSON path. */
 export function validateRestConfig(client: ApiClient, config: unknown): Promise<RestConfigValidation> {
   return client.request('POST', `${BASE}/validate`, { body: { config } });
+}
+
+/** The custom converter modules of the data directory, and where that folder is. */
+export function converterModules(client: ApiClient): Promise<ConvertersInfo> {
+  return client.request('GET', `${BASE}/converters`);
 }
 
 export function restConnectors(client: ApiClient): Promise<RestConnectorSummary[]> {

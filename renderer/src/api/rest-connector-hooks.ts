@@ -2,6 +2,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from './api-context.tsx';
 import {
+  converterModules,
   createRestConnector,
   deleteRestConnector,
   restConfigSchema,
@@ -34,6 +35,7 @@ export const restConnectorKeys = {
   endpoints: (id: string) => ['restConnectors', 'endpoints', id] as const,
   requests: (id: string) => ['restConnectors', 'requests', id] as const,
   outgoing: (id: string) => ['restConnectors', 'outgoing', id] as const,
+  converters: ['restConnectors', 'converters'] as const,
 };
 
 /** The connectors with their state and counters, polled while shown. */
@@ -44,6 +46,16 @@ export function useRestConnectors(enabled = true, refreshMs = LOG_POLL_MS) {
     queryFn: () => restConnectors(client),
     refetchInterval: refreshMs,
     enabled,
+  });
+}
+
+/** The converters folder's modules; polled while shown, as files are dropped there from outside the app. */
+export function useConverterModules() {
+  const client = useApi();
+  return useQuery({
+    queryKey: restConnectorKeys.converters,
+    queryFn: () => converterModules(client),
+    refetchInterval: 3_000,
   });
 }
 

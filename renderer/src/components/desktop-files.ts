@@ -8,6 +8,12 @@ function bridge(): SandboardBridge | undefined {
   return (window as Window & { sandboard?: SandboardBridge }).sandboard;
 }
 
+/** In the desktop app, a function that shows the custom converters folder in the file manager. */
+export function converterFolderOpener(): (() => Promise<boolean>) | undefined {
+  const desktop = bridge();
+  return desktop ? () => desktop.openConvertersFolder() : undefined;
+}
+
 export interface TextFile {
   name: string;
   contents: string;

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { BrowserWindow as ElectronWindow, IpcMainInvokeEvent } from 'electron';
-import { Channel, type CoreStatus } from '../../../electron/ipc-contract.ts';
+import { Channel, CONVERTERS_FOLDER, type CoreStatus } from '../../../electron/ipc-contract.ts';
 import { broadcastCoreStatus, isTrustedSender, setupIpc } from '../../../electron/main/ipc.ts';
+import { convertersDirOf } from '../../../main/gateway/connectors/rest/converters.ts';
 import { createWindowRegistry, type WindowRegistry } from '../../../electron/main/windows.ts';
 import { BrowserWindow, dialog, ipcMain, resetFakeElectron, shell } from '../fake-electron.ts';
 
@@ -12,6 +13,7 @@ vi.mock('electron', () => import('../fake-electron.ts'));
 
 const CORE = 'http://127.0.0.1:8080';
 const status: CoreStatus = { state: 'ready', urls: null, restarts: 0, message: null, since: 0 };
+let currentStatus: CoreStatus;
 
 let windows: WindowRegistry;
 let win: BrowserWindow;
@@ -32,7 +34,8 @@ beforeEach(() => {
   windows = createWindowRegistry();
   win = new BrowserWindow();
   windows.add(win as unknown as ElectronWindow);
-  setupIpc({ windows, coreOrigin: () => CORE, coreStatus: () => status });
+  currentStatus = status;
+  setupIpc({ windows, coreOrigin: () => CORE, coreStatus: () => currentStatus });
   dir = mkdtempSync(join(tmpdir(), 'sandboard-ipc-'));
 });
 
@@ -59,10 +62,19 @@ describe('IPC sender check', () => {
 
   it('makes every handler refuse a foreign sender', async () => {
     await expect(invoke(Channel.appVersion, eventFrom(win, `${CORE}/`))).resolves.toBe('0.1.0-test');
-    for (const channel of [Channel.appVersion, Channel.openExternal, Channel.openFile, Channel.saveFile]) {
+    currentStatus = { ...status, urls: { http: CORE, mqtt: CORE, analytics: CORE, dataDir: dir } };
+    const channels = [
+      Channel.appVersion,
+      Channel.openExternal,
+      Channel.openFile,
+      Channel.saveFile,
+      Channel.openConvertersFolder,
+    ];
+    for (const channel of channels) {
       await expect(invoke(channel, eventFrom(win, 'https://evil.example/'), {})).rejects.toThrow(/Refused/);
     }
     expect(shell.openExternal).not.toHaveBeenCalled();
+    expect(shell.openPath).not.toHaveBeenCalled();
     expect(dialog.showOpenDialog).not.toHaveBeenCalled();
   });
 
@@ -113,6 +125,25 @@ describe('bridge handlers', () => {
     await expect(invoke(Channel.saveFile, ok(), { suggestedName: 'a.json', contents: 7 })).rejects.toThrow(
       /text/,
     );
+  });
+
+  it("shows the core's converters folder, made if missing, and no folder before the core is ready", async () => {
+    await expect(invoke(Channel.openConvertersFolder, ok())).resolves.toBe(false);
+    expect(shell.openPath).not.toHaveBeenCalled();
+    currentStatus = {
+      ...status,
+      urls: { http: CORE, mqtt: 'mqtt://127.0.0.1:1883', analytics: CORE, dataDir: dir },
+    };
+    await expect(invoke(Channel.openConvertersFolder, ok(), '/etc')).resolves.toBe(true);
+    const folder = join(dir, 'converters');
+    expect(shell.openPath).toHaveBeenCalledWith(folder);
+    expect(statSync(folder).isDirectory()).toBe(true);
+    shell.openPath.mockResolvedValueOnce('No application is associated');
+    await expect(invoke(Channel.openConvertersFolder, ok())).rejects.toThrow(/No application/);
+  });
+
+  it('opens the folder the core loads converters from', () => {
+    expect(convertersDirOf('/data')).toBe(join('/data', CONVERTERS_FOLDER));
   });
 
   it('pushes core status changes to every window', () => {

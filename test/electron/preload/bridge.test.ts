@@ -28,7 +28,15 @@ describe('preload bridge', () => {
       expect(typeof descriptor?.value).toBe('function');
     }
     expect(Object.keys(bridge).sort()).toEqual(
-      ['appVersion', 'coreStatus', 'onCoreStatus', 'openExternal', 'openFile', 'saveFile'].sort(),
+      [
+        'appVersion',
+        'coreStatus',
+        'onCoreStatus',
+        'openConvertersFolder',
+        'openExternal',
+        'openFile',
+        'saveFile',
+      ].sort(),
     );
   });
 
@@ -40,12 +48,14 @@ describe('preload bridge', () => {
     await bridge.openFile({ filters: [{ name: 'JSON', extensions: ['json'] }] });
     await bridge.saveFile({ suggestedName: 'a.json', contents: '{}' });
     await bridge.coreStatus();
+    await bridge.openConvertersFolder();
     expect(ipc.invoke.mock.calls.map(([channel]) => channel)).toEqual([
       Channel.appVersion,
       Channel.openExternal,
       Channel.openFile,
       Channel.saveFile,
       Channel.coreStatus,
+      Channel.openConvertersFolder,
     ]);
   });
 

@@ -1,5 +1,7 @@
 // The REST Connector page's API against the real platform: connectors saved durably, started with their
 // own gateway device, endpoints with curl, the request tester, the logs, autostart after a restart.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REST_CONFIG } from '../../../shared/schemas/rest-connector.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
@@ -301,5 +303,36 @@ describe('REST connector API', () => {
     expect(sent.body.status).toBe(200);
     expect((await platform.latest('TLS-7', ['temperature'])).temperature![0]!.value).toBe(12.5);
     await call('POST', `${BASE}/${trusted.body.id}/stop`);
+  });
+
+  it('lists the custom converter modules of the data directory without running them', async () => {
+    const dataDir = tempDir();
+    const platform = await startTestPlatform({ dataDir });
+    try {
+      const token = await platform.login();
+      const list = async () =>
+        (await (await platform.http(`${BASE}/converters`, { token })).json()) as {
+          dir: string;
+          modules: { file: string; sizeBytes: number; modifiedTime: number }[];
+          sample: string;
+        };
+      const dir = join(dataDir, 'converters');
+      expect(await list()).toEqual({ dir, modules: [], sample: 'CustomRestUplinkConverter' });
+
+      mkdirSync(dir, { recursive: true });
+      // it would throw if it were run: listing must not import it
+      const source = "throw new Error('run');\nexport class Meter {}\n";
+      writeFileSync(join(dir, 'Meter.mjs'), source);
+      writeFileSync(join(dir, 'notes.txt'), 'not a module');
+      const { modules } = await list();
+      expect(modules.map((m) => [m.file, m.sizeBytes])).toEqual([['Meter.mjs', source.length]]);
+      expect(Math.abs(modules[0]!.modifiedTime - Date.now())).toBeLessThan(60_000);
+
+      expect((await platform.http(`${BASE}/converters`)).status).toBe(401);
+      const customer = await platform.login('customer@thingsboard.org', 'customer');
+      expect((await platform.http(`${BASE}/converters`, { token: customer })).status).toBe(403);
+    } finally {
+      await platform.stop();
+    }
   });
 });

@@ -225,17 +225,41 @@ export interface CustomConverterClass {
   new (config: Record<string, unknown>): { convert(data: unknown, request?: RequestContext): unknown };
 }
 
-const SAMPLE_NAMES = new Set(['customrestuplinkconverter']);
-const SAMPLE_FILE = 'CustomRestUplinkConverter.mjs';
+/** The gateway's sample converter class, copied into the converters folder on first use. */
+export const SAMPLE_CONVERTER = 'CustomRestUplinkConverter';
+const SAMPLE_NAMES = new Set([SAMPLE_CONVERTER.toLowerCase()]);
+const SAMPLE_FILE = `${SAMPLE_CONVERTER}.mjs`;
+const MODULE_FILE = /\.(mjs|js)$/;
+
+/** Where a data directory's custom converters are (the desktop shell opens it: CONVERTERS_FOLDER). */
+export function convertersDirOf(dataDir: string): string {
+  return join(dataDir, 'converters');
+}
+
+export interface ConverterModuleFile {
+  file: string;
+  sizeBytes: number;
+  modifiedTime: number;
+}
+
+/** The modules of the converters folder (none when it does not exist yet), without running them. */
+export function listConverterModules(dir: string): ConverterModuleFile[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => MODULE_FILE.test(f))
+    .sort((a, b) => a.localeCompare(b))
+    .flatMap((file) => {
+      const st = statSync(join(dir, file), { throwIfNoEntry: false });
+      return st?.isFile() ? [{ file, sizeBytes: st.size, modifiedTime: Math.round(st.mtimeMs) }] : [];
+    });
+}
 const SAMPLE_SOURCE = new URL('./sample-converters/CustomRestUplinkConverter.mjs', import.meta.url);
 
 /** Where the module exporting `extension` is: <name>.mjs / <name>.js, else any module of the folder. */
 async function findConverterClass(dir: string, extension: string): Promise<CustomConverterClass | undefined> {
   if (!existsSync(dir)) return undefined;
-  const files = readdirSync(dir).filter((f) => /\.(mjs|js)$/.test(f));
-  const preferred = files.filter(
-    (f) => f.replace(/\.(mjs|js)$/, '').toLowerCase() === extension.toLowerCase(),
-  );
+  const files = readdirSync(dir).filter((f) => MODULE_FILE.test(f));
+  const preferred = files.filter((f) => f.replace(MODULE_FILE, '').toLowerCase() === extension.toLowerCase());
   for (const file of [...preferred, ...files.filter((f) => !preferred.includes(f))]) {
     const path = join(dir, file);
     // the modification time busts the import cache, so an edited converter is picked up on restart

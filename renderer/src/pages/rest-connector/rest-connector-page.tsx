@@ -38,12 +38,13 @@ import { StatTile } from '../../components/stat-tile.tsx';
 import { Link } from '../../router.tsx';
 import { ConfigEditor } from './config-editor.tsx';
 import { ConnectorStateBadge } from './connector-ui.tsx';
+import { ConvertersCard } from './converters-card.tsx';
 import { EndpointsCard } from './endpoints-card.tsx';
 import { OutgoingLog, RequestLog } from './logs.tsx';
 import { NewConnectorModal } from './new-connector-modal.tsx';
 import { TesterCard, type TesterSeed } from './tester-card.tsx';
 
-type Tab = 'config' | 'endpoints' | 'tester' | 'requests' | 'outgoing';
+type Tab = 'config' | 'endpoints' | 'tester' | 'requests' | 'outgoing' | 'converters';
 
 /** The selected connector is kept in the address (?connector=id), so a reload shows it again. */
 function useSelection(): [string | null, (id: string | null) => void] {
@@ -308,6 +309,9 @@ function ConnectorDetail({
           <Tabs.Tab value="outgoing" data-testid="tab-outgoing">
             Outgoing calls{outgoing.data ? ` (${outgoing.data.length})` : ''}
           </Tabs.Tab>
+          <Tabs.Tab value="converters" data-testid="tab-converters">
+            Converters
+          </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="config" pt="md">
           <ErrorAlert error={details.error} title="Could not load the connector" />
@@ -356,6 +360,9 @@ function ConnectorDetail({
             limit={outgoingLimit}
             onLimit={setOutgoingLimit}
           />
+        </Tabs.Panel>
+        <Tabs.Panel value="converters" pt="md">
+          <ConvertersCard endpoints={endpoints.data} />
         </Tabs.Panel>
       </Tabs>
     </Stack>
