@@ -45,8 +45,6 @@ const CONFIG = {
   ],
 };
 
-type Load = Awaited<ReturnType<typeof load>>;
-
 async function load(url: string, body: () => string, duration = DURATION_S, connections = CONNECTIONS) {
   const result = await autocannon({
     url,
@@ -203,10 +201,8 @@ try {
     const ms = processCpuMs(bare.pid);
     return ms === null ? null : new Map([['bare Fastify', ms]]);
   };
-  const rounds: {
-    bare: Load & { cpuMs: Map<string, number> };
-    rest: Load & { cpuMs: Map<string, number> };
-  }[] = [];
+  type Round = Awaited<ReturnType<typeof loadWithCpu>>;
+  const rounds: { bare: Round; rest: Round }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const bareRound = await loadWithCpu(`${bare.url}/bare`, body, bareParts);
     rounds.push({ bare: bareRound, rest: await loadWithCpu(`${started.baseUrl}/bench`, body, serveParts) });

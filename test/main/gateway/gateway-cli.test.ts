@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -28,7 +27,25 @@ function run(args: string[]) {
     child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
   });
   ready.catch(() => undefined);
-  return { child, ready, lines, stderr: () => stderr };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, ready, exited, lines, stderr: () => stderr };
+}
+
+/** The gateway's default rest.json against a platform, on a free port, with a data dir of its own. */
+function defaultConfigArgs(platformUrl: string, token: string): string[] {
+  const config = fileURLToPath(new URL('tb-gateway-default-rest.json', COMPAT_DIR));
+  return [
+    '--config',
+    config,
+    '--platform',
+    platformUrl,
+    '--token',
+    token,
+    '--port',
+    '0',
+    '--data-dir',
+    tempDir(),
+  ];
 }
 
 /** POSTs a reading to /my_devices of the gateway's default rest.json; the answer and what the platform stored. */
@@ -46,19 +63,7 @@ describe('sandboard gateway', () => {
   it("runs the gateway's own rest.json against a platform, prints one ready line, stops on SIGTERM", async () => {
     const platform = await startGatewayPlatform();
     const token = await platform.gatewayToken('CLI gateway');
-    const config = fileURLToPath(new URL('tb-gateway-default-rest.json', COMPAT_DIR));
-    const gw = run([
-      '--config',
-      config,
-      '--platform',
-      platform.urls.mqtt,
-      '--token',
-      token,
-      '--port',
-      '0',
-      '--data-dir',
-      tempDir(),
-    ]);
+    const gw = run(defaultConfigArgs(platform.urls.mqtt, token));
     const ready = (await gw.ready) as {
       url: string;
       platform: string;
@@ -73,8 +78,7 @@ describe('sandboard gateway', () => {
     });
     expect(await postReading(platform, ready.url, 'CLI-1', 5.5)).toEqual({ status: 200, stored: 5.5 });
     gw.child.kill('SIGTERM');
-    const [code] = (await once(gw.child, 'exit')) as [number | null];
-    expect(code).toBe(0);
+    expect(await gw.exited).toBe(0);
     expect(gw.lines).toHaveLength(1);
     await expect(fetch(`${ready.url}/anon1?temp=1`)).rejects.toThrow();
   });
@@ -87,8 +91,7 @@ describe('sandboard gateway', () => {
       JSON.stringify({ server: { port: 'x' }, mapping: [{ endpoint: '/a', converter: { type: 'js' } }] }),
     );
     const refused = run(['--config', bad, '--token', 't']);
-    const [code] = (await once(refused.child, 'exit')) as [number | null];
-    expect(code).toBe(1);
+    expect(await refused.exited).toBe(1);
     expect(refused.stderr()).toContain(`sandboard: ${bad} is not a valid REST connector configuration:`);
     expect(refused.stderr()).toContain('server.port: must be an integer or a string');
     expect(refused.stderr()).toContain('mapping[0].converter.type: must be "json" or "custom"');
@@ -105,13 +108,11 @@ describe('sandboard gateway', () => {
       '--port',
       '0',
     ]);
-    const [code2] = (await once(wrong.child, 'exit')) as [number | null];
-    expect(code2).toBe(1);
+    expect(await wrong.exited).toBe(1);
     expect(wrong.stderr()).toContain('refused the gateway token (bad user name or password)');
 
     const usage = run(['--config', config]);
-    const [code3] = (await once(usage.child, 'exit')) as [number | null];
-    expect(code3).toBe(2);
+    expect(await usage.exited).toBe(2);
     expect(usage.stderr()).toContain("--token is required (the gateway device's access token)");
   });
 
@@ -119,23 +120,10 @@ describe('sandboard gateway', () => {
     const platform = await startGatewayPlatform();
     const token = await platform.gatewayToken('TLS gateway');
     const { url, caFile } = await startTlsFront(platform.urls.mqtt);
-    const config = fileURLToPath(new URL('tb-gateway-default-rest.json', COMPAT_DIR));
-    const common = [
-      '--config',
-      config,
-      '--platform',
-      url,
-      '--token',
-      token,
-      '--port',
-      '0',
-      '--data-dir',
-      tempDir(),
-    ];
+    const common = defaultConfigArgs(url, token);
 
     const untrusted = run(common);
-    const [code] = (await once(untrusted.child, 'exit')) as [number | null];
-    expect(code).not.toBe(0);
+    expect(await untrusted.exited).not.toBe(0);
     expect(untrusted.stderr()).toContain(
       `${url}: its TLS certificate is not trusted (self-signed); trust it with --ca FILE, or skip the check with --insecure`,
     );

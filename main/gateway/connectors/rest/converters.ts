@@ -257,15 +257,14 @@ const SAMPLE_SOURCE = new URL('./sample-converters/CustomRestUplinkConverter.mjs
 
 /** Where the module exporting `extension` is: <name>.mjs / <name>.js, else any module of the folder. */
 async function findConverterClass(dir: string, extension: string): Promise<CustomConverterClass | undefined> {
-  if (!existsSync(dir)) return undefined;
-  const files = readdirSync(dir).filter((f) => MODULE_FILE.test(f));
-  const preferred = files.filter((f) => f.replace(MODULE_FILE, '').toLowerCase() === extension.toLowerCase());
-  for (const file of [...preferred, ...files.filter((f) => !preferred.includes(f))]) {
-    const path = join(dir, file);
+  const modules = listConverterModules(dir);
+  const isPreferred = (m: ConverterModuleFile) =>
+    m.file.replace(MODULE_FILE, '').toLowerCase() === extension.toLowerCase();
+  for (const m of [...modules.filter(isPreferred), ...modules.filter((x) => !isPreferred(x))]) {
     // the modification time busts the import cache, so an edited converter is picked up on restart
-    const url = `${pathToFileURL(path).href}?v=${statSync(path).mtimeMs}`;
+    const url = `${pathToFileURL(join(dir, m.file)).href}?v=${m.modifiedTime}`;
     const mod = (await import(url)) as Record<string, unknown>;
-    const found = mod[extension] ?? (preferred.includes(file) ? mod.default : undefined);
+    const found = mod[extension] ?? (isPreferred(m) ? mod.default : undefined);
     if (typeof found === 'function') return found as CustomConverterClass;
   }
   return undefined;

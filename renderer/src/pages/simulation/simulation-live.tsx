@@ -318,6 +318,24 @@ export function GatewayStatusTable({
 
 const json = (v: unknown) => (v === undefined ? '' : JSON.stringify(v));
 
+/** A log row's time. */
+function TimeCell({ ts }: { ts: number }) {
+  return (
+    <Table.Td>
+      <Text size="xs">{formatTime(ts)}</Text>
+    </Table.Td>
+  );
+}
+
+/** JSON or a call in a log: monospace, wrapped anywhere. */
+function MonoText({ children }: { children: ReactNode }) {
+  return (
+    <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+      {children}
+    </Text>
+  );
+}
+
 /** A card with a log the simulation keeps, newest first: "None yet." until it has rows, then a scrolling table. */
 function LiveLogCard({
   title,
@@ -372,9 +390,7 @@ export function AttributeLog({ status }: { status: SimulationStatus }) {
       columns={['Time', 'Device', 'Update']}
       rows={status.attributeLog.map((e) => (
         <Table.Tr key={e.seq}>
-          <Table.Td>
-            <Text size="xs">{formatTime(e.ts)}</Text>
-          </Table.Td>
+          <TimeCell ts={e.ts} />
           <Table.Td>
             <Text size="xs">{e.device}</Text>
             <Text size="xs" c="dimmed">
@@ -382,10 +398,10 @@ export function AttributeLog({ status }: { status: SimulationStatus }) {
             </Text>
           </Table.Td>
           <Table.Td>
-            <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+            <MonoText>
               {json(e.data)}
               {e.deleted?.length ? ` deleted: ${e.deleted.join(', ')}` : ''}
-            </Text>
+            </MonoText>
           </Table.Td>
         </Table.Tr>
       ))}
@@ -405,16 +421,14 @@ export function RpcLog({ status }: { status: SimulationStatus }) {
       columns={['Time', 'Device', 'Request', 'Answer']}
       rows={status.rpcLog.map((e) => (
         <Table.Tr key={e.seq}>
-          <Table.Td>
-            <Text size="xs">{formatTime(e.ts)}</Text>
-          </Table.Td>
+          <TimeCell ts={e.ts} />
           <Table.Td>
             <Text size="xs">{e.device}</Text>
           </Table.Td>
           <Table.Td>
-            <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+            <MonoText>
               #{e.id} {e.method}({json(e.params)})
-            </Text>
+            </MonoText>
           </Table.Td>
           <Table.Td>
             <Stack gap={2}>
@@ -427,11 +441,7 @@ export function RpcLog({ status }: { status: SimulationStatus }) {
                   {e.answeredAt !== undefined ? ` · ${e.answeredAt - e.ts} ms` : ''}
                 </Text>
               </Group>
-              {e.reply !== undefined && (
-                <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
-                  {json(e.reply)}
-                </Text>
-              )}
+              {e.reply !== undefined && <MonoText>{json(e.reply)}</MonoText>}
             </Stack>
           </Table.Td>
         </Table.Tr>
