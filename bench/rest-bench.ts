@@ -83,17 +83,19 @@ async function loadWithCpu(url: string, body: () => string, parts: CpuParts) {
   const result = await load(url, body, DURATION_S / ROUNDS);
   const own = process.cpuUsage(ownBefore);
   const after = parts();
+  if (!before || !after) return { ...result, cpuMs: null };
   const cpuMs = new Map<string, number>();
-  if (before && after) for (const [part, ms] of after) cpuMs.set(part, ms - (before.get(part) ?? 0));
+  for (const [part, ms] of after) cpuMs.set(part, ms - (before.get(part) ?? 0));
   cpuMs.set(AUTOCANNON, (own.user + own.system) / 1000);
   return { ...result, cpuMs };
 }
 
-/** CPU µs per answered request by part, over several rounds, and their total. */
-function cpuPerRequest(runs: { total: number; cpuMs: Map<string, number> }[]) {
+/** CPU µs per answered request by part, over several rounds, and their total; null without /proc. */
+function cpuPerRequest(runs: { total: number; cpuMs: Map<string, number> | null }[]) {
+  if (runs.some((r) => !r.cpuMs)) return null;
   const requests = runs.reduce((t, r) => t + r.total, 0);
   const perPart = new Map<string, number>();
-  for (const r of runs) for (const [part, ms] of r.cpuMs) perPart.set(part, (perPart.get(part) ?? 0) + ms);
+  for (const r of runs) for (const [part, ms] of r.cpuMs!) perPart.set(part, (perPart.get(part) ?? 0) + ms);
   for (const [part, ms] of perPart) perPart.set(part, (ms * 1000) / requests);
   const total = [...perPart.values()].reduce((t, us) => t + us, 0);
   const text = [...perPart].map(([part, us]) => `${part} ${Math.round(us)}`).join(', ');
@@ -259,12 +261,16 @@ try {
     'ratio by round': rounds.map((r) => (r.rest.reqPerSec / r.bare.reqPerSec).toFixed(3)).join(', '),
     'ratio connector in the app / bare, median of the rounds (target >= 0.5)': ratio,
     // on this machine's cores, CPU per request bounds the rate whatever the latency
-    'CPU per request, connector in the app (µs)': restCpu.text,
-    'CPU per request, bare Fastify (µs)': bareCpu.text,
-    [`bound set by CPU alone on ${availableParallelism()} cores, connector in the app`]: [
-      (availableParallelism() * 1e6) / restCpu.total,
-      'req/s',
-    ],
+    ...(restCpu && bareCpu
+      ? {
+          'CPU per request, connector in the app (µs)': restCpu.text,
+          'CPU per request, bare Fastify (µs)': bareCpu.text,
+          [`bound set by CPU alone on ${availableParallelism()} cores, connector in the app`]: [
+            (availableParallelism() * 1e6) / restCpu.total,
+            'req/s',
+          ],
+        }
+      : { 'CPU per request': 'not measured (no /proc on this system)' }),
   });
   printBench({
     name: 'rest',
@@ -274,8 +280,8 @@ try {
     ratio,
     gatewayProcessReqPerSec: separate.reqPerSec,
     gatewayProcessRatio: separate.reqPerSec / baseline.reqPerSec,
-    cpuUsPerRequest: restCpu.total,
-    bareCpuUsPerRequest: bareCpu.total,
+    cpuUsPerRequest: restCpu?.total ?? null,
+    bareCpuUsPerRequest: bareCpu?.total ?? null,
   });
 } finally {
   await serve.stop();
