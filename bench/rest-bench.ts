@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 import { startBareFastify } from './lib/bare-fastify-child.ts';
 import { startGatewayChild } from './lib/gateway-child.ts';
 import { printBench, printFigures } from './lib/bench-output.ts';
-import { processCpuMs, threadCpuMs } from './lib/proc-cpu.ts';
+import { threadTimes, type ThreadTimes } from './lib/proc-cpu.ts';
 import { startServeChild } from './lib/serve-child.ts';
 
 const CONNECTIONS = 50;
@@ -72,32 +72,63 @@ async function load(url: string, body: () => string, duration = DURATION_S, conn
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** CPU ms used so far by each part of the system under test; null where /proc is missing. */
-type CpuParts = () => Map<string, number> | null;
+/** What each part of the system under test and the load generator have spent so far; null without /proc. */
+type Parts = () => Map<string, ThreadTimes> | null;
 const AUTOCANNON = 'autocannon (the load)';
 
-/** load(), and the CPU each part of the system and the load generator used meanwhile (ms). */
-async function loadWithCpu(url: string, body: () => string, parts: CpuParts) {
-  const before = parts();
-  const ownBefore = process.cpuUsage();
-  const result = await load(url, body, DURATION_S / ROUNDS);
-  const own = process.cpuUsage(ownBefore);
-  const after = parts();
-  if (!before || !after) return { ...result, cpuMs: null };
-  const cpuMs = new Map<string, number>();
-  for (const [part, ms] of after) cpuMs.set(part, ms - (before.get(part) ?? 0));
-  cpuMs.set(AUTOCANNON, (own.user + own.system) / 1000);
-  return { ...result, cpuMs };
+/** What the threads of a process have spent so far, summed into parts named by partOf(thread name). */
+function partsOf(
+  pid: number | undefined,
+  partOf: (thread: string) => string,
+): Map<string, ThreadTimes> | null {
+  const threads = threadTimes(pid);
+  if (!threads) return null;
+  const parts = new Map<string, ThreadTimes>();
+  for (const [name, t] of threads) {
+    const part = partOf(name);
+    const sum = parts.get(part) ?? { cpuMs: 0, waitMs: 0 };
+    sum.cpuMs += t.cpuMs;
+    sum.waitMs += t.waitMs;
+    parts.set(part, sum);
+  }
+  return parts;
 }
 
-/** CPU µs per answered request by part, over several rounds, and their total; null without /proc. */
-function cpuPerRequest(runs: { total: number; cpuMs: Map<string, number> | null }[]) {
-  if (runs.some((r) => !r.cpuMs)) return null;
+/** A system's parts, and autocannon (it runs in this process). */
+function withLoad(system: () => Map<string, ThreadTimes> | null): Parts {
+  return () => {
+    const parts = system();
+    const load = partsOf(process.pid, () => AUTOCANNON);
+    return parts && load ? new Map([...parts, ...load]) : null;
+  };
+}
+
+/** load(), and what each part of the system and the load generator spent meanwhile (ms). */
+async function loadWithCpu(url: string, body: () => string, parts: Parts) {
+  const before = parts();
+  const result = await load(url, body, DURATION_S / ROUNDS);
+  const after = parts();
+  if (!before || !after) return { ...result, spent: null };
+  const spent = new Map<string, ThreadTimes>();
+  for (const [part, t] of after) {
+    const b = before.get(part) ?? { cpuMs: 0, waitMs: 0 };
+    spent.set(part, { cpuMs: t.cpuMs - b.cpuMs, waitMs: t.waitMs - b.waitMs });
+  }
+  return { ...result, spent };
+}
+
+/** µs per answered request by part, over several rounds, and their total; null without /proc. */
+function perRequest(
+  runs: { total: number; spent: Map<string, ThreadTimes> | null }[],
+  of: keyof ThreadTimes,
+) {
+  if (runs.some((r) => !r.spent)) return null;
   const requests = runs.reduce((t, r) => t + r.total, 0);
   const perPart = new Map<string, number>();
-  for (const r of runs) for (const [part, ms] of r.cpuMs!) perPart.set(part, (perPart.get(part) ?? 0) + ms);
+  for (const r of runs) for (const [part, t] of r.spent!) perPart.set(part, (perPart.get(part) ?? 0) + t[of]);
   for (const [part, ms] of perPart) perPart.set(part, (ms * 1000) / requests);
   const total = [...perPart.values()].reduce((t, us) => t + us, 0);
+  if (Number.isNaN(total)) return null;
   const text = [...perPart].map(([part, us]) => `${part} ${Math.round(us)}`).join(', ');
   return { total, text: `${text}; total ${Math.round(total)}` };
 }
@@ -184,33 +215,28 @@ try {
   await load(`${started.baseUrl}/bench`, body, WARMUP_S);
   prefix = 'Bench';
   n = 0;
-  const serveParts: CpuParts = () => {
-    const threads = threadCpuMs(serve.child.pid);
-    if (!threads) return null;
-    const parts = new Map<string, number>();
-    for (const [name, ms] of threads) {
-      const part =
-        name === 'MainThread'
-          ? 'platform main thread'
-          : name.startsWith('gateway ')
-            ? 'connector thread'
-            : 'other threads of serve';
-      parts.set(part, (parts.get(part) ?? 0) + ms);
-    }
-    return parts;
-  };
-  const bareParts: CpuParts = () => {
-    const ms = processCpuMs(bare.pid);
-    return ms === null ? null : new Map([['bare Fastify', ms]]);
-  };
+  const serveParts = withLoad(() =>
+    partsOf(serve.child.pid, (thread) =>
+      thread === 'MainThread'
+        ? 'platform main thread'
+        : thread.startsWith('gateway ')
+          ? 'connector thread'
+          : 'other threads of serve',
+    ),
+  );
+  const bareParts = withLoad(() => partsOf(bare.pid, () => 'bare Fastify'));
   type Round = Awaited<ReturnType<typeof loadWithCpu>>;
   const rounds: { bare: Round; rest: Round }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const bareRound = await loadWithCpu(`${bare.url}/bare`, body, bareParts);
     rounds.push({ bare: bareRound, rest: await loadWithCpu(`${started.baseUrl}/bench`, body, serveParts) });
   }
-  const restCpu = cpuPerRequest(rounds.map((r) => r.rest));
-  const bareCpu = cpuPerRequest(rounds.map((r) => r.bare));
+  const restRuns = rounds.map((r) => r.rest);
+  const bareRuns = rounds.map((r) => r.bare);
+  const restCpu = perRequest(restRuns, 'cpuMs');
+  const bareCpu = perRequest(bareRuns, 'cpuMs');
+  const restWait = perRequest(restRuns, 'waitMs');
+  const bareWait = perRequest(bareRuns, 'waitMs');
   const sum = (pick: (r: (typeof rounds)[number]) => number) => rounds.reduce((t, r) => t + pick(r), 0);
   const baseline = { reqPerSec: sum((r) => r.bare.total) / sum((r) => r.bare.seconds) };
   const rest = {
@@ -271,6 +297,13 @@ try {
           ],
         }
       : { 'CPU per request': 'not measured (no /proc on this system)' }),
+    // threads ready to run but waiting for a core: each wait on a request's path adds to its latency
+    ...(restWait && bareWait
+      ? {
+          'waiting for a core per request, connector in the app (µs)': restWait.text,
+          'waiting for a core per request, bare Fastify (µs)': bareWait.text,
+        }
+      : { 'waiting for a core': 'not measured (no scheduler statistics in /proc on this system)' }),
   });
   printBench({
     name: 'rest',
@@ -282,6 +315,8 @@ try {
     gatewayProcessRatio: separate.reqPerSec / baseline.reqPerSec,
     cpuUsPerRequest: restCpu?.total ?? null,
     bareCpuUsPerRequest: bareCpu?.total ?? null,
+    waitUsPerRequest: restWait?.total ?? null,
+    bareWaitUsPerRequest: bareWait?.total ?? null,
   });
 } finally {
   await serve.stop();

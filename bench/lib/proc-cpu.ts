@@ -19,14 +19,33 @@ export function processCpuMs(pid: number | undefined): number | null {
   }
 }
 
-/** CPU time (ms) used so far by a process's threads, summed by thread name (as `top -H` shows them). */
-export function threadCpuMs(pid: number | undefined): Map<string, number> | null {
+/** What a thread (or several) has spent so far, in ms: running, and runnable but waiting for a core. */
+export interface ThreadTimes {
+  cpuMs: number;
+  /** from /proc/.../schedstat; NaN where the kernel keeps no scheduler statistics */
+  waitMs: number;
+}
+
+/** waiting time (ms) from the text of a /proc schedstat file: its second field, in ns */
+function schedstatWaitMs(pid: number, tid: string): number {
   try {
-    const byName = new Map<string, number>();
+    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** What a process's threads have spent so far, summed by thread name (as `top -H` shows them). */
+export function threadTimes(pid: number | undefined): Map<string, ThreadTimes> | null {
+  try {
+    const byName = new Map<string, ThreadTimes>();
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      byName.set(name, (byName.get(name) ?? 0) + statCpuMs(stat));
+      const sum = byName.get(name) ?? { cpuMs: 0, waitMs: 0 };
+      sum.cpuMs += statCpuMs(stat);
+      sum.waitMs += schedstatWaitMs(pid!, tid);
+      byName.set(name, sum);
     }
     return byName;
   } catch {

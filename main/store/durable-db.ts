@@ -375,8 +375,6 @@ export class DurableDb {
     }
     // No await from here: no group can open between the export and the subscription.
     const bytes = this.db.export();
-    this.statements.clear();
-    tune(this.db);
     this.recordListeners.push(listener);
     return {
       bytes,
@@ -441,10 +439,9 @@ export class DurableDb {
     // export() needs no open transaction: seal the open group, it goes to the old journal.
     const sealed = this.sealGroup();
     const seq = this.seq;
+    // sql.js's export() copies through SQLite's backup API: the connection, its settings and prepared
+    // statements stay as they are.
     const data = this.db.export();
-    // export() closes and reopens the database: every prepared statement (and setting) is gone.
-    this.statements.clear();
-    tune(this.db);
     this.ioBusy = true;
     const oldJournal = this.journal;
     try {
