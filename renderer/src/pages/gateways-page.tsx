@@ -18,6 +18,7 @@ import { PageHeader } from '../components/page-header.tsx';
 import { Link, navigate } from '../router.tsx';
 import { NewSimulationModal } from './simulation/new-simulation-modal.tsx';
 import { StateBadge, isActive } from './simulation/simulation-ui.tsx';
+import { EmptyTableRow } from '../components/empty-table-row.tsx';
 
 /** What went wrong with an imported file: not JSON, or a scenario with problems at named paths. */
 type ImportProblem = { file: string; message: string; issues: ScenarioIssue[] };
@@ -197,14 +198,10 @@ export default function GatewaysPage() {
                   <SimulationRow key={s.id} s={s} />
                 ))}
                 {list.length === 0 && (
-                  <Table.Tr>
-                    <Table.Td colSpan={10}>
-                      <Text c="dimmed" ta="center" py="lg" size="sm">
-                        No simulations yet. Create one from the sample template, or import a scenario file
-                        (what <code>sandboard simulate</code> runs).
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
+                  <EmptyTableRow columns={10} roomy>
+                    No simulations yet. Create one from the sample template, or import a scenario file (what{' '}
+                    <code>sandboard simulate</code> runs).
+                  </EmptyTableRow>
                 )}
               </Table.Tbody>
             </Table>

@@ -25,6 +25,7 @@ import { Link, navigate } from '../../router.tsx';
 import { DeleteDeviceModal } from './delete-device-modal.tsx';
 import { ClaimDeviceForm } from './device-claim-card.tsx';
 import { DeviceFormModal } from './device-form-modal.tsx';
+import { EmptyTableRow } from '../../components/empty-table-row.tsx';
 
 type SortProperty = NonNullable<DevicePageQuery['sortProperty']>;
 
@@ -198,17 +199,13 @@ export default function DevicesPage() {
                 </Table.Tr>
               ))}
               {data && rows.length === 0 && (
-                <Table.Tr>
-                  <Table.Td colSpan={5}>
-                    <Text c="dimmed" ta="center" py="lg">
-                      {textSearch
-                        ? `No device name contains “${textSearch}”.`
-                        : scope.canEdit
-                          ? 'No devices yet. Add one to get an access token.'
-                          : 'No devices are assigned to your customer.'}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
+                <EmptyTableRow columns={5} roomy>
+                  {textSearch
+                    ? `No device name contains “${textSearch}”.`
+                    : scope.canEdit
+                      ? 'No devices yet. Add one to get an access token.'
+                      : 'No devices are assigned to your customer.'}
+                </EmptyTableRow>
               )}
             </Table.Tbody>
           </Table>

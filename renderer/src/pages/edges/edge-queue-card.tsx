@@ -20,6 +20,7 @@ import { useEdgeDevices, useEdgeEvents, useEdgeQueueCounts } from '../../api/hoo
 import { useChartColors } from '../../components/charts/chart-colors.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatNumber, formatTime } from '../../components/format.ts';
+import { EmptyTableRow } from '../../components/empty-table-row.tsx';
 
 const STATUSES: EdgeEventStatus[] = ['PENDING', 'RETRIEVED', 'DELIVERED'];
 export const STATUS_COLORS: Record<EdgeEventStatus, string> = {
@@ -200,15 +201,11 @@ export function EdgeQueueCard({ edge }: { edge: Edge }) {
                 <EventRow key={e.id.id} e={e} deviceName={names.get(e.entityId)} />
               ))}
               {events.data && events.data.data.length === 0 && (
-                <Table.Tr>
-                  <Table.Td colSpan={4}>
-                    <Text size="sm" c="dimmed" ta="center" py="sm">
-                      {status === 'ALL'
-                        ? 'No events yet. Telemetry of an assigned device reaches the queue through a “push to edge” node of the root chain.'
-                        : `No ${status.toLowerCase()} events.`}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
+                <EmptyTableRow columns={4}>
+                  {status === 'ALL'
+                    ? 'No events yet. Telemetry of an assigned device reaches the queue through a “push to edge” node of the root chain.'
+                    : `No ${status.toLowerCase()} events.`}
+                </EmptyTableRow>
               )}
             </Table.Tbody>
           </Table>

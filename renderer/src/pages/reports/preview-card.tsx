@@ -19,6 +19,7 @@ import { fileNameFor, saveTextFile } from '../../components/desktop-files.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatNumber } from '../../components/format.ts';
 import { columnKinds, formatDateValue, formatMeasure, toCsv } from './report-model.ts';
+import { EmptyTableRow } from '../../components/empty-table-row.tsx';
 
 export const PREVIEW_LIMITS = ['100', '1000', '10000'];
 const SHOWN_ROWS = 500;
@@ -179,13 +180,9 @@ export function PreviewCard({
                   </Table.Tr>
                 ))}
                 {result.dataTable.length === 0 && (
-                  <Table.Tr>
-                    <Table.Td colSpan={result.columnLabels.length}>
-                      <Text size="sm" c="dimmed" ta="center" py="md">
-                        No rows: no telemetry of these keys from these devices in the range.
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
+                  <EmptyTableRow columns={result.columnLabels.length}>
+                    No rows: no telemetry of these keys from these devices in the range.
+                  </EmptyTableRow>
                 )}
               </Table.Tbody>
             </Table>

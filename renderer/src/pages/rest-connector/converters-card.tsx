@@ -6,6 +6,7 @@ import { CopyValue } from '../../components/copy-value.tsx';
 import { converterFolderOpener } from '../../components/desktop-files.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatDateTime, formatNumber } from '../../components/format.ts';
+import { EmptyTableRow } from '../../components/empty-table-row.tsx';
 
 /**
  * Where custom converters go and what is there: the folder of the data directory (copyable, and opened in
@@ -86,13 +87,7 @@ export function ConvertersCard({ endpoints }: { endpoints: RestEndpointInfo[] | 
                 </Table.Tr>
               ))}
               {info.modules.length === 0 && (
-                <Table.Tr>
-                  <Table.Td colSpan={3}>
-                    <Text size="sm" c="dimmed" ta="center" py="sm">
-                      No modules in the folder yet.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
+                <EmptyTableRow columns={3}>No modules in the folder yet.</EmptyTableRow>
               )}
             </Table.Tbody>
           </Table>

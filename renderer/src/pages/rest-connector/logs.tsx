@@ -4,6 +4,7 @@ import type { OutgoingLogEntry, RequestLogEntry } from '../../api/rest-connector
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatNumber, formatTime } from '../../components/format.ts';
 import { MethodBadge, StatusBadge } from './connector-ui.tsx';
+import { EmptyTableRow } from '../../components/empty-table-row.tsx';
 
 export const LOG_LIMITS = ['50', '100', '500', '1000'];
 
@@ -109,13 +110,9 @@ export function RequestLog({
                 </Table.Tr>
               ))}
               {entries && entries.length === 0 && (
-                <Table.Tr>
-                  <Table.Td colSpan={8}>
-                    <Text size="sm" c="dimmed" ta="center" py="md">
-                      No requests yet. Copy an endpoint&apos;s curl command or use the tester.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
+                <EmptyTableRow columns={8}>
+                  No requests yet. Copy an endpoint&apos;s curl command or use the tester.
+                </EmptyTableRow>
               )}
             </Table.Tbody>
           </Table>
@@ -275,14 +272,10 @@ export function OutgoingLog({
                 </Fragment>
               ))}
               {entries && entries.length === 0 && (
-                <Table.Tr>
-                  <Table.Td colSpan={8}>
-                    <Text size="sm" c="dimmed" ta="center" py="md">
-                      No outgoing calls yet: they follow shared attribute updates and RPC commands of the
-                      gateway&apos;s devices.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
+                <EmptyTableRow columns={8}>
+                  No outgoing calls yet: they follow shared attribute updates and RPC commands of the
+                  gateway&apos;s devices.
+                </EmptyTableRow>
               )}
             </Table.Tbody>
           </Table>

@@ -43,6 +43,7 @@ import { EndpointsCard } from './endpoints-card.tsx';
 import { OutgoingLog, RequestLog } from './logs.tsx';
 import { NewConnectorModal } from './new-connector-modal.tsx';
 import { TesterCard, type TesterSeed } from './tester-card.tsx';
+import { EmptyTableRow } from '../../components/empty-table-row.tsx';
 
 type Tab = 'config' | 'endpoints' | 'tester' | 'requests' | 'outgoing' | 'converters';
 
@@ -445,13 +446,9 @@ export default function RestConnectorPage() {
                   />
                 ))}
                 {list.length === 0 && (
-                  <Table.Tr>
-                    <Table.Td colSpan={9}>
-                      <Text c="dimmed" ta="center" py="lg" size="sm">
-                        No REST connectors yet. Create one from the gateway&apos;s default rest.json.
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
+                  <EmptyTableRow columns={9} roomy>
+                    No REST connectors yet. Create one from the gateway&apos;s default rest.json.
+                  </EmptyTableRow>
                 )}
               </Table.Tbody>
             </Table>
