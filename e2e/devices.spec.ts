@@ -71,6 +71,9 @@ test('edit, search, sort and delete devices', async ({ page, rest }) => {
   await expect(names).toHaveText(['alpha', 'bravo', 'charlie']);
   await page.getByTestId('device-search').fill('rav');
   await expect(names).toHaveText(['bravo']);
+  await page.getByTestId('device-search').fill('zulu');
+  await expect(names).toHaveCount(0);
+  await expect(page.getByRole('cell', { name: 'No device name contains “zulu”.' })).toBeVisible();
 
   // a device created elsewhere appears without a reload
   await page.getByTestId('device-search').fill('');
