@@ -72,14 +72,7 @@ export function parseGatewayArgs(argv: string[], env: NodeJS.ProcessEnv = proces
 
 /** Reads and checks rest.json; errors name the file and each bad JSON path. */
 export function readRestConfigFile(path: string) {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
-      cause: err,
-    });
-  }
+  const text = readText(path);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -98,23 +91,20 @@ export function readRestConfigFile(path: string) {
   }
 }
 
-function readCa(path: string): string {
+/** A file's text; an error names the file (and what it is for) and why it cannot be read. */
+function readText(path: string, what?: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(
-      `cannot read --ca ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new Error(`cannot read ${what ? `${what} ` : ''}${path}: ${reason}`, { cause: err });
   }
 }
 
 export async function runGatewayCommand(argv: string[]): Promise<void> {
   const args = parseGatewayArgs(argv);
   const config = readRestConfigFile(args.configPath);
-  const ca = args.caPath !== undefined ? readCa(args.caPath) : undefined;
+  const ca = args.caPath !== undefined ? readText(args.caPath, '--ca') : undefined;
   for (const w of config.warnings) process.stderr.write(`rest.json: ${w.path || '(file)'}: ${w.message}\n`);
   if (args.selfSigned) {
     const pair = await ensureSelfSignedCertificate(resolve(args.dataDir, 'certs'), config.server.host);
