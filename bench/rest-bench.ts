@@ -70,6 +70,10 @@ async function load(url: string, body: () => string, duration = DURATION_S, conn
   };
 }
 
+/** percent of the machine's cores that CPU per request at a rate keeps busy */
+const busy = (cpuUsPerRequest: number, reqPerSec: number) =>
+  Math.round((cpuUsPerRequest * reqPerSec) / 1e4 / availableParallelism());
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** What each part of the system under test and the load generator have spent so far; null without /proc. */
@@ -295,6 +299,13 @@ try {
             (availableParallelism() * 1e6) / restCpu.total,
             'req/s',
           ],
+          'cores busy, connector in the app / bare Fastify (%)': [
+            busy(restCpu.total, rest.reqPerSec),
+            `/ ${busy(bareCpu.total, baseline.reqPerSec)}`,
+          ],
+          // what the ratio would be if the connector run kept the cores as busy as the baseline does
+          'ratio with the cores equally busy (bare CPU per request / connector in the app)':
+            bareCpu.total / restCpu.total,
         }
       : { 'CPU per request': 'not measured (no /proc on this system)' }),
     // threads ready to run but waiting for a core: each wait on a request's path adds to its latency
@@ -315,6 +326,7 @@ try {
     gatewayProcessRatio: separate.reqPerSec / baseline.reqPerSec,
     cpuUsPerRequest: restCpu?.total ?? null,
     bareCpuUsPerRequest: bareCpu?.total ?? null,
+    cpuRatio: restCpu && bareCpu ? bareCpu.total / restCpu.total : null,
     waitUsPerRequest: restWait?.total ?? null,
     bareWaitUsPerRequest: bareWait?.total ?? null,
   });
