@@ -4,8 +4,17 @@
  * configuration as a template, and the REST shapes of /api/sandboard/restConnectors. Pure TypeBox: the
  * server and the UI (the editor's completion uses RestConfigSchema) share it.
  */
-import { Type, type Static, type TSchema } from 'typebox';
-import { Value } from 'typebox/value';
+import { Type, type Static } from 'typebox';
+import {
+  describeBranch,
+  isRecord,
+  joinPath,
+  oneOf,
+  ownErrors,
+  valid,
+  type JsonPathIssue,
+  type SchemaNode as Schema,
+} from './json-path-issues.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // rest.json
@@ -362,11 +371,8 @@ export type RestConfigFile = Static<typeof RestConfigSchema>;
 // Validation: every error and warning names its JSON path
 // ---------------------------------------------------------------------------------------------------------
 
-export interface RestConfigIssue {
-  /** JSON path of the value, e.g. mapping[0].converter.timeseries[1].type ('' is the whole file) */
-  path: string;
-  message: string;
-}
+/** JSON path of the value, e.g. mapping[0].converter.timeseries[1].type ('' is the whole file) */
+export type RestConfigIssue = JsonPathIssue;
 
 export interface RestConfigValidation {
   valid: boolean;
@@ -374,53 +380,6 @@ export interface RestConfigValidation {
   format: 'new' | 'legacy';
   errors: RestConfigIssue[];
   warnings: RestConfigIssue[];
-}
-
-type Schema = {
-  type?: string;
-  anyOf?: Schema[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema;
-  additionalProperties?: boolean | Schema;
-  patternProperties?: Record<string, Schema>;
-  const?: unknown;
-};
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-export function joinPath(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`;
-  if (!/^[A-Za-z_$][\w$]*$/.test(key)) return `${path}[${JSON.stringify(key)}]`;
-  return path ? `${path}.${key}` : key;
-}
-
-const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
-
-function describeBranch(b: Schema): string {
-  if (b.const !== undefined) return JSON.stringify(b.const);
-  return typeof b.type === 'string' ? article(b.type) : 'a valid value';
-}
-
-function oneOf(words: string[]): string {
-  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
-}
-
-const valid = (schema: Schema, value: unknown): boolean => Value.Check(schema as TSchema, value);
-
-function ownErrors(schema: Schema, value: unknown, path: string): RestConfigIssue[] {
-  const issues: RestConfigIssue[] = [];
-  for (const e of Value.Errors(schema as TSchema, value)) {
-    if (e.instancePath !== '' || e.keyword === 'required' || e.keyword === 'additionalProperties') continue;
-    if (e.keyword === 'boolean' || e.keyword === 'anyOf') continue;
-    const params = e.params as Record<string, unknown>;
-    const message =
-      e.keyword === 'type' && typeof params.type === 'string' ? `must be ${article(params.type)}` : e.message;
-    issues.push({ path, message });
-    if (e.keyword === 'type') break;
-  }
-  return issues;
 }
 
 function explain(

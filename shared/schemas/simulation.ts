@@ -5,6 +5,16 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
+import {
+  describeBranch,
+  isRecord,
+  joinPath,
+  oneOf,
+  ownErrors,
+  valid,
+  type JsonPathIssue,
+  type SchemaNode as Schema,
+} from './json-path-issues.ts';
 
 export const SIMULATION_LIMITS = {
   gateways: 100,
@@ -209,65 +219,12 @@ export type Scenario = Static<typeof Scenario>;
 // ---------------------------------------------------------------------------------------------------------
 // Validation: errors name the JSON path, e.g. "gateways[0].keys[2].generator.min: must be a number".
 
-export interface ScenarioIssue {
-  /** JSON path such as gateways[0].keys[2].generator.min ("" for the scenario itself) */
-  path: string;
-  message: string;
-}
+/** JSON path such as gateways[0].keys[2].generator.min ("" for the scenario itself) */
+export type ScenarioIssue = JsonPathIssue;
 
 export function formatIssue(issue: ScenarioIssue): string {
   return `${issue.path || '(scenario)'}: ${issue.message}`;
 }
-
-type Schema = Record<string, unknown> & {
-  anyOf?: Schema[];
-  properties?: Record<string, Schema>;
-  patternProperties?: Record<string, Schema>;
-  additionalProperties?: boolean | Schema;
-  required?: string[];
-  items?: Schema;
-  type?: string;
-  const?: unknown;
-};
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
-
-function joinPath(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`;
-  const safe = /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
-  if (!/^[A-Za-z_$]/.test(safe)) return `${path}[${safe}]`;
-  return path ? `${path}.${safe}` : safe;
-}
-
-function describeBranch(b: Schema): string {
-  if (b.const !== undefined) return JSON.stringify(b.const);
-  return typeof b.type === 'string' ? article(b.type) : 'a valid value';
-}
-
-function oneOf(words: string[]): string {
-  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
-}
-
-/** TypeBox's own errors about the value itself (not its members), in plain words. */
-function ownErrors(schema: Schema, value: unknown, path: string): ScenarioIssue[] {
-  const issues: ScenarioIssue[] = [];
-  for (const e of Value.Errors(schema as TSchema, value)) {
-    if (e.instancePath !== '' || e.keyword === 'required' || e.keyword === 'additionalProperties') continue;
-    if (e.keyword === 'boolean' || e.keyword === 'anyOf') continue;
-    const params = e.params as Record<string, unknown>;
-    const message =
-      e.keyword === 'type' && typeof params.type === 'string' ? `must be ${article(params.type)}` : e.message;
-    issues.push({ path, message });
-    if (e.keyword === 'type') break;
-  }
-  return issues;
-}
-
-/** Value.Check without its type guard (it would narrow `unknown` to never below). */
-const valid = (schema: Schema, value: unknown): boolean => Value.Check(schema as TSchema, value);
 
 function explain(schema: Schema, value: unknown, path: string): ScenarioIssue[] {
   if (valid(schema, value)) return [];
