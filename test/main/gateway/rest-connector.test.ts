@@ -28,6 +28,16 @@ export class ThrowingConverter {
 }
 `;
 
+/** POST /d with {"name", "a"}: how the outgoing-call tests make their devices known to the gateway. */
+const DEVICE_ENDPOINT = {
+  endpoint: '/d',
+  HTTPMethods: ['POST'],
+  converter: {
+    deviceInfo: { deviceNameExpression: '${name}' },
+    attributes: [{ key: 'a', value: '${a}' }],
+  },
+};
+
 describe('incoming requests', () => {
   it('answers bad input with a status a client can act on, and the MQTT session lives on', async () => {
     const platform = await startGatewayPlatform();
@@ -360,16 +370,7 @@ describe('outgoing calls', () => {
     });
     const gw = await startGateway(platform, {
       server: { port: 0 },
-      mapping: [
-        {
-          endpoint: '/d',
-          HTTPMethods: ['POST'],
-          converter: {
-            deviceInfo: { deviceNameExpression: '${name}' },
-            attributes: [{ key: 'a', value: '${a}' }],
-          },
-        },
-      ],
+      mapping: [DEVICE_ENDPOINT],
       requestsMapping: {
         serverSideRpc: [
           rule('unreachable', `http://127.0.0.1:${unreachable}/x`),
@@ -472,16 +473,7 @@ describe('outgoing calls', () => {
     });
     const gw = await startGateway(platform, {
       server: { port: 0 },
-      mapping: [
-        {
-          endpoint: '/d',
-          HTTPMethods: ['POST'],
-          converter: {
-            deviceInfo: { deviceNameExpression: '${name}' },
-            attributes: [{ key: 'a', value: '${a}' }],
-          },
-        },
-      ],
+      mapping: [DEVICE_ENDPOINT],
       requestsMapping: {
         attributeUpdates: [
           update({
