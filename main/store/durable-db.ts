@@ -256,15 +256,22 @@ export class DurableDb {
     return this.snapshotting;
   }
 
+  /**
+   * Flushes, snapshots and releases the files. After a failed journal write it rejects with that failure,
+   * writes no snapshot (memory holds a group that was refused) and still releases the files.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.flush();
-    await this.snapshot();
-    this.closed = true;
-    await this.journal.close();
-    for (const stmt of this.statements.values()) stmt.free();
-    this.statements.clear();
-    this.db.close();
+    try {
+      await this.flush();
+      await this.snapshot();
+    } finally {
+      this.closed = true;
+      await this.journal.close();
+      for (const stmt of this.statements.values()) stmt.free();
+      this.statements.clear();
+      this.db.close();
+    }
   }
 
   private async migrate(migrations: Migration[]): Promise<void> {

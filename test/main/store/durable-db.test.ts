@@ -1,7 +1,16 @@
-import { appendFileSync, readdirSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { DurableDb, type Migration } from '../../../main/store/durable-db.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DurableDb, type DurableDbOptions, type Migration } from '../../../main/store/durable-db.ts';
+import { journalFileName } from '../../../main/store/journal.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
 const migrations: Migration[] = [
@@ -12,6 +21,20 @@ const migrations: Migration[] = [
   },
 ];
 
+/**
+ * Stores a test opens; those a test leaves open (as a crash would) are closed after it, newest first, so
+ * that no file handle is left for the garbage collector.
+ */
+const opened: DurableDb[] = [];
+async function open(options: DurableDbOptions): Promise<DurableDb> {
+  const db = await DurableDb.open(options);
+  opened.push(db);
+  return db;
+}
+afterEach(async () => {
+  for (const db of opened.splice(0).reverse()) await db.close();
+});
+
 function journalFiles(dir: string): string[] {
   return readdirSync(dir).filter((f) => f.startsWith('journal-'));
 }
@@ -19,14 +42,14 @@ function journalFiles(dir: string): string[] {
 describe('DurableDb', () => {
   it('replays acknowledged writes from the journal after the process loses its memory', async () => {
     const dir = tempDir();
-    const db = await DurableDb.open({ dir, migrations });
+    const db = await open({ dir, migrations });
     await Promise.all(
       [1, 2, 3].map((i) =>
         db.write((w) => w.run('INSERT INTO items (id, name) VALUES (?, ?)', [i, `n${i}`])),
       ),
     );
     // no close(): as after a crash, only the journal holds the rows
-    const reopened = await DurableDb.open({ dir, migrations });
+    const reopened = await open({ dir, migrations });
     expect(reopened.all('SELECT id, name FROM items ORDER BY id')).toEqual([
       { id: 1, name: 'n1' },
       { id: 2, name: 'n2' },
@@ -37,7 +60,7 @@ describe('DurableDb', () => {
 
   it('leaves no trace of a write whose callback throws, and keeps the rest of its group', async () => {
     const dir = tempDir();
-    const db = await DurableDb.open({ dir, migrations });
+    const db = await open({ dir, migrations });
     const ok = db.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['a']));
     const bad = db.write((w) => {
       w.run('INSERT INTO items (id, name) VALUES (2, ?)', ['b']);
@@ -46,34 +69,34 @@ describe('DurableDb', () => {
     await expect(bad).rejects.toThrow(/UNIQUE/);
     await ok;
     expect(db.all('SELECT id FROM items')).toEqual([{ id: 1 }]);
-    const reopened = await DurableDb.open({ dir, migrations });
+    const reopened = await open({ dir, migrations });
     expect(reopened.all('SELECT id FROM items')).toEqual([{ id: 1 }]);
   });
 
   it('discards a torn tail record and keeps every intact one', async () => {
     const dir = tempDir();
-    const db = await DurableDb.open({ dir, migrations });
+    const db = await open({ dir, migrations });
     await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['kept']));
     const [file] = journalFiles(dir);
     const path = join(dir, file!);
     const before = statSync(path).size;
     appendFileSync(path, Buffer.from([200, 0, 0, 0, 1, 2, 3, 4, 123, 34])); // header promising 200 bytes, then 2
-    const reopened = await DurableDb.open({ dir, migrations });
+    const reopened = await open({ dir, migrations });
     expect(reopened.all('SELECT name FROM items')).toEqual([{ name: 'kept' }]);
     expect(reopened.getStats().discardedTailBytes).toBe(10);
     expect(statSync(path).size).toBe(before);
     await reopened.write((w) => w.run('INSERT INTO items (id, name) VALUES (2, ?)', ['after']));
-    const again = await DurableDb.open({ dir, migrations });
+    const again = await open({ dir, migrations });
     expect(again.all('SELECT name FROM items ORDER BY id')).toEqual([{ name: 'kept' }, { name: 'after' }]);
   });
 
   it('snapshots on close, drops covered journals and reopens from the snapshot', async () => {
     const dir = tempDir();
-    const db = await DurableDb.open({ dir, migrations });
+    const db = await open({ dir, migrations });
     await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['x']));
     await db.close();
     expect(readdirSync(dir)).toContain('store.sqlite');
-    const reopened = await DurableDb.open({ dir, migrations });
+    const reopened = await open({ dir, migrations });
     expect(reopened.getStats().replayedRecords).toBe(0);
     expect(reopened.all('SELECT name FROM items')).toEqual([{ name: 'x' }]);
     expect(journalFiles(dir)).toHaveLength(1);
@@ -81,7 +104,7 @@ describe('DurableDb', () => {
 
   it('takes snapshots under continuous writes without losing any of them', async () => {
     const dir = tempDir();
-    const db = await DurableDb.open({ dir, migrations, snapshotThresholdBytes: 2_000 });
+    const db = await open({ dir, migrations, snapshotThresholdBytes: 2_000 });
     const writes: Promise<number>[] = [];
     for (let i = 1; i <= 500; i++) {
       writes.push(db.write((w) => w.run('INSERT INTO items (id, name) VALUES (?, ?)', [i, `item-${i}`])));
@@ -91,18 +114,57 @@ describe('DurableDb', () => {
     await db.flush();
     expect(db.getStats().snapshots).toBeGreaterThan(0);
     await db.close();
-    const reopened = await DurableDb.open({ dir, migrations });
+    const reopened = await open({ dir, migrations });
     expect(reopened.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 500 });
   });
 
+  // /dev/full (every write fails with ENOSPC) is Linux's
+  it.skipIf(!existsSync('/dev/full'))(
+    'refuses every write once a journal write fails, and a restart gives back exactly what was acknowledged',
+    async () => {
+      const dir = tempDir();
+      const db = await open({ dir, migrations });
+      await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['acknowledged']));
+      // the next journal file is a full disk: every write to it fails with ENOSPC
+      const fullDisk = join(dir, journalFileName(db.getStats().seq + 1));
+      symlinkSync('/dev/full', fullDisk);
+      await db.snapshot();
+      const refused = db.write((w) => w.run('INSERT INTO items (id, name) VALUES (2, ?)', ['refused']));
+      await expect(refused).rejects.toThrow(/Journal write failed.*ENOSPC/);
+      await expect(
+        db.write((w) => w.run('INSERT INTO items (id, name) VALUES (3, ?)', ['after'])),
+      ).rejects.toThrow(/stopped accepting writes/);
+      // no snapshot of a memory that holds the refused row, and the files are released all the same
+      await expect(db.close()).rejects.toThrow(/Journal write failed/);
+      const openFiles = readdirSync('/proc/self/fd').map((fd) => {
+        try {
+          return readlinkSync(join('/proc/self/fd', fd));
+        } catch {
+          return ''; // closed meanwhile
+        }
+      });
+      expect(openFiles).not.toContain('/dev/full');
+      unlinkSync(fullDisk); // the disk is fixed
+      const reopened = await open({ dir, migrations });
+      expect(reopened.all('SELECT id, name FROM items ORDER BY id')).toEqual([
+        { id: 1, name: 'acknowledged' },
+      ]);
+      await reopened.write((w) => w.run('INSERT INTO items (id, name) VALUES (2, ?)', ['retried']));
+      expect(reopened.all('SELECT name FROM items ORDER BY id')).toEqual([
+        { name: 'acknowledged' },
+        { name: 'retried' },
+      ]);
+    },
+  );
+
   it('runs each migration once and records it', async () => {
     const dir = tempDir();
-    await (await DurableDb.open({ dir, migrations })).close();
+    await (await open({ dir, migrations })).close();
     const more: Migration[] = [
       ...migrations,
       { version: 2, name: 'extra', up: (w) => w.run('ALTER TABLE items ADD COLUMN extra TEXT') },
     ];
-    const db = await DurableDb.open({ dir, migrations: more });
+    const db = await open({ dir, migrations: more });
     expect(db.all('SELECT version, name FROM _migrations ORDER BY version')).toMatchObject([
       { version: 1, name: 'items' },
       { version: 2, name: 'extra' },
@@ -113,12 +175,12 @@ describe('DurableDb', () => {
 describe('DurableDb replay', () => {
   it('replays a record whose statements use a table created earlier in the same record', async () => {
     const dir = tempDir();
-    const db = await DurableDb.open({ dir, migrations: [] });
+    const db = await open({ dir, migrations: [] });
     await Promise.all([
       db.write((w) => w.run('CREATE TABLE late (v TEXT)')),
       db.write((w) => w.run('INSERT INTO late (v) VALUES (?)', ['same group'])),
     ]);
-    const reopened = await DurableDb.open({ dir, migrations: [] });
+    const reopened = await open({ dir, migrations: [] });
     expect(reopened.all('SELECT v FROM late')).toEqual([{ v: 'same group' }]);
   });
 });
@@ -127,13 +189,13 @@ describe('DurableDb and the journal', () => {
   it('keeps a non-finite telemetry value across a restart instead of turning it into NULL', async () => {
     const { encodeKv } = await import('../../../main/store/kv-value.ts');
     const dir = tempDir();
-    const db = await DurableDb.open({ dir, migrations: [] });
+    const db = await open({ dir, migrations: [] });
     const { t, v } = encodeKv(Number.POSITIVE_INFINITY);
     await db.write((w) => {
       w.run('CREATE TABLE kv (t TEXT, v)');
       w.run('INSERT INTO kv (t, v) VALUES (?, ?)', [t, v]);
     });
-    const reopened = await DurableDb.open({ dir, migrations: [] });
+    const reopened = await open({ dir, migrations: [] });
     expect(reopened.all('SELECT t, v FROM kv')).toEqual([{ t: 's', v: 'Infinity' }]);
   });
 });
@@ -142,7 +204,7 @@ describe('DurableDb replication', () => {
   it('seeds a replica that stays equal to the store through applyRecord', async () => {
     const { applyRecord } = await import('../../../main/store/durable-db.ts');
     const { loadSqlJs } = await import('../../../main/store/sqljs.ts');
-    const db = await DurableDb.open({ dir: tempDir(), migrations });
+    const db = await open({ dir: tempDir(), migrations });
     await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['before']));
     const pending = db.write((w) => w.run('INSERT INTO items (id, name) VALUES (2, ?)', ['in flight']));
     const records: Parameters<typeof applyRecord>[1][] = [];
