@@ -80,29 +80,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 type Parts = () => Map<string, ThreadTimes> | null;
 const AUTOCANNON = 'autocannon (the load)';
 
-/** What the threads of a process have spent so far, summed into parts named by partOf(thread name). */
-function partsOf(
-  pid: number | undefined,
-  partOf: (thread: string) => string,
-): Map<string, ThreadTimes> | null {
-  const threads = threadTimes(pid);
-  if (!threads) return null;
-  const parts = new Map<string, ThreadTimes>();
-  for (const [name, t] of threads) {
-    const part = partOf(name);
-    const sum = parts.get(part) ?? { cpuMs: 0, waitMs: 0 };
-    sum.cpuMs += t.cpuMs;
-    sum.waitMs += t.waitMs;
-    parts.set(part, sum);
-  }
-  return parts;
-}
-
 /** A system's parts, and autocannon (it runs in this process). */
 function withLoad(system: () => Map<string, ThreadTimes> | null): Parts {
   return () => {
     const parts = system();
-    const load = partsOf(process.pid, () => AUTOCANNON);
+    const load = threadTimes(process.pid, () => AUTOCANNON);
     return parts && load ? new Map([...parts, ...load]) : null;
   };
 }
@@ -220,7 +202,7 @@ try {
   prefix = 'Bench';
   n = 0;
   const serveParts = withLoad(() =>
-    partsOf(serve.child.pid, (thread) =>
+    threadTimes(serve.child.pid, (thread) =>
       thread === 'MainThread'
         ? 'platform main thread'
         : thread.startsWith('gateway ')
@@ -228,7 +210,7 @@ try {
           : 'other threads of serve',
     ),
   );
-  const bareParts = withLoad(() => partsOf(bare.pid, () => 'bare Fastify'));
+  const bareParts = withLoad(() => threadTimes(bare.pid, () => 'bare Fastify'));
   type Round = Awaited<ReturnType<typeof loadWithCpu>>;
   const rounds: { bare: Round; rest: Round }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
@@ -239,6 +221,8 @@ try {
   const bareRuns = rounds.map((r) => r.bare);
   const restCpu = perRequest(restRuns, 'cpuMs');
   const bareCpu = perRequest(bareRuns, 'cpuMs');
+  // what the ratio would be if the connector run kept the cores as busy as the baseline does
+  const cpuRatio = restCpu && bareCpu ? bareCpu.total / restCpu.total : null;
   const restWait = perRequest(restRuns, 'waitMs');
   const bareWait = perRequest(bareRuns, 'waitMs');
   const sum = (pick: (r: (typeof rounds)[number]) => number) => rounds.reduce((t, r) => t + pick(r), 0);
@@ -303,9 +287,7 @@ try {
             busy(restCpu.total, rest.reqPerSec),
             `/ ${busy(bareCpu.total, baseline.reqPerSec)}`,
           ],
-          // what the ratio would be if the connector run kept the cores as busy as the baseline does
-          'ratio with the cores equally busy (bare CPU per request / connector in the app)':
-            bareCpu.total / restCpu.total,
+          'ratio with the cores equally busy (bare CPU per request / connector in the app)': cpuRatio!,
         }
       : { 'CPU per request': 'not measured (no /proc on this system)' }),
     // threads ready to run but waiting for a core: each wait on a request's path adds to its latency
@@ -326,7 +308,7 @@ try {
     gatewayProcessRatio: separate.reqPerSec / baseline.reqPerSec,
     cpuUsPerRequest: restCpu?.total ?? null,
     bareCpuUsPerRequest: bareCpu?.total ?? null,
-    cpuRatio: restCpu && bareCpu ? bareCpu.total / restCpu.total : null,
+    cpuRatio,
     waitUsPerRequest: restWait?.total ?? null,
     bareWaitUsPerRequest: bareWait?.total ?? null,
   });

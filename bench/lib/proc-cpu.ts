@@ -35,19 +35,25 @@ function schedstatWaitMs(pid: number, tid: string): number {
   }
 }
 
-/** What a process's threads have spent so far, summed by thread name (as `top -H` shows them). */
-export function threadTimes(pid: number | undefined): Map<string, ThreadTimes> | null {
+/**
+ * What a process's threads have spent so far, summed by groupOf(thread name) (by the name itself, as
+ * `top -H` shows them, by default).
+ */
+export function threadTimes(
+  pid: number | undefined,
+  groupOf: (thread: string) => string = (thread) => thread,
+): Map<string, ThreadTimes> | null {
   try {
-    const byName = new Map<string, ThreadTimes>();
+    const groups = new Map<string, ThreadTimes>();
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const sum = byName.get(name) ?? { cpuMs: 0, waitMs: 0 };
+      const group = groupOf(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+      const sum = groups.get(group) ?? { cpuMs: 0, waitMs: 0 };
       sum.cpuMs += statCpuMs(stat);
       sum.waitMs += schedstatWaitMs(pid!, tid);
-      byName.set(name, sum);
+      groups.set(group, sum);
     }
-    return byName;
+    return groups;
   } catch {
     return null;
   }
