@@ -2,14 +2,16 @@
 // json endpoint of a connector started in `sandboard serve` (the app's REST Connector, in a worker thread
 // of its own), each 200 given
 // after the platform's PUBACK; datapoints counted in the platform's store afterwards. Then the same with
-// the connector as a process of its own (`sandboard gateway`). Baseline in the same run: a bare Fastify
-// POST route, in its own process too.
+// the connector as a process of its own (`sandboard gateway`), and that process before a bare MQTT broker
+// that stores nothing (the connector's own cost). Baseline in the same run: a bare Fastify POST route, in
+// its own process too.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startBareFastify } from './lib/bare-fastify-child.ts';
 import { startGatewayChild } from './lib/gateway-child.ts';
+import { startRawAedes } from './lib/raw-aedes.ts';
 import { printBench, printFigures } from './lib/bench-output.ts';
 import { threadTimes, type ThreadTimes } from './lib/proc-cpu.ts';
 import { startServeChild } from './lib/serve-child.ts';
@@ -253,6 +255,26 @@ try {
     console.log(`WARNING: ${2 * separate.total} datapoints acknowledged, ${storedSeparate} stored`);
   await cli.stop();
 
+  // What the connector costs by itself: `sandboard gateway` in front of a bare aedes broker, which
+  // PUBACKs at once and stores nothing, against the baseline in the same minute. The gap between this
+  // and the runs above is the platform's durable write (rule engine, sql.js, journal, fsync).
+  const broker = await startRawAedes();
+  let unstored: Awaited<ReturnType<typeof load>>;
+  let unstoredBare: Awaited<ReturnType<typeof load>>;
+  try {
+    const front = await startGatewayChild(dataDir, CONFIG, broker.url, 'any token');
+    try {
+      await load(`${front.url}/bench`, body, WARMUP_S);
+      unstoredBare = await load(`${bare.url}/bare`, body, DURATION_S / ROUNDS);
+      unstored = await load(`${front.url}/bench`, body, DURATION_S / ROUNDS);
+    } finally {
+      await front.stop();
+    }
+  } finally {
+    await broker.stop();
+  }
+  const unstoredRatio = unstored.reqPerSec / unstoredBare.reqPerSec;
+
   printFigures({
     'bare Fastify POST': [baseline.reqPerSec, 'req/s'],
     'REST connector in the app, POST stored in the platform': [rest.reqPerSec, 'req/s'],
@@ -268,6 +290,10 @@ try {
     'sandboard gateway (own process), datapoints stored per second': [
       storedSeparate / separate.seconds,
       'dp/s',
+    ],
+    'sandboard gateway before a bare MQTT broker (PUBACK at once, nothing stored)': [
+      unstored.reqPerSec,
+      `req/s, ${unstoredRatio.toFixed(3)} of bare Fastify in the same minute (${Math.round(unstoredBare.reqPerSec).toLocaleString('en-US')} req/s)`,
     ],
     'rounds (bare / connector in the app, req/s)': rounds
       .map((r) => `${Math.round(r.bare.reqPerSec)} / ${Math.round(r.rest.reqPerSec)}`)
@@ -306,6 +332,8 @@ try {
     ratio,
     gatewayProcessReqPerSec: separate.reqPerSec,
     gatewayProcessRatio: separate.reqPerSec / baseline.reqPerSec,
+    unstoredReqPerSec: unstored.reqPerSec,
+    unstoredRatio,
     cpuUsPerRequest: restCpu?.total ?? null,
     bareCpuUsPerRequest: bareCpu?.total ?? null,
     cpuRatio,
