@@ -1,19 +1,18 @@
 // npm run bench:rest — the gateway REST connector end to end: autocannon POSTs JSON with basic auth to a
 // json endpoint of a connector started in `sandboard serve` (the app's REST Connector, in a worker thread
-// of its own), each 200 given
-// after the platform's PUBACK; datapoints counted in the platform's store afterwards. Then the same with
-// the connector as a process of its own (`sandboard gateway`), and that process before a bare MQTT broker
-// that stores nothing (the connector's own cost). Baseline in the same run: a bare Fastify POST route, in
-// its own process too.
+// of its own), each 200 given after the platform's PUBACK; datapoints counted in the platform's store
+// afterwards. Then the same with the connector as a process of its own (`sandboard gateway`), and that
+// process before a bare MQTT broker that stores nothing (the connector's own cost). Baseline in the same
+// run: a bare Fastify POST route, in its own process too.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startBareFastify } from './lib/bare-fastify-child.ts';
 import { startGatewayChild } from './lib/gateway-child.ts';
-import { startRawAedes } from './lib/raw-aedes.ts';
 import { printBench, printFigures } from './lib/bench-output.ts';
 import { threadTimes, type ThreadTimes } from './lib/proc-cpu.ts';
+import { startRawAedes } from './lib/raw-aedes.ts';
 import { startServeChild } from './lib/serve-child.ts';
 
 const CONNECTIONS = 50;
@@ -122,6 +121,17 @@ function perRequest(
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-rest-'));
+
+/** fn against `sandboard gateway` (a process of its own) on a platform; the process is stopped whatever fn does. */
+async function withGatewayChild<T>(platformUrl: string, token: string, fn: (url: string) => Promise<T>) {
+  const gateway = await startGatewayChild(dataDir, CONFIG, platformUrl, token);
+  try {
+    return await fn(gateway.url);
+  } finally {
+    await gateway.stop();
+  }
+}
+
 const serve = await startServeChild(dataDir);
 const bare = await startBareFastify();
 try {
@@ -161,7 +171,6 @@ try {
     `/api/device/${gatewayDevice.id.id}/credentials`,
     token,
   );
-  const cli = await startGatewayChild(dataDir, CONFIG, serve.urls.mqtt, credentialsId);
 
   // every request its own timestamp, so that no datapoint overwrites another in the store
   let t0 = Date.now() - 86_400_000;
@@ -244,35 +253,27 @@ try {
   if (stored < 2 * rest.total)
     console.log(`WARNING: ${2 * rest.total} datapoints acknowledged, ${stored} stored`);
 
-  prefix = 'CLI Warm-up';
-  await load(`${cli.url}/bench`, body, WARMUP_S);
-  prefix = 'CLI Bench';
-  t0 += 10_000_000;
-  n = 0;
-  const separate = await load(`${cli.url}/bench`, body);
+  const separate = await withGatewayChild(serve.urls.mqtt, credentialsId, async (url) => {
+    prefix = 'CLI Warm-up';
+    await load(`${url}/bench`, body, WARMUP_S);
+    prefix = 'CLI Bench';
+    t0 += 10_000_000;
+    n = 0;
+    return load(`${url}/bench`, body);
+  });
   const storedSeparate = await countStored();
   if (storedSeparate < 2 * separate.total)
     console.log(`WARNING: ${2 * separate.total} datapoints acknowledged, ${storedSeparate} stored`);
-  await cli.stop();
 
   // What the connector costs by itself: `sandboard gateway` in front of a bare aedes broker, which
   // PUBACKs at once and stores nothing, against the baseline in the same minute. The gap between this
   // and the runs above is the platform's durable write (rule engine, sql.js, journal, fsync).
   const broker = await startRawAedes();
-  let unstored: Awaited<ReturnType<typeof load>>;
-  let unstoredBare: Awaited<ReturnType<typeof load>>;
-  try {
-    const front = await startGatewayChild(dataDir, CONFIG, broker.url, 'any token');
-    try {
-      await load(`${front.url}/bench`, body, WARMUP_S);
-      unstoredBare = await load(`${bare.url}/bare`, body, DURATION_S / ROUNDS);
-      unstored = await load(`${front.url}/bench`, body, DURATION_S / ROUNDS);
-    } finally {
-      await front.stop();
-    }
-  } finally {
-    await broker.stop();
-  }
+  const { unstored, unstoredBare } = await withGatewayChild(broker.url, 'any token', async (url) => {
+    await load(`${url}/bench`, body, WARMUP_S);
+    const unstoredBare = await load(`${bare.url}/bare`, body, DURATION_S / ROUNDS);
+    return { unstoredBare, unstored: await load(`${url}/bench`, body, DURATION_S / ROUNDS) };
+  }).finally(() => broker.stop());
   const unstoredRatio = unstored.reqPerSec / unstoredBare.reqPerSec;
 
   printFigures({
