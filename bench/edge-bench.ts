@@ -23,7 +23,7 @@ import { createNodeRegistry } from '../main/rule-engine/node-registry.ts';
 import { toEdgeEvent } from '../main/rule-engine/nodes/push-to-edge-node.ts';
 import { RuleEngine } from '../main/rule-engine/rule-engine.ts';
 import { success, type NodeDefinition } from '../main/rule-engine/rule-node.ts';
-import { newMsg, type TbMsg } from '../main/rule-engine/tb-msg.ts';
+import { newMsg, type TbMsg } from '../main/platform/tb-msg.ts';
 import type { Param, Writer } from '../main/store/durable-db.ts';
 import { migrations } from '../main/store/migrations.ts';
 import { loadSqlJs } from '../main/store/sqljs.ts';
@@ -104,6 +104,7 @@ async function runDurable(edgeCount: number, messageCount: number): Promise<Dura
     );
     const engine = new RuleEngine(createNodeRegistry([successCounter]), {
       services: env.services,
+      edgeQueue: env.edgeQueue,
       log: () => undefined,
     });
     engine.load({
@@ -149,7 +150,7 @@ async function runDurable(edgeCount: number, messageCount: number): Promise<Dura
     if (failures.length) throw new Error(`${failures.length} messages failed: ${failures[0]}`);
     if (successes !== messageCount) throw new Error(`${successes} Success of ${messageCount} messages`);
     const events = messageCount * edgeCount;
-    const stored = env.services.edgeQueue.counts().PENDING;
+    const stored = env.edgeQueue.counts().PENDING;
     if (stored !== events) throw new Error(`the queue holds ${stored} pending events instead of ${events}`);
     const groups = env.db.getStats().groupsCommitted - groupsBefore;
     await env.close();
@@ -317,7 +318,7 @@ async function runPull(eventCount: number): Promise<{ sequential: PullPass; pipe
     for (let done = 0; done < eventCount + warmup;) {
       const n = Math.min(1000, eventCount + warmup - done);
       await env.db.write((w) =>
-        env.services.edgeQueue.enqueue(
+        env.edgeQueue.enqueue(
           w,
           messages.slice(0, n).map((msg) => {
             const e = toEdgeEvent(msg, 'SERVER_SCOPE')!;

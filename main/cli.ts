@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { configFromEnv, type PlatformConfig } from './config.ts';
-import { startPlatform } from './platform.ts';
+import { startPlatform } from './app/start-platform.ts';
 import { DataDirLockedError } from './store/data-dir-lock.ts';
 import { VERSION } from './version.ts';
 
@@ -112,7 +112,16 @@ export async function main(argv: string[]): Promise<void> {
         } catch (err) {
           throw new UsageError((err as Error).message);
         }
-        const code = await headless.runSimulate(options);
+        const code = await headless.runSimulate(options, (dataDir) =>
+          startPlatform({
+            ...configFromEnv(process.env),
+            dataDir,
+            httpPort: 0,
+            mqttPort: 0,
+            analyticsPort: 0,
+            logLevel: 'silent',
+          }),
+        );
         process.exitCode = code;
         setTimeout(() => process.exit(code), 2000).unref(); // should a handle linger
         return;

@@ -1,42 +1,34 @@
 /**
- * The platform's services over a real DurableDb, built as main/platform.ts builds them but without HTTP or
+ * The platform's services over a real DurableDb, built as main/app/ builds them but without HTTP or
  * MQTT: for benchmarks that drive the rule engine and the edge queue in-process.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Principal } from '../../main/platform/auth/principal.ts';
-import { createContext } from '../../main/platform/context.ts';
-import { createServices, type Services } from '../../main/platform/services.ts';
+import { openServices } from '../../main/app/domain.ts';
+import { configFromEnv } from '../../main/config.ts';
+import { EdgeQueue } from '../../main/edge/edge-queue.ts';
+import type { Services } from '../../main/platform/services.ts';
 import { DurableDb } from '../../main/store/durable-db.ts';
 import { migrations } from '../../main/store/migrations.ts';
 
 export interface EdgeBenchServices {
   db: DurableDb;
   services: Services;
+  edgeQueue: EdgeQueue;
   admin: Principal;
   close(): Promise<void>;
 }
 
 export async function openEdgeServices(dir: string): Promise<EdgeBenchServices> {
   const db = await DurableDb.open({ dir, migrations });
-  const ctx = await createContext(db);
-  const services = createServices(
-    ctx,
-    randomBytes(32),
-    {
-      accessTokenTtlSec: 9000,
-      refreshTokenTtlSec: 604800,
-      issuer: 'thingsboard.io',
-      loginMaxFailures: 10,
-      loginWindowMs: 60_000,
-    },
-    { claimDurationMs: 86_400_000, edgeAckTimeoutMs: 30_000, edgeDeliveredRetentionMs: 0 },
-  );
+  const services = await openServices(db, randomBytes(32), configFromEnv({}));
+  const edgeQueue = new EdgeQueue(services.ctx, { ackTimeoutMs: 30_000, deliveredRetentionMs: 0 });
   await services.profiles.seedDefault();
   const admin: Principal = {
     userId: randomUUID(),
     email: 'bench@sandboard.local',
     authority: 'TENANT_ADMIN',
-    tenantId: ctx.tenantId,
+    tenantId: services.ctx.tenantId,
     customerId: null,
     sessionId: null,
     via: 'JWT',
@@ -44,9 +36,10 @@ export async function openEdgeServices(dir: string): Promise<EdgeBenchServices> 
   return {
     db,
     services,
+    edgeQueue,
     admin,
     async close() {
-      services.edgeQueue.stop();
+      edgeQueue.stop();
       services.rpc.stop();
       await db.close();
     },

@@ -8,7 +8,9 @@ import type {
 } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../shared/schemas/common.ts';
+import type { EdgeQueue } from '../edge/edge-queue.ts';
 import type { Services } from '../platform/services.ts';
+import type { RuleChainService } from '../rule-engine/rule-chain-service.ts';
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -18,8 +20,11 @@ export type Api = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+/** What the platform's routes reach: the domain services, the rule chains and their engine, the edge queue. */
 export interface RouteDeps {
   services: Services;
+  ruleChains: RuleChainService;
+  edgeQueue: EdgeQueue;
 }
 
 /** The error answers every authenticated route may give, for the OpenAPI document. */

@@ -1,11 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Services } from '../platform/services.ts';
 import { installAuthentication } from './authenticate.ts';
 import { installErrorHandlers } from './errors.ts';
 import { installHostCheck } from './host-check.ts';
 import { registerOpenApi } from './openapi.ts';
-import type { Api } from './route-types.ts';
+import type { Api, RouteDeps } from './route-types.ts';
 import { registerApiKeyRoutes } from './routes/api-key-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerCustomerRoutes } from './routes/customer-routes.ts';
@@ -13,7 +12,7 @@ import { registerDemoRoutes } from './routes/demo-routes.ts';
 import { registerDeviceRoutes } from './routes/device-routes.ts';
 import { registerEdgeRoutes } from './routes/edge-routes.ts';
 import { registerEdgeSimulatorRoutes } from './routes/edge-simulator-routes.ts';
-import type { RestConnectorManager } from '../gateway/rest-connector-manager.ts';
+import type { RestConnectorManager } from '../connectors/rest-connector-manager.ts';
 import { registerRestConnectorRoutes } from './routes/rest-connector-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
@@ -40,10 +39,8 @@ export interface ApiServerOptions {
 }
 
 /** The platform's Fastify app: REST with ThingsBoard's paths, the OpenAPI document and the explorer. */
-export async function buildApiServer(
-  services: Services,
-  options: ApiServerOptions,
-): Promise<FastifyInstance> {
+export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions): Promise<FastifyInstance> {
+  const { services } = deps;
   const app = Fastify({
     bodyLimit: options.bodyLimitBytes,
     forceCloseConnections: true,
@@ -80,7 +77,6 @@ export async function buildApiServer(
       reply.header('content-security-policy', "frame-ancestors 'self'");
   });
   await registerOpenApi(app, options.version);
-  const deps = { services };
   const api = app as unknown as Api;
   registerAuthRoutes(api, deps);
   registerApiKeyRoutes(api, deps);
@@ -95,7 +91,7 @@ export async function buildApiServer(
     services,
     mqttUrl: () => options.links?.urls?.()?.mqtt,
   });
-  registerDemoRoutes(api, { services, simulations, edgeSimulators });
+  registerDemoRoutes(api, { services, ruleChains: deps.ruleChains, simulations, edgeSimulators });
   registerTableViewRoutes(api, { services, analytics: options.analytics });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
   await registerExplorerRoutes(app);

@@ -1,4 +1,4 @@
-import { newMsg, type TbMsg } from '../rule-engine/tb-msg.ts';
+import { newMsg, type TbMsg } from './tb-msg.ts';
 import { ErrorCode, PlatformError } from './errors.ts';
 
 export interface RpcRequest {

@@ -1,7 +1,4 @@
-import { createNodeRegistry } from '../rule-engine/node-registry.ts';
-import { RuleChainService } from '../rule-engine/rule-chain-service.ts';
-import { EdgeQueue } from '../edge/edge-queue.ts';
-import { EdgeService } from '../edge/edges.ts';
+import { EdgeService } from './edges.ts';
 import { ApiKeyService } from './auth/api-keys.ts';
 import { ClaimService } from './claims.ts';
 import { AuthService, type AuthSettings } from './auth/auth-service.ts';
@@ -10,6 +7,7 @@ import { CustomerService } from './customers.ts';
 import { DeviceProfileService } from './device-profiles.ts';
 import { DeviceService } from './devices.ts';
 import { RpcService } from './rpc.ts';
+import { ScenarioService } from './scenarios.ts';
 import { TelemetryService } from './telemetry.ts';
 import { UserService } from './users.ts';
 
@@ -24,22 +22,17 @@ export interface Services {
   auth: AuthService;
   rpc: RpcService;
   claims: ClaimService;
-  ruleChains: RuleChainService;
   edges: EdgeService;
-  edgeQueue: EdgeQueue;
+  scenarios: ScenarioService;
 }
 
 export interface ServiceSettings {
   /** device.claim.duration, ms */
   claimDurationMs: number;
-  edgeAckTimeoutMs: number;
-  edgeDeliveredRetentionMs: number;
 }
 
 export const DEFAULT_SERVICE_SETTINGS: ServiceSettings = {
   claimDurationMs: 86_400_000,
-  edgeAckTimeoutMs: 30_000,
-  edgeDeliveredRetentionMs: 7 * 86_400_000,
 };
 
 export function createServices(
@@ -60,12 +53,8 @@ export function createServices(
     devices,
     rpc: new RpcService(),
     claims: new ClaimService(ctx, devices, settings.claimDurationMs),
-    ruleChains: new RuleChainService(ctx, createNodeRegistry()),
     edges: new EdgeService(ctx, devices),
-    edgeQueue: new EdgeQueue(ctx, {
-      ackTimeoutMs: settings.edgeAckTimeoutMs,
-      deliveredRetentionMs: settings.edgeDeliveredRetentionMs,
-    }),
+    scenarios: new ScenarioService(ctx),
     telemetry: new TelemetryService(ctx),
     apiKeys,
     auth: new AuthService(ctx, { users, apiKeys, signingKey }, authSettings),

@@ -5,9 +5,8 @@ import { requireTenantAdmin, type Principal } from '../platform/auth/principal.t
 import { ref, type PlatformContext } from '../platform/context.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
 import { parseJson, queryPage } from '../platform/paging.ts';
-import type { Services } from '../platform/services.ts';
 import type { Row } from '../store/durable-db.ts';
-import type { NodeDefinition } from './rule-node.ts';
+import type { NodeDefinition, RuleEnv } from './rule-node.ts';
 import { RuleEngine } from './rule-engine.ts';
 
 interface RuleChainRow {
@@ -38,8 +37,8 @@ export class RuleChainService {
   }
 
   /** Builds the engine over the root chain; needs the finished services (nodes use them). */
-  start(services: Services, log: (line: string) => void): RuleEngine {
-    const engine = new RuleEngine(this.registry, { services, log });
+  start(env: RuleEnv): RuleEngine {
+    const engine = new RuleEngine(this.registry, env);
     const root = this.rootRow();
     if (root) engine.load(JSON.parse(root.metadata) as StoredMetadata);
     this.engineInstance = engine;
@@ -107,7 +106,7 @@ export class RuleChainService {
     };
     if (row.root) {
       // Build first: a chain that cannot run is refused before it is stored.
-      const trial = new RuleEngine(this.registry, { services: null as never, log: () => undefined });
+      const trial = new RuleEngine(this.registry, { services: null as never, edgeQueue: null as never, log: () => undefined });
       try {
         trial.load(metadata);
       } catch (err) {

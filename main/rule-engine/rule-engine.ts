@@ -1,6 +1,6 @@
 import type { RuleChainMetadata } from '../../shared/rule-engine.ts';
 import type { NodeDefinition, NodeOutput, RuleEnv, RuleNode } from './rule-node.ts';
-import type { TbMsg } from './tb-msg.ts';
+import type { TbMsg } from '../platform/tb-msg.ts';
 
 export interface DebugEvent {
   ts: number;

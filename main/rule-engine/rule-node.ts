@@ -1,5 +1,6 @@
+import type { EdgeQueue } from '../edge/edge-queue.ts';
 import type { Services } from '../platform/services.ts';
-import type { TbMsg } from './tb-msg.ts';
+import type { TbMsg } from '../platform/tb-msg.ts';
 
 export interface NodeOutput {
   relation: string;
@@ -11,8 +12,10 @@ export interface RuleNode {
   process(msg: TbMsg): Promise<NodeOutput[]> | NodeOutput[];
 }
 
+/** What nodes may use: the domain services and the edge queue. */
 export interface RuleEnv {
   services: Services;
+  edgeQueue: EdgeQueue;
   log(line: string): void;
 }
 

@@ -7,7 +7,7 @@ import {
   type SetEdgeSimulatorRateRequest,
   type StartEdgeSimulatorRequest,
 } from '../../shared/schemas/edge-simulator.ts';
-import type { EdgeService } from '../edge/edges.ts';
+import type { EdgeService } from '../platform/edges.ts';
 import { ErrorCode, invalidArgument, notFound, PlatformError } from '../platform/errors.ts';
 import { EdgeSimulator } from './edge-simulator.ts';
 

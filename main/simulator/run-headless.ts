@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FAILURE_REASONS, formatIssue, type Scenario } from '../../shared/schemas/simulation.ts';
-import type { Platform } from '../platform.ts';
+import type { Services } from '../platform/services.ts';
 import type { Meter } from './counters.ts';
 import { parseScenarioText, ScenarioError } from './scenario.ts';
 import { SimulationRun } from './simulation-run.ts';
@@ -95,12 +95,22 @@ function progressLine(run: SimulationRun): string {
  * embedded one. Prints a progress line (in place on a terminal, one per second otherwise); resolves
  * with the exit code. Throws with a clear message on a bad file or a refused connection.
  */
+/** An in-process platform, for an embedded scenario: started by the caller (the composition root's). */
+export interface EmbeddedPlatform {
+  urls: { http: string; mqtt: string };
+  services: Services;
+  stop(): Promise<void>;
+}
+
+export type StartEmbedded = (dataDir: string) => Promise<EmbeddedPlatform>;
+
 export async function runSimulate(
   options: SimulateOptions,
+  startEmbedded: StartEmbedded,
   out: NodeJS.WriteStream = process.stdout,
 ): Promise<number> {
   const scenario = readScenario(options.file);
-  let platform: Platform | undefined;
+  let platform: EmbeddedPlatform | undefined;
   let tempDir: string | undefined;
   let target: ResolvedTarget;
   if (options.platform) {
@@ -113,20 +123,9 @@ export async function runSimulate(
   } else if (scenario.target?.kind === 'remote') {
     target = remoteTarget(scenario.target);
   } else {
-    const [{ startPlatform }, { configFromEnv }] = await Promise.all([
-      import('../platform.ts'),
-      import('../config.ts'),
-    ]);
     tempDir = options.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'sandboard-simulate-'));
     const dataDir = options.dataDir ?? tempDir!;
-    platform = await startPlatform({
-      ...configFromEnv(process.env),
-      dataDir,
-      httpPort: 0,
-      mqttPort: 0,
-      analyticsPort: 0,
-      logLevel: 'silent',
-    });
+    platform = await startEmbedded(dataDir);
     process.stderr.write(
       `sandboard simulate: in-process platform at ${platform.urls.http} (MQTT ${platform.urls.mqtt}), data in ${dataDir}${tempDir ? ' (removed at the end)' : ''}\n`,
     );

@@ -8,7 +8,7 @@ import type {
 } from '../../shared/schemas/simulation.ts';
 import { ErrorCode, invalidArgument, notFound, PlatformError } from '../platform/errors.ts';
 import type { Services } from '../platform/services.ts';
-import { ScenarioStore, type ScenarioRecord } from './scenario-store.ts';
+import type { ScenarioRecord, ScenarioService } from '../platform/scenarios.ts';
 import { deviceCount, parseScenario, ScenarioError, targetLabel } from './scenario.ts';
 import { SimulationRun } from './simulation-run.ts';
 import { embeddedUrl, remoteTarget, runGateways, type ResolvedTarget } from './targets.ts';
@@ -51,7 +51,7 @@ function validated(value: unknown): Scenario {
 export class SimulationManager {
   private readonly services: Services;
   private readonly mqttUrl: () => string | undefined;
-  private readonly store: ScenarioStore;
+  private readonly store: ScenarioService;
   private readonly runs = new Map<string, SimulationRun>();
   /** a start in progress (provisioning and connecting), per simulation */
   private readonly starting = new Map<string, Promise<void>>();
@@ -61,7 +61,7 @@ export class SimulationManager {
   constructor(options: SimulationManagerOptions) {
     this.services = options.services;
     this.mqttUrl = options.mqttUrl;
-    this.store = new ScenarioStore(options.services.ctx.db, options.services.ctx.now);
+    this.store = options.services.scenarios;
   }
 
   list(): SimulationSummary[] {

@@ -1,6 +1,6 @@
 import { onTestFinished } from 'vitest';
 import { configFromEnv, type PlatformConfig } from '../../main/config.ts';
-import { startPlatform, type Platform } from '../../main/platform.ts';
+import { startPlatform, type Platform } from '../../main/app/start-platform.ts';
 import { tempDir } from './temp-dir.ts';
 
 export interface TestPlatform extends Platform {

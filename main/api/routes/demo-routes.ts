@@ -4,6 +4,7 @@ import { NODE_TYPES, type RuleChainMetadata } from '../../../shared/rule-engine.
 import { deviceNames, type Scenario } from '../../../shared/schemas/simulation.ts';
 import { requireTenantAdmin, type Principal } from '../../platform/auth/principal.ts';
 import type { Services } from '../../platform/services.ts';
+import type { RuleChainService } from '../../rule-engine/rule-chain-service.ts';
 import type { EdgeSimulatorManager } from '../../simulator/edge-simulator-manager.ts';
 import type { SimulationManager } from '../../simulator/simulation-manager.ts';
 import { principalOf } from '../authenticate.ts';
@@ -23,15 +24,16 @@ const EdgeSyncResult = Type.Object({
 
 export interface DemoRouteDeps {
   services: Services;
+  ruleChains: RuleChainService;
   simulations: SimulationManager;
   edgeSimulators: EdgeSimulatorManager;
 }
 
 /** Adds a push to edge node after Save Timeseries (Success) unless one is already there; true if added. */
-async function ensurePushToEdgeAfterSave(services: Services, actor: Principal): Promise<boolean> {
-  const rootId = services.ruleChains.rootChainId();
+async function ensurePushToEdgeAfterSave(ruleChains: RuleChainService, actor: Principal): Promise<boolean> {
+  const rootId = ruleChains.rootChainId();
   if (!rootId) throw new Error('No root rule chain');
-  const md = services.ruleChains.metadata(rootId, actor) as RuleChainMetadata;
+  const md = ruleChains.metadata(rootId, actor) as RuleChainMetadata;
   const saveIndex = md.nodes.findIndex((n) => n.type === NODE_TYPES.saveTimeseries);
   if (saveIndex < 0) throw new Error('The root chain has no Save Timeseries node');
   const connections = md.connections ?? [];
@@ -53,7 +55,7 @@ async function ensurePushToEdgeAfterSave(services: Services, actor: Principal): 
     additionalInfo: { layoutX: x, layoutY: y },
   });
   md.connections = [...connections, { fromIndex: saveIndex, toIndex: md.nodes.length - 1, type: 'Success' }];
-  await services.ruleChains.saveMetadata(rootId, md, actor);
+  await ruleChains.saveMetadata(rootId, md, actor);
   return true;
 }
 
@@ -61,7 +63,10 @@ async function ensurePushToEdgeAfterSave(services: Services, actor: Principal): 
  * The edge sync demo in one call: a push to edge node after Save Timeseries, a new edge, the sample
  * simulated gateways running with their devices assigned to the edge, and a simulated edge pulling.
  */
-export function registerDemoRoutes(app: Api, { services, simulations, edgeSimulators }: DemoRouteDeps): void {
+export function registerDemoRoutes(
+  app: Api,
+  { services, ruleChains, simulations, edgeSimulators }: DemoRouteDeps,
+): void {
   app.post(
     '/api/sandboard/demo/edge-sync',
     {
@@ -75,7 +80,7 @@ export function registerDemoRoutes(app: Api, { services, simulations, edgeSimula
     async (request) => {
       const actor = principalOf(request);
       requireTenantAdmin(actor);
-      const pushToEdgeNodeAdded = await ensurePushToEdgeAfterSave(services, actor);
+      const pushToEdgeNodeAdded = await ensurePushToEdgeAfterSave(ruleChains, actor);
 
       const taken = new Set(services.edges.page({ pageSize: 1000, page: 0 }, actor).data.map((e) => e.name));
       let name = DEMO_EDGE;

@@ -12,16 +12,16 @@ import {
   SaveEdgeRequest,
 } from '../../../shared/schemas/edge.ts';
 import { Device } from '../../../shared/schemas/entities.ts';
-import type { EdgeRow } from '../../edge/edges.ts';
+import type { EdgeRow } from '../../platform/edges.ts';
 import { unauthorized } from '../../platform/errors.ts';
 import { principalOf } from '../authenticate.ts';
 import { authErrors, emptyOk, type Api, type RouteDeps } from '../route-types.ts';
 
 const edgeAuthErrors = { 400: ErrorResponse, 401: ErrorResponse };
 
-export function registerEdgeRoutes(app: Api, { services }: RouteDeps): void {
+export function registerEdgeRoutes(app: Api, { services, edgeQueue }: RouteDeps): void {
   const tags = ['Edges'];
-  const { edges, edgeQueue } = services;
+  const { edges } = services;
   const IdParams = Type.Object({ id: Uuid });
 
   /** An edge authenticates with Basic routingKey:secret (or X-Edge-Routing-Key / X-Edge-Secret headers). */

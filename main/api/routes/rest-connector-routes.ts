@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { ErrorResponse } from '../../../shared/schemas/common.ts';
 import {
   ConvertersInfo,
   DEFAULT_REST_CONFIG,
@@ -16,9 +15,10 @@ import {
   validateRestConfig,
 } from '../../../shared/schemas/rest-connector.ts';
 import { requireTenantAdmin } from '../../platform/auth/principal.ts';
-import type { RestConnectorManager } from '../../gateway/rest-connector-manager.ts';
+import type { RestConnectorManager } from '../../connectors/rest-connector-manager.ts';
 import { principalOf } from '../authenticate.ts';
-import { authErrors, emptyOk, ownValidation, type Api } from '../route-types.ts';
+import { authErrors, ownValidation, type Api } from '../route-types.ts';
+import { NoBody, registerRunnableResourceRoutes, runErrors } from './runnable-resource-routes.ts';
 
 export interface RestConnectorRouteDeps {
   manager: RestConnectorManager;
@@ -26,20 +26,12 @@ export interface RestConnectorRouteDeps {
 
 const BASE = '/api/sandboard/restConnectors';
 const tags = ['REST Connector'];
-const errors = {
-  ...authErrors,
-  409: ErrorResponse,
-  500: ErrorResponse,
-  502: ErrorResponse,
-  503: ErrorResponse,
-};
 const IdParam = Type.Object({ id: Type.String({ description: 'connector id' }) });
 const LimitQuery = Type.Object({
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 1000, description: 'newest entries (default 100)' }),
   ),
 });
-const NoBody = Type.Union([Type.Object({}), Type.Null()], { description: 'no body, or {}' });
 
 /**
  * The "REST Connector" page's API (tenant administrators): saved connectors with their gateways, start
@@ -113,117 +105,26 @@ export function registerRestConnectorRoutes(app: Api, { manager }: RestConnector
     },
   );
 
-  app.get(
-    BASE,
-    {
-      schema: {
-        tags,
-        summary: 'Saved REST connectors with their state and counters',
-        response: { 200: Type.Array(RestConnectorSummary), ...authErrors },
-      },
+  registerRunnableResourceRoutes(app, manager, {
+    base: BASE,
+    tags,
+    idParams: IdParam,
+    summary: RestConnectorSummary,
+    details: RestConnectorDetails,
+    save: SaveRestConnectorRequest,
+    parseSave: saveRequest,
+    start: NoBody,
+    parseStart: () => undefined,
+    describe: {
+      list: 'Saved REST connectors with their state and counters',
+      create: 'Save a new connector (400 lists the bad JSON paths of rest.json)',
+      get: 'A connector with its rest.json and its validation',
+      update: 'Replace a connector (a running one restarts with the new rest.json)',
+      delete: 'Stop and delete a connector (its gateway device stays)',
+      start: 'Start: provision the gateway device, connect over MQTT, listen (502 says why it did not start)',
+      stop: 'Stop a connector',
     },
-    async (request) => {
-      admin(request);
-      return manager.list();
-    },
-  );
-  app.post(
-    BASE,
-    {
-      ...ownValidation,
-      schema: {
-        tags,
-        summary: 'Save a new connector (400 lists the bad JSON paths of rest.json)',
-        body: SaveRestConnectorRequest,
-        response: { 200: RestConnectorDetails, ...errors },
-      },
-    },
-    async (request) => {
-      admin(request);
-      return manager.create(saveRequest(request.body));
-    },
-  );
-  app.get(
-    `${BASE}/:id`,
-    {
-      schema: {
-        tags,
-        summary: 'A connector with its rest.json and its validation',
-        params: IdParam,
-        response: { 200: RestConnectorDetails, ...authErrors },
-      },
-    },
-    async (request) => {
-      admin(request);
-      return manager.get(request.params.id);
-    },
-  );
-  app.put(
-    `${BASE}/:id`,
-    {
-      ...ownValidation,
-      schema: {
-        tags,
-        summary: 'Replace a connector (a running one restarts with the new rest.json)',
-        params: IdParam,
-        body: SaveRestConnectorRequest,
-        response: { 200: RestConnectorDetails, ...errors },
-      },
-    },
-    async (request) => {
-      admin(request);
-      return manager.update((request.params as { id: string }).id, saveRequest(request.body));
-    },
-  );
-  app.delete(
-    `${BASE}/:id`,
-    {
-      schema: {
-        tags,
-        summary: 'Stop and delete a connector (its gateway device stays)',
-        params: IdParam,
-        response: emptyOk,
-      },
-    },
-    async (request, reply) => {
-      admin(request);
-      await manager.delete(request.params.id);
-      return reply.code(200).send();
-    },
-  );
-  app.post(
-    `${BASE}/:id/start`,
-    {
-      schema: {
-        tags,
-        summary:
-          'Start: provision the gateway device, connect over MQTT, listen (502 says why it did not start)',
-        params: IdParam,
-        body: NoBody,
-        response: { 200: RestConnectorSummary, ...errors },
-      },
-    },
-    async (request) => {
-      admin(request);
-      return manager.start(request.params.id);
-    },
-  );
-  app.post(
-    `${BASE}/:id/stop`,
-    {
-      schema: {
-        tags,
-        summary: 'Stop a connector',
-        params: IdParam,
-        body: NoBody,
-        response: { 200: RestConnectorSummary, ...authErrors },
-      },
-    },
-    async (request) => {
-      admin(request);
-      return manager.stop(request.params.id);
-    },
-  );
+  });
   app.post(
     `${BASE}/:id/selfSignedCertificate`,
     {
@@ -232,7 +133,7 @@ export function registerRestConnectorRoutes(app: Api, { manager }: RestConnector
         summary: 'Make a self-signed certificate and key (openssl) and switch the connector to HTTPS',
         params: IdParam,
         body: NoBody,
-        response: { 200: RestConnectorDetails, ...errors },
+        response: { 200: RestConnectorDetails, ...runErrors },
       },
     },
     async (request) => {
@@ -296,7 +197,7 @@ export function registerRestConnectorRoutes(app: Api, { manager }: RestConnector
           "Send a request (JSON, text or multipart) to a running connector's endpoint; its status and body",
         params: IdParam,
         body: TestRequest,
-        response: { 200: TestResponse, ...errors },
+        response: { 200: TestResponse, ...runErrors },
       },
     },
     async (request) => {

@@ -23,9 +23,8 @@ const NodeDefinitionJson = Type.Object({
   defaultConfiguration: Type.Record(Type.String(), Type.Unknown()),
 });
 
-export function registerRuleChainRoutes(app: Api, { services }: RouteDeps): void {
+export function registerRuleChainRoutes(app: Api, { ruleChains: chains }: RouteDeps): void {
   const tags = ['Rule chains'];
-  const chains = services.ruleChains;
   app.get(
     '/api/ruleChains',
     {

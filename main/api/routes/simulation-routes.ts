@@ -1,5 +1,4 @@
-import { Type } from 'typebox';
-import { ErrorResponse, IdParams } from '../../../shared/schemas/common.ts';
+import { IdParams } from '../../../shared/schemas/common.ts';
 import {
   Scenario,
   SimulationDetails,
@@ -11,7 +10,8 @@ import { requireTenantAdmin } from '../../platform/auth/principal.ts';
 import type { Services } from '../../platform/services.ts';
 import { SimulationManager } from '../../simulator/simulation-manager.ts';
 import { principalOf } from '../authenticate.ts';
-import { authErrors, emptyOk, ownValidation, type Api } from '../route-types.ts';
+import { authErrors, ownValidation, type Api } from '../route-types.ts';
+import { registerRunnableResourceRoutes, runErrors } from './runnable-resource-routes.ts';
 
 export interface SimulationRouteDeps {
   services: Services;
@@ -21,8 +21,6 @@ export interface SimulationRouteDeps {
 
 const BASE = '/api/sandboard/simulations';
 const tags = ['Simulation'];
-const errors = { ...authErrors, 409: ErrorResponse, 502: ErrorResponse, 503: ErrorResponse };
-const IdParam = Type.Object({ id: Type.String({ description: 'simulation id' }) });
 
 function attachmentName(name: string): string {
   return `${name.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '') || 'scenario'}.json`;
@@ -34,36 +32,27 @@ export function registerSimulationRoutes(app: Api, deps: SimulationRouteDeps): S
   app.addHook('onClose', async () => manager.close());
   const admin = (request: Parameters<typeof principalOf>[0]) => requireTenantAdmin(principalOf(request));
 
-  app.get(
-    BASE,
-    {
-      schema: {
-        tags,
-        summary: 'Saved simulations with their state and counters',
-        response: { 200: Type.Array(SimulationSummary), ...authErrors },
-      },
+  registerRunnableResourceRoutes(app, manager, {
+    base: BASE,
+    tags,
+    idParams: IdParams,
+    summary: SimulationSummary,
+    details: SimulationDetails,
+    save: Scenario,
+    parseSave: (body: unknown) => body, // the manager's validator names each bad JSON path
+    start: StartSimulationRequest,
+    parseStart: (body) => (body ?? null) as StartSimulationRequest,
+    describe: {
+      list: 'Saved simulations with their state and counters',
+      create: 'Save a new simulation from a scenario (400 names the bad JSON path)',
+      get: 'A simulation with its scenario',
+      update: "Replace a simulation's scenario (409 while it runs)",
+      delete: 'Stop and delete a simulation (its gateway devices and data stay)',
+      start:
+        'Start: connect every gateway and its devices, then publish (502 with the reason when a gateway cannot connect)',
+      stop: 'Stop: disconnect the devices and the gateways (the counters of the run stay)',
     },
-    async (request) => {
-      admin(request);
-      return manager.list();
-    },
-  );
-  app.post(
-    BASE,
-    {
-      ...ownValidation,
-      schema: {
-        tags,
-        summary: 'Save a new simulation from a scenario (400 names the bad JSON path)',
-        body: Scenario,
-        response: { 200: SimulationDetails, ...errors },
-      },
-    },
-    async (request) => {
-      admin(request);
-      return manager.create(request.body);
-    },
-  );
+  });
   app.post(
     `${BASE}/import`,
     {
@@ -72,93 +61,12 @@ export function registerSimulationRoutes(app: Api, deps: SimulationRouteDeps): S
         tags,
         summary: 'Import an exported scenario file as a new simulation (a taken name gets " (2)")',
         body: Scenario,
-        response: { 200: SimulationDetails, ...errors },
+        response: { 200: SimulationDetails, ...runErrors },
       },
     },
     async (request) => {
       admin(request);
       return manager.import(request.body);
-    },
-  );
-  app.get(
-    `${BASE}/:id`,
-    {
-      schema: {
-        tags,
-        summary: 'A simulation with its scenario',
-        params: IdParams,
-        response: { 200: SimulationDetails, ...authErrors },
-      },
-    },
-    async (request) => {
-      admin(request);
-      return manager.get(request.params.id);
-    },
-  );
-  app.put(
-    `${BASE}/:id`,
-    {
-      ...ownValidation,
-      schema: {
-        tags,
-        summary: "Replace a simulation's scenario (409 while it runs)",
-        params: IdParam,
-        body: Scenario,
-        response: { 200: SimulationDetails, ...errors },
-      },
-    },
-    async (request) => {
-      admin(request);
-      return manager.update(request.params.id, request.body);
-    },
-  );
-  app.delete(
-    `${BASE}/:id`,
-    {
-      schema: {
-        tags,
-        summary: 'Stop and delete a simulation (its gateway devices and data stay)',
-        params: IdParams,
-        response: emptyOk,
-      },
-    },
-    async (request, reply) => {
-      admin(request);
-      await manager.delete(request.params.id);
-      return reply.code(200).send(undefined);
-    },
-  );
-  app.post(
-    `${BASE}/:id/start`,
-    {
-      schema: {
-        tags,
-        summary:
-          'Start: connect every gateway and its devices, then publish (502 with the reason when a gateway cannot connect)',
-        params: IdParams,
-        body: StartSimulationRequest,
-        response: { 200: SimulationSummary, ...errors },
-      },
-    },
-    async (request) => {
-      admin(request);
-      return manager.start(request.params.id, request.body);
-    },
-  );
-  app.post(
-    `${BASE}/:id/stop`,
-    {
-      schema: {
-        tags,
-        summary: 'Stop: disconnect the devices and the gateways (the counters of the run stay)',
-        params: IdParams,
-        body: Type.Union([Type.Object({}), Type.Null()], { description: 'no body, or {}' }),
-        response: { 200: SimulationSummary, ...authErrors },
-      },
-    },
-    async (request) => {
-      admin(request);
-      return manager.stop(request.params.id);
     },
   );
   app.get(

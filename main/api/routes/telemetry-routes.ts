@@ -9,7 +9,7 @@ import {
   TimeseriesQuery,
 } from '../../../shared/schemas/telemetry.ts';
 import { invalidArgument } from '../../platform/errors.ts';
-import { newMsg } from '../../rule-engine/tb-msg.ts';
+import { newMsg } from '../../platform/tb-msg.ts';
 import type { DeviceRow } from '../../platform/devices.ts';
 import { parseAttributes, parseTelemetry } from '../../platform/telemetry-payload.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
@@ -29,7 +29,7 @@ function splitKeys(keys: string | undefined): string[] | undefined {
   return list.length ? list : undefined;
 }
 
-export function registerTelemetryRoutes(app: Api, { services }: RouteDeps): void {
+export function registerTelemetryRoutes(app: Api, { services, ruleChains }: RouteDeps): void {
   const tags = ['Telemetry'];
   const base = '/api/plugins/telemetry/:entityType/:entityId';
 
@@ -159,7 +159,7 @@ export function registerTelemetryRoutes(app: Api, { services }: RouteDeps): void
     if (!parsed.ok) throw invalidArgument(parsed.error);
     const target = device(request);
     await services.telemetry.saveAttributes(target.id, request.params.scope, parsed.value);
-    services.ruleChains.engine.submit(
+    ruleChains.engine.submit(
       newMsg('ATTRIBUTES_UPDATED', { entityType: 'DEVICE', id: target.id }, parsed.value, {
         scope: request.params.scope,
         deviceName: target.name,
@@ -203,7 +203,7 @@ export function registerTelemetryRoutes(app: Api, { services }: RouteDeps): void
       const target = device(request);
       await services.telemetry.saveTimeseries(target, parsed.value);
       for (const entry of parsed.value) {
-        services.ruleChains.engine.submit(
+        ruleChains.engine.submit(
           newMsg('TIMESERIES_UPDATED', { entityType: 'DEVICE', id: target.id }, entry.values, {
             ts: String(entry.ts),
             deviceName: target.name,
@@ -257,7 +257,7 @@ export function registerTelemetryRoutes(app: Api, { services }: RouteDeps): void
       const target = device(request);
       const keys = splitKeys(request.query.keys) ?? [];
       await services.telemetry.deleteAttributes(target.id, request.params.scope, keys);
-      services.ruleChains.engine.submit(
+      ruleChains.engine.submit(
         newMsg(
           'ATTRIBUTES_DELETED',
           { entityType: 'DEVICE', id: target.id },

@@ -1,6 +1,6 @@
 import { NODE_TYPES } from '../../../shared/rule-engine.ts';
 import { failure, success, type NodeDefinition } from '../rule-node.ts';
-import type { TbMsg } from '../tb-msg.ts';
+import type { TbMsg } from '../../platform/tb-msg.ts';
 
 const SCOPES = ['SERVER_SCOPE', 'CLIENT_SCOPE', 'SHARED_SCOPE'];
 
@@ -85,7 +85,7 @@ export const pushToEdgeNode: NodeDefinition = {
         const edgeIds = env.services.edges.edgesFor(msg.originator.entityType, msg.originator.id);
         if (edgeIds.length === 0) return [];
         // Resolves once the events are durable (and wakes the edges' long polls).
-        await env.services.edgeQueue.enqueueDurable(
+        await env.edgeQueue.enqueueDurable(
           edgeIds.map((edgeId) => ({
             edgeId,
             type: msg.originator.entityType,

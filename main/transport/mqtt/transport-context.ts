@@ -2,7 +2,7 @@ import type { DeviceRow } from '../../platform/devices.ts';
 import type { Services } from '../../platform/services.ts';
 import type { TsEntry } from '../../store/repositories/telemetry-repository.ts';
 import type { RuleEngine } from '../../rule-engine/rule-engine.ts';
-import { newMsg } from '../../rule-engine/tb-msg.ts';
+import { newMsg } from '../../platform/tb-msg.ts';
 import type { DeviceActivity } from './device-activity.ts';
 import { MqttError, ReasonCode } from './mqtt-error.ts';
 import type { SessionRegistry } from './session-registry.ts';

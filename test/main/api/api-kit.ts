@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { configFromEnv, type PlatformConfig } from '../../../main/config.ts';
-import { startPlatform, type Platform } from '../../../main/platform.ts';
+import { startPlatform, type Platform } from '../../../main/app/start-platform.ts';
 import type { TestPlatform } from '../../helpers/platform.ts';
 
 export const TENANT = { username: 'tenant@thingsboard.org', password: 'tenant' };

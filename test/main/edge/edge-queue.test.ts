@@ -15,7 +15,7 @@ async function setup(dir?: string) {
   const advance = (ms: number) => (clock += ms);
   const edge = (await env.services.edges.save({ name: 'edge-a' }, env.admin)).id.id;
   const other = (await env.services.edges.save({ name: 'edge-b' }, env.admin)).id.id;
-  return { env, queue: env.services.edgeQueue, edge, other, advance };
+  return { env, queue: env.edgeQueue, edge, other, advance };
 }
 
 async function add(env: EdgeServices, edgeId: string, from: number, count: number): Promise<void> {
@@ -26,7 +26,7 @@ async function add(env: EdgeServices, edgeId: string, from: number, count: numbe
     entityId: 'device-1',
     body: { data: { n: from + i }, ts: from + i },
   }));
-  await env.db.write((w) => env.services.edgeQueue.enqueue(w, events));
+  await env.db.write((w) => env.edgeQueue.enqueue(w, events));
 }
 
 const numbers = (events: { body: unknown }[]) =>
@@ -143,11 +143,11 @@ describe('edge queue', () => {
     await add(first.env, first.edge, 0, 3);
     const pulled = await first.queue.pull(first.edge, 2, 0);
     await first.queue.ack(first.edge, { seqIds: [pulled[0]!.seqId] });
-    first.env.services.edgeQueue.stop();
+    first.env.edgeQueue.stop();
     await first.env.db.close();
 
     const reopened = await openEdgeServices(first.env.dir);
-    const queue = reopened.services.edgeQueue;
+    const queue = reopened.edgeQueue;
     expect(queue.counts(first.edge)).toEqual({ PENDING: 2, RETRIEVED: 0, DELIVERED: 1 });
     const again = await queue.pull(first.edge, 10, 0);
     expect(again.map((e) => e.uid)).toEqual([pulled[1]!.uid, expect.any(String)]);
@@ -158,11 +158,11 @@ describe('edge queue', () => {
     const first = await setup();
     await add(first.env, first.edge, 0, 2);
     await first.env.db.write((w) => w.run("UPDATE edge_events SET status = 'RETRIEVED', retrieved_at = 1"));
-    first.env.services.edgeQueue.stop();
+    first.env.edgeQueue.stop();
     await first.env.db.close();
     const reopened = await openEdgeServices(first.env.dir);
-    expect(reopened.services.edgeQueue.counts()).toEqual({ PENDING: 2, RETRIEVED: 0, DELIVERED: 0 });
-    expect(numbers(await reopened.services.edgeQueue.pull(first.edge, 10, 0))).toEqual([0, 1]);
+    expect(reopened.edgeQueue.counts()).toEqual({ PENDING: 2, RETRIEVED: 0, DELIVERED: 0 });
+    expect(numbers(await reopened.edgeQueue.pull(first.edge, 10, 0))).toEqual([0, 1]);
   });
 
   it('wakes a long poll when events arrive, and when a lease runs out', async () => {

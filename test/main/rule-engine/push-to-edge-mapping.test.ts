@@ -5,7 +5,7 @@ import {
   toEdgeEvent,
   validatePushToEdgeConfiguration,
 } from '../../../main/rule-engine/nodes/push-to-edge-node.ts';
-import type { TbMsg } from '../../../main/rule-engine/tb-msg.ts';
+import type { TbMsg } from '../../../main/platform/tb-msg.ts';
 
 const MSG_TS = 1_700_000_000_123;
 

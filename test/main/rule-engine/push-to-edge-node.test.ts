@@ -1,7 +1,7 @@
 import { cpSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MsgType } from '../../../shared/rule-engine.ts';
-import { newMsg, type TbMsg } from '../../../main/rule-engine/tb-msg.ts';
+import { newMsg, type TbMsg } from '../../../main/platform/tb-msg.ts';
 import { DurableDb } from '../../../main/store/durable-db.ts';
 import { migrations } from '../../../main/store/migrations.ts';
 import { openEdgeServices, pushToEdgeEngine, type EdgeServices } from '../../fixtures/edge-test-kit.ts';
@@ -20,7 +20,7 @@ async function setup(edgeCount: number, scope = 'SERVER_SCOPE') {
     edges.push((await services.edges.save({ name: `edge-${i}` }, admin)).id.id);
   }
   const device = (await services.devices.save({ name: 'thermometer' }, admin)).id.id;
-  return { env, edges, device, ...pushToEdgeEngine(services, scope) };
+  return { env, edges, device, ...pushToEdgeEngine(env, scope) };
 }
 
 async function assign(env: EdgeServices, edgeIds: string[], deviceId: string) {
@@ -28,11 +28,11 @@ async function assign(env: EdgeServices, edgeIds: string[], deviceId: string) {
 }
 
 function eventsOf(env: EdgeServices, edgeId: string) {
-  return env.services.edgeQueue.page(edgeId, { pageSize: 1000, page: 0, sortOrder: 'ASC' }).data;
+  return env.edgeQueue.page(edgeId, { pageSize: 1000, page: 0, sortOrder: 'ASC' }).data;
 }
 
 function allEvents(env: EdgeServices): number {
-  const c = env.services.edgeQueue.counts();
+  const c = env.edgeQueue.counts();
   return c.PENDING + c.RETRIEVED + c.DELIVERED;
 }
 
@@ -78,7 +78,7 @@ describe('push to edge node in the rule engine', () => {
     const device = (await env.services.devices.save({ name: 'meter' }, env.admin)).id.id;
     await assign(env, [edge], device);
     await env.db.flush();
-    const { engine, outputs } = pushToEdgeEngine(env.services);
+    const { engine, outputs } = pushToEdgeEngine(env);
     // At the moment Success leaves the node, copy the data dir as a crash would leave it.
     const copy = tempDir('sandboard-edge-copy-');
     const originalPush = outputs.push.bind(outputs);

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../main/platform/auth/principal.ts';
-import { newMsg } from '../../../main/rule-engine/tb-msg.ts';
+import { newMsg } from '../../../main/platform/tb-msg.ts';
 import {
   CUSTOMER,
   expectTbError,
@@ -280,7 +280,7 @@ describe('Save Timeseries node', () => {
     const p = withLoginPair(await startTestPlatform());
     const token = await p.login();
     const device = await newDevice({ p, token }, 'deleted-soon');
-    const engine = p.services.ruleChains.engine;
+    const engine = p.engine;
     const telemetry = (ts: number) =>
       newMsg(
         'POST_TELEMETRY_REQUEST',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Scenario } from '../../shared/schemas/simulation.ts';
 import type { DurableDb } from '../store/durable-db.ts';
+import type { PlatformContext } from './context.ts';
 
 /** A saved scenario (the simulation_scenarios table). */
 export interface ScenarioRecord {
@@ -29,14 +30,14 @@ function toRecord(row: Row): ScenarioRecord {
   };
 }
 
-/** Saved scenarios, durable before each write resolves. */
-export class ScenarioStore {
+/** Saved simulation scenarios, durable before each write resolves. */
+export class ScenarioService {
   private readonly db: DurableDb;
   private readonly now: () => number;
 
-  constructor(db: DurableDb, now: () => number = Date.now) {
-    this.db = db;
-    this.now = now;
+  constructor(ctx: PlatformContext) {
+    this.db = ctx.db;
+    this.now = ctx.now;
   }
 
   list(): ScenarioRecord[] {

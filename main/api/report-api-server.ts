@@ -10,12 +10,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { ErrorResponse } from '../../shared/schemas/common.ts';
 import { ReportRequest, ReportResponse } from '../../shared/schemas/table-view.ts';
-import { installErrorHandlers } from '../api/errors.ts';
-import { installHostCheck } from '../api/host-check.ts';
-import { clientGone } from '../api/routes/table-view-routes.ts';
+import { installErrorHandlers } from './errors.ts';
+import { installHostCheck } from './host-check.ts';
+import { clientGone } from './routes/table-view-routes.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { ErrorCode, PlatformError } from '../platform/errors.ts';
-import type { Analytics } from './analytics.ts';
+import type { Analytics } from '../analytics/analytics.ts';
 
 export interface ReportApiServerOptions {
   host: string;

@@ -31,13 +31,13 @@ import {
 } from '../platform/errors.ts';
 import { parseJson } from '../platform/paging.ts';
 import type { Services } from '../platform/services.ts';
-import { ensureSelfSignedCertificate } from './connectors/rest/certificates.ts';
-import { loadRestConfig, RestConfigError } from './connectors/rest/config.ts';
-import { convertersDirOf, listConverterModules, SAMPLE_CONVERTER } from './connectors/rest/converters.ts';
-import { curlCommand } from './connectors/rest/curl.ts';
-import { httpCall } from './connectors/rest/outgoing.ts';
-import { describeEndpoints, type LogLevel } from './connectors/rest/rest-connector.ts';
-import { GatewayThread } from './gateway-thread.ts';
+import { ensureSelfSignedCertificate } from '../gateway/connectors/rest/certificates.ts';
+import { loadRestConfig, RestConfigError } from '../gateway/connectors/rest/config.ts';
+import { convertersDirOf, listConverterModules, SAMPLE_CONVERTER } from '../gateway/connectors/rest/converters.ts';
+import { curlCommand } from '../gateway/connectors/rest/curl.ts';
+import { httpCall } from '../gateway/connectors/rest/outgoing.ts';
+import { describeEndpoints, type LogLevel } from '../gateway/connectors/rest/rest-connector.ts';
+import { GatewayThread } from '../gateway/gateway-thread.ts';
 
 export interface RestConnectorManagerOptions {
   services: Services;

@@ -2,11 +2,11 @@ import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
 import type { Edge, SaveEdgeRequest } from '../../shared/schemas/edge.ts';
 import type { Device } from '../../shared/schemas/entities.ts';
-import { requireCustomerAccess, requireTenantAdmin, type Principal } from '../platform/auth/principal.ts';
-import { ref, type PlatformContext } from '../platform/context.ts';
-import type { DeviceRow, DeviceService } from '../platform/devices.ts';
-import { invalidArgument, isUniqueViolation, notFound, unauthorized } from '../platform/errors.ts';
-import { parseJson, queryPage } from '../platform/paging.ts';
+import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
+import { ref, type PlatformContext } from './context.ts';
+import type { DeviceRow, DeviceService } from './devices.ts';
+import { invalidArgument, isUniqueViolation, notFound, unauthorized } from './errors.ts';
+import { parseJson, queryPage } from './paging.ts';
 import type { Row } from '../store/durable-db.ts';
 
 export interface EdgeRow {

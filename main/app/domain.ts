@@ -1,0 +1,63 @@
+import type { PlatformConfig } from '../config.ts';
+import { loadOrCreateSigningKey } from '../platform/auth/signing-key.ts';
+import { createContext } from '../platform/context.ts';
+import { createServices, type Services } from '../platform/services.ts';
+import type { DurableDb } from '../store/durable-db.ts';
+import type { Lifecycle } from './lifecycle.ts';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+const RETENTION_INTERVAL_MS = 3_600_000;
+
+export interface Domain {
+  services: Services;
+  /** demo logins created by this start (first start only) */
+  seededLogins: { email: string; password: string }[];
+}
+
+/** The domain services over a store, as the platform configures them (also for in-process tests and benches). */
+export async function openServices(
+  db: DurableDb,
+  signingKey: Buffer,
+  config: PlatformConfig,
+): Promise<Services> {
+  return createServices(
+    await createContext(db),
+    signingKey,
+    {
+      accessTokenTtlSec: config.accessTokenTtlSec,
+      refreshTokenTtlSec: config.refreshTokenTtlSec,
+      issuer: config.jwtIssuer,
+      loginMaxFailures: config.loginMaxFailures,
+      loginWindowMs: config.loginWindowMs,
+    },
+    { claimDurationMs: config.claimDurationMs },
+  );
+}
+
+/** The domain services over the store, the first start's seeds, and telemetry retention. */
+export async function setupDomain(db: DurableDb, config: PlatformConfig, life: Lifecycle): Promise<Domain> {
+  const services = await openServices(db, loadOrCreateSigningKey(config.dataDir), config);
+  life.onStop(() => services.rpc.stop());
+  await services.profiles.seedDefault();
+  const seededLogins = await services.users.seedDemoUsers();
+
+  if (!LOOPBACK_HOSTS.has(config.host)) {
+    const defaults = services.users.usersWithDefaultPasswords();
+    if (defaults.length > 0) {
+      throw new Error(
+        `Refusing to serve on ${config.host}: ${defaults.join(', ')} still ha${defaults.length > 1 ? 've' : 's'} the default password. ` +
+          'Start on 127.0.0.1, log in and change the password (Security page or POST /api/auth/changePassword) first.',
+      );
+    }
+  }
+
+  await services.telemetry.applyRetention(config.telemetryRetentionDays);
+  const retentionTimer = setInterval(() => {
+    services.telemetry.applyRetention(config.telemetryRetentionDays).catch((err: unknown) => {
+      process.stderr.write(`telemetry retention failed: ${(err as Error).message}\n`);
+    });
+  }, RETENTION_INTERVAL_MS);
+  retentionTimer.unref();
+  life.onStop(() => clearInterval(retentionTimer));
+  return { services, seededLogins };
+}

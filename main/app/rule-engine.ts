@@ -1,0 +1,40 @@
+import type { PlatformConfig } from '../config.ts';
+import { EdgeQueue } from '../edge/edge-queue.ts';
+import type { Services } from '../platform/services.ts';
+import { seedRootRuleChain } from '../rule-engine/default-root-chain.ts';
+import { createNodeRegistry } from '../rule-engine/node-registry.ts';
+import { RuleChainService } from '../rule-engine/rule-chain-service.ts';
+import type { RuleEngine } from '../rule-engine/rule-engine.ts';
+import type { Lifecycle } from './lifecycle.ts';
+import { isVerbose } from './logging.ts';
+
+export interface Rules {
+  ruleChains: RuleChainService;
+  engine: RuleEngine;
+  edgeQueue: EdgeQueue;
+}
+
+/** The edge queue, the rule chains (root chain seeded on first start) and the engine running the root chain. */
+export async function setupRuleEngine(
+  services: Services,
+  config: PlatformConfig,
+  life: Lifecycle,
+): Promise<Rules> {
+  const { ctx } = services;
+  const edgeQueue = new EdgeQueue(ctx, {
+    ackTimeoutMs: config.edgeAckTimeoutMs,
+    deliveredRetentionMs: config.edgeDeliveredRetentionMs,
+  });
+  life.onStop(() => edgeQueue.stop());
+  await seedRootRuleChain(ctx.db, ctx.now());
+  const ruleChains = new RuleChainService(ctx, createNodeRegistry());
+  const verbose = isVerbose(config);
+  const engine = ruleChains.start({
+    services,
+    edgeQueue,
+    log: (line) => {
+      if (verbose) process.stderr.write(`${line}\n`);
+    },
+  });
+  return { ruleChains, engine, edgeQueue };
+}

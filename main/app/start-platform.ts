@@ -1,0 +1,85 @@
+import type { AddressInfo } from 'node:net';
+import { Analytics, analyticsSettings } from '../analytics/analytics.ts';
+import type { PlatformConfig } from '../config.ts';
+import type { EdgeQueue } from '../edge/edge-queue.ts';
+import type { Services } from '../platform/services.ts';
+import type { RuleChainService } from '../rule-engine/rule-chain-service.ts';
+import type { RuleEngine } from '../rule-engine/rule-engine.ts';
+import type { DurableDb } from '../store/durable-db.ts';
+import type { MqttTransport } from '../transport/mqtt/mqtt-transport.ts';
+import { setupConnectors } from './connectors.ts';
+import { setupDomain } from './domain.ts';
+import { setupHttp } from './http.ts';
+import { Lifecycle } from './lifecycle.ts';
+import { setupMqtt } from './mqtt.ts';
+import { setupRuleEngine } from './rule-engine.ts';
+import { setupStore } from './store.ts';
+
+export interface PlatformUrls {
+  http: string;
+  mqtt: string;
+  analytics: string;
+  dataDir: string;
+}
+
+export interface Platform {
+  urls: PlatformUrls;
+  services: Services;
+  ruleChains: RuleChainService;
+  engine: RuleEngine;
+  edgeQueue: EdgeQueue;
+  db: DurableDb;
+  /** demo logins created by this start (first start only) */
+  seededLogins: { email: string; password: string }[];
+  mqtt: MqttTransport;
+  stop(): Promise<void>;
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * The composition root: builds and starts everything (store, domain, rule engine, broker, connectors,
+ * analytics, HTTP), each by its own setup step, and stops it all in reverse.
+ */
+export async function startPlatform(config: PlatformConfig): Promise<Platform> {
+  const life = new Lifecycle();
+  try {
+    const db = await setupStore(config, life);
+    const { services, seededLogins } = await setupDomain(db, config, life);
+    const { ruleChains, engine, edgeQueue } = await setupRuleEngine(services, config, life);
+    const mqtt = await setupMqtt(services, engine, config, life);
+    const h = urlHost(config.host);
+    const mqttUrl = `mqtt://${h}:${mqtt.port}`;
+    const restConnectors = setupConnectors(services, () => mqttUrl, config, life);
+    // Table views, report slots and workers: shared by the platform REST and the report API.
+    const analytics = new Analytics(services, analyticsSettings(config));
+    life.onStop(() => analytics.close());
+
+    const live: { urls?: PlatformUrls } = {}; // the URLs, once every listener is up (the UI shows them)
+    const { api, reportApi } = await setupHttp(
+      { services, ruleChains, edgeQueue },
+      {
+        analytics,
+        restConnectors,
+        links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions },
+      },
+      config,
+      life,
+    );
+    const port = (s: { address(): unknown }) => (s.address() as AddressInfo).port;
+    const urls: PlatformUrls = {
+      http: `http://${h}:${port(api.server)}`,
+      mqtt: mqttUrl,
+      analytics: `http://${h}:${port(reportApi.server)}`,
+      dataDir: config.dataDir,
+    };
+    live.urls = urls;
+    await restConnectors.autostart();
+    return { urls, services, ruleChains, engine, edgeQueue, db, seededLogins, mqtt, stop: () => life.stop() };
+  } catch (err) {
+    await life.stop().catch(() => undefined);
+    throw err;
+  }
+}
