@@ -25,7 +25,7 @@ import { RuleEngine } from '../main/rule-engine/rule-engine.ts';
 import { success, type NodeDefinition } from '../main/rule-engine/rule-node.ts';
 import { newMsg, type TbMsg } from '../main/platform/tb-msg.ts';
 import type { Param, Writer } from '../main/store/durable-db.ts';
-import { migrations } from '../main/store/migrations.ts';
+import { migrations } from '../main/platform/migrations.ts';
 import { loadSqlJs } from '../main/store/sqljs.ts';
 import { percentile, printBench, printFigure, printFigures } from './lib/bench-output.ts';
 import { createAssignedDevices, createEdges, openEdgeServices } from './lib/edge-services.ts';

@@ -17,7 +17,7 @@ import { prepareReport, trackTextKeys } from '../main/analytics/report-runner.ts
 import { buildReportSpec } from '../main/analytics/report-spec.ts';
 import { configFromEnv } from '../main/config.ts';
 import { startPlatform } from '../main/app/start-platform.ts';
-import type { TsEntry } from '../main/store/repositories/telemetry-repository.ts';
+import type { TsEntry } from '../main/platform/telemetry-repository.ts';
 import { loadSqlJs } from '../main/store/sqljs.ts';
 import type { ReportResponse, TableView, TableViewConfig } from '../shared/schemas/table-view.ts';
 import { elapsedMs, percentile, printBench, printFigures } from './lib/bench-output.ts';

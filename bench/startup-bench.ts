@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DurableDb } from '../main/store/durable-db.ts';
-import { migrations } from '../main/store/migrations.ts';
-import { TelemetryRepository } from '../main/store/repositories/telemetry-repository.ts';
+import { migrations } from '../main/platform/migrations.ts';
+import { TelemetryRepository } from '../main/platform/telemetry-repository.ts';
 import { percentile, printBench, printFigures } from './lib/bench-output.ts';
 import { startServeChild } from './lib/serve-child.ts';
 

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Database, Statement } from 'sql.js';
 import { DurableDb, type Param, type Writer } from '../main/store/durable-db.ts';
-import { encodeKv } from '../main/store/kv-value.ts';
-import { migrations } from '../main/store/migrations.ts';
-import { TelemetryRepository, type TsEntry } from '../main/store/repositories/telemetry-repository.ts';
+import { encodeKv } from '../main/platform/kv-value.ts';
+import { migrations } from '../main/platform/migrations.ts';
+import { TelemetryRepository, type TsEntry } from '../main/platform/telemetry-repository.ts';
 import { loadSqlJs } from '../main/store/sqljs.ts';
 import { percentile, printBench, printFigure, printFigures } from './lib/bench-output.ts';
 

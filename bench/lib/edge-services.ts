@@ -9,7 +9,7 @@ import { configFromEnv } from '../../main/config.ts';
 import { EdgeQueue } from '../../main/edge/edge-queue.ts';
 import type { Services } from '../../main/platform/services.ts';
 import { DurableDb } from '../../main/store/durable-db.ts';
-import { migrations } from '../../main/store/migrations.ts';
+import { migrations } from '../../main/platform/migrations.ts';
 
 export interface EdgeBenchServices {
   db: DurableDb;

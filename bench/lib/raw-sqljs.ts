@@ -1,8 +1,8 @@
 import type { Statement } from 'sql.js';
 import type { DurableDb, Param, Writer } from '../../main/store/durable-db.ts';
-import { encodeKv } from '../../main/store/kv-value.ts';
-import { migrations } from '../../main/store/migrations.ts';
-import { TelemetryRepository } from '../../main/store/repositories/telemetry-repository.ts';
+import { encodeKv } from '../../main/platform/kv-value.ts';
+import { migrations } from '../../main/platform/migrations.ts';
+import { TelemetryRepository } from '../../main/platform/telemetry-repository.ts';
 import { loadSqlJs } from '../../main/store/sqljs.ts';
 
 /** One datapoint as the platform stores it: device number, key number, ts and value. */

@@ -14,7 +14,7 @@ import { requireTenantAdmin, type Principal } from '../platform/auth/principal.t
 import { getSetting } from '../platform/context.ts';
 import type { DeviceRow } from '../platform/devices.ts';
 import type { Services } from '../platform/services.ts';
-import type { TsEntry } from '../store/repositories/telemetry-repository.ts';
+import type { TsEntry } from '../platform/telemetry-repository.ts';
 import type { TableViewService } from './table-views.ts';
 
 const SETTING = 'demo.smartBuilding';

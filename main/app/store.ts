@@ -1,7 +1,7 @@
 import type { PlatformConfig } from '../config.ts';
 import { lockDataDir } from '../store/data-dir-lock.ts';
 import { DurableDb } from '../store/durable-db.ts';
-import { migrations } from '../store/migrations.ts';
+import { migrations } from '../platform/migrations.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
 /** The data directory, locked for this process, and the durable store in it. */

@@ -33,7 +33,11 @@ import { parseJson } from '../platform/paging.ts';
 import type { Services } from '../platform/services.ts';
 import { ensureSelfSignedCertificate } from '../gateway/connectors/rest/certificates.ts';
 import { loadRestConfig, RestConfigError } from '../gateway/connectors/rest/config.ts';
-import { convertersDirOf, listConverterModules, SAMPLE_CONVERTER } from '../gateway/connectors/rest/converters.ts';
+import {
+  convertersDirOf,
+  listConverterModules,
+  SAMPLE_CONVERTER,
+} from '../gateway/connectors/rest/converters.ts';
 import { curlCommand } from '../gateway/connectors/rest/curl.ts';
 import { httpCall } from '../gateway/connectors/rest/outgoing.ts';
 import { describeEndpoints, type LogLevel } from '../gateway/connectors/rest/rest-connector.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DurableDb } from '../store/durable-db.ts';
-import { TelemetryRepository } from '../store/repositories/telemetry-repository.ts';
+import { TelemetryRepository } from './telemetry-repository.ts';
 import { PlatformEvents } from './events.ts';
 
 /** What every service shares: the store, the tenant and the event bus. */

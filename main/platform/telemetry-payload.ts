@@ -1,4 +1,4 @@
-import type { TsEntry } from '../store/repositories/telemetry-repository.ts';
+import type { TsEntry } from './telemetry-repository.ts';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 

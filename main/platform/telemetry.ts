@@ -1,7 +1,7 @@
 import type { SqlValue } from 'sql.js';
 import type { AttributeData, AttributeScope } from '../../shared/schemas/telemetry.ts';
-import type { Aggregation, TsEntry } from '../store/repositories/telemetry-repository.ts';
-import { decodeKv, encodeKv } from '../store/kv-value.ts';
+import type { Aggregation, TsEntry } from './telemetry-repository.ts';
+import { decodeKv, encodeKv } from './kv-value.ts';
 import type { PlatformContext } from './context.ts';
 import type { DeviceRow } from './devices.ts';
 

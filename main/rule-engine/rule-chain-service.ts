@@ -106,7 +106,11 @@ export class RuleChainService {
     };
     if (row.root) {
       // Build first: a chain that cannot run is refused before it is stored.
-      const trial = new RuleEngine(this.registry, { services: null as never, edgeQueue: null as never, log: () => undefined });
+      const trial = new RuleEngine(this.registry, {
+        services: null as never,
+        edgeQueue: null as never,
+        log: () => undefined,
+      });
       try {
         trial.load(metadata);
       } catch (err) {

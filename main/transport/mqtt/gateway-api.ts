@@ -1,5 +1,5 @@
 import { DeviceLimitError, type DeviceRow } from '../../platform/devices.ts';
-import type { TsEntry } from '../../store/repositories/telemetry-repository.ts';
+import type { TsEntry } from '../../platform/telemetry-repository.ts';
 import { attributeValues } from './device-api.ts';
 import { isObject, MqttError, parseJsonPayload, payloadInvalid, ReasonCode } from './mqtt-error.ts';
 import { sendJson, type Session } from './session-registry.ts';

@@ -1,6 +1,6 @@
 import type { DeviceRow } from '../../platform/devices.ts';
 import type { Services } from '../../platform/services.ts';
-import type { TsEntry } from '../../store/repositories/telemetry-repository.ts';
+import type { TsEntry } from '../../platform/telemetry-repository.ts';
 import type { RuleEngine } from '../../rule-engine/rule-engine.ts';
 import { newMsg } from '../../platform/tb-msg.ts';
 import type { DeviceActivity } from './device-activity.ts';

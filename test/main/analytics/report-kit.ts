@@ -11,7 +11,7 @@ import type {
   TableView,
   TableViewConfig,
 } from '../../../shared/schemas/table-view.ts';
-import type { TsEntry } from '../../../main/store/repositories/telemetry-repository.ts';
+import type { TsEntry } from '../../../main/platform/telemetry-repository.ts';
 import { okJson, type ApiPlatform } from '../api/api-kit.ts';
 
 export type Value = number | string | boolean;

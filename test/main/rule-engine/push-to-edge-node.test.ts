@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { MsgType } from '../../../shared/rule-engine.ts';
 import { newMsg, type TbMsg } from '../../../main/platform/tb-msg.ts';
 import { DurableDb } from '../../../main/store/durable-db.ts';
-import { migrations } from '../../../main/store/migrations.ts';
+import { migrations } from '../../../main/platform/migrations.ts';
 import { openEdgeServices, pushToEdgeEngine, type EdgeServices } from '../../fixtures/edge-test-kit.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 

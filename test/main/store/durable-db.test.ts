@@ -187,7 +187,7 @@ describe('DurableDb replay', () => {
 
 describe('DurableDb and the journal', () => {
   it('keeps a non-finite telemetry value across a restart instead of turning it into NULL', async () => {
-    const { encodeKv } = await import('../../../main/store/kv-value.ts');
+    const { encodeKv } = await import('../../../main/platform/kv-value.ts');
     const dir = tempDir();
     const db = await open({ dir, migrations: [] });
     const { t, v } = encodeKv(Number.POSITIVE_INFINITY);

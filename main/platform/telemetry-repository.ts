@@ -1,6 +1,6 @@
 import type { SqlValue } from 'sql.js';
-import type { DurableDb, Writer } from '../durable-db.ts';
-import { decodeKv, encodeKv, kvAsString, type KvValue } from '../kv-value.ts';
+import type { DurableDb, Writer } from '../store/durable-db.ts';
+import { decodeKv, encodeKv, kvAsString, type KvValue } from './kv-value.ts';
 
 export interface TsEntry {
   ts: number;

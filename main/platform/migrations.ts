@@ -1,4 +1,4 @@
-import type { Migration } from './durable-db.ts';
+import type { Migration } from '../store/durable-db.ts';
 
 /** Numbered schema migrations, applied in order at start and recorded in _migrations. */
 export const migrations: Migration[] = [
