@@ -9,7 +9,8 @@ import { tempDir } from '../../helpers/temp-dir.ts';
 import { startTlsFront as startFront, type TlsFront } from '../../helpers/tls-front.ts';
 import type { OutgoingLogEntry } from '../../../shared/schemas/rest-connector.ts';
 
-export const COMPAT_DIR = new URL('../../../../shared/compat/', import.meta.url);
+/** The IoT Gateway's own rest.json files (test/fixtures/compat/README.md says where they come from). */
+export const COMPAT_DIR = new URL('../../fixtures/compat/', import.meta.url);
 
 /** A compat rest.json as text, with some strings replaced (ports of this test run). */
 export function compatConfig(file: string, replace: Record<string, string> = {}): unknown {
