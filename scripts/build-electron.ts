@@ -21,6 +21,8 @@ if (compiled.status !== 0) {
   process.stderr.write('tsc -p electron/tsconfig.build.json failed\n');
   process.exit(compiled.status ?? 1);
 }
+// Only types come from shared/ (the bridge's contract): its compiled module is empty and unused.
+rmSync(join(root, 'dist', 'shared'), { recursive: true, force: true });
 
 await build({
   configFile: false,

@@ -5,7 +5,8 @@ import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { app, dialog, Notification, utilityProcess, type ForkOptions } from 'electron';
-import { CORE_STOP_MESSAGE, type CoreStatus, type CoreUrls } from '../ipc-contract.ts';
+import type { CoreStatus, CoreUrls } from '../../shared/desktop-bridge.ts';
+import { CORE_STOP_MESSAGE } from '../ipc-contract.ts';
 
 const READY_LINE = /^sandboard ready (\{.*\})\s*$/;
 

@@ -11,15 +11,8 @@ import {
   type FileFilter as ElectronFileFilter,
   type IpcMainInvokeEvent,
 } from 'electron';
-import {
-  Channel,
-  CONVERTERS_FOLDER,
-  MAX_FILE_BYTES,
-  type CoreStatus,
-  type FileFilter,
-  type OpenedFile,
-  type SavedFile,
-} from '../ipc-contract.ts';
+import type { CoreStatus, FileFilter, OpenedFile, SavedFile } from '../../shared/desktop-bridge.ts';
+import { Channel, CONVERTERS_FOLDER, MAX_FILE_BYTES } from '../ipc-contract.ts';
 import { toExternalHttpUrl } from './security.ts';
 import type { WindowRegistry } from './windows.ts';
 

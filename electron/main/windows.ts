@@ -1,7 +1,7 @@
 // The app's windows: hardened web preferences, the registry the IPC sender check uses, and keeping
 // every window on the core's UI as the core starts and restarts.
 import { app, BrowserWindow, type WebPreferences } from 'electron';
-import type { CoreUrls } from '../ipc-contract.ts';
+import type { CoreUrls } from '../../shared/desktop-bridge.ts';
 import type { CoreHost } from './core-host.ts';
 import { displayWorkAreas, loadWindowState, setupWindowState } from './window-state.ts';
 

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ForkOptions } from 'electron';
-import { CORE_STOP_MESSAGE, type CoreStatus } from '../../../electron/ipc-contract.ts';
+import { CORE_STOP_MESSAGE } from '../../../electron/ipc-contract.ts';
+import type { CoreStatus } from '../../../shared/desktop-bridge.ts';
 import {
   CoreHost,
   CoreStartError,

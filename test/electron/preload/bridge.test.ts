@@ -1,6 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { Channel } from '../../../electron/ipc-contract.ts';
 import { createBridge, type PreloadIpc } from '../../../electron/preload/bridge.ts';
+import type { SandboardBridge } from '../../../shared/desktop-bridge.ts';
 
 function fakeIpc() {
   const listeners = new Map<string, Set<(event: unknown, ...args: unknown[]) => void>>();
@@ -20,6 +21,12 @@ function fakeIpc() {
 }
 
 describe('preload bridge', () => {
+  it("implements the UI's contract (shared/desktop-bridge.ts) exactly: the same functions, the same types", () => {
+    type Implementation = ReturnType<typeof createBridge>;
+    expectTypeOf<Implementation>().toExtend<SandboardBridge>();
+    expectTypeOf<keyof Implementation>().toEqualTypeOf<keyof SandboardBridge>();
+  });
+
   it('is a plain object of functions (nothing else crosses the context bridge)', () => {
     const bridge = createBridge(fakeIpc().ipc);
     for (const key of Object.keys(bridge)) {
