@@ -10,7 +10,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { locateElectronBinary, planStart, uiUrlFromReadyLine } from './start-plan.ts';
+import { requireNodeRuntime } from './node-runtime.js';
+
+// Before anything TypeScript is loaded: on an older Node, say what to do instead of a stack trace.
+requireNodeRuntime('npm start');
+const { locateElectronBinary, planStart, uiUrlFromReadyLine } = await import('./start-plan.ts');
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);

@@ -1,30 +1,19 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { locateElectronBinary, planStart, uiUrlFromReadyLine } from '../../scripts/start-plan.ts';
+import { fakeElectronProject } from '../helpers/electron-package.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** A project folder with node_modules/electron as npm leaves it, optionally with its binary. */
-function fakeProject(opts: { pathTxt?: string; binary?: boolean }): string {
-  const root = tempDir();
-  writeFileSync(join(root, 'package.json'), '{"name":"p","type":"module"}');
-  const electron = join(root, 'node_modules', 'electron');
-  mkdirSync(join(electron, 'dist'), { recursive: true });
-  writeFileSync(join(electron, 'package.json'), '{"name":"electron","version":"45.4.1","main":"index.js"}');
-  if (opts.pathTxt) writeFileSync(join(electron, 'path.txt'), opts.pathTxt);
-  if (opts.binary && opts.pathTxt) writeFileSync(join(electron, 'dist', opts.pathTxt), '');
-  return root;
-}
-
 describe('npm start: Electron binary lookup', () => {
   it('finds no binary when Electron was never downloaded', () => {
-    const root = fakeProject({});
+    const root = fakeElectronProject({});
     const lookup = locateElectronBinary(root, {});
     expect(lookup.path).toBeNull();
     expect(lookup.checked).toBe(join(root, 'node_modules', 'electron', 'path.txt'));
@@ -32,7 +21,7 @@ describe('npm start: Electron binary lookup', () => {
   });
 
   it('finds no binary when path.txt names a missing file', () => {
-    const root = fakeProject({ pathTxt: 'electron' });
+    const root = fakeElectronProject({ pathTxt: 'electron' });
     const lookup = locateElectronBinary(root, {});
     expect(lookup).toMatchObject({
       path: null,
@@ -41,7 +30,7 @@ describe('npm start: Electron binary lookup', () => {
   });
 
   it('finds the downloaded binary, or the one ELECTRON_OVERRIDE_DIST_PATH points at', () => {
-    const root = fakeProject({ pathTxt: 'electron', binary: true });
+    const root = fakeElectronProject({ pathTxt: 'electron', binary: true });
     expect(locateElectronBinary(root, {}).path).toBe(
       join(root, 'node_modules', 'electron', 'dist', 'electron'),
     );
