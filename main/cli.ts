@@ -84,6 +84,8 @@ async function serve(argv: string[]): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    // After a hangup the terminal is gone and writing to it fails (EIO): that must not cut the stop short.
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
     process.stderr.write(`${signal}: stopping (flushing and writing a snapshot)\n`);
     platform.stop().then(
       () => process.exit(0),
@@ -95,6 +97,7 @@ async function serve(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGHUP', () => stop('SIGHUP')); // its terminal closed
 }
 
 export async function main(argv: string[]): Promise<void> {
