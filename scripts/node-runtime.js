@@ -85,6 +85,17 @@ function runNpm(npmCli, args, cwd) {
   });
 }
 
+/** npm's error code and first message line ("code ETARGET: notarget No matching version found ..."). */
+function npmErrorSummary(stderr) {
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.replace(/^npm (error|ERR!)/, '').trim())
+    .filter(Boolean);
+  const code = lines.find((line) => line.startsWith('code '));
+  const message = lines.find((line) => !/^(code|syscall|errno|at) |^A complete log/.test(line));
+  return [code, message].filter(Boolean).join(': ');
+}
+
 /**
  * Makes node_modules/.bin/node a Node.js 24 for this platform, installing it from the npm registry
  * unless the right one is there already. Returns its version; throws an Error saying why it could not.
@@ -126,11 +137,7 @@ export function installNodeRuntime(
       dir,
     );
     if (npm.status !== 0) {
-      const why = `${npm.stderr ?? ''}${npm.error ? String(npm.error) : ''}`
-        .trim()
-        .split('\n')
-        .slice(-3)
-        .join(' ');
+      const why = npmErrorSummary(`${npm.stderr ?? ''}\n${npm.error ? String(npm.error) : ''}`);
       throw new Error(`npm install ${spec} failed${why ? `: ${why}` : ''}`);
     }
   }

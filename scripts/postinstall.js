@@ -26,7 +26,8 @@ if (nodeMajor() < REQUIRED_NODE_MAJOR) {
     const version = installNodeRuntime(root);
     node = runtimeLink(root);
     process.stderr.write(
-      `sandboard: npm start, npm test and the other npm scripts run on Node.js v${version}\n`,
+      `sandboard: npm start, npm test and the other npm scripts run on Node.js v${version} ` +
+        `(npm's EBADENGINE warnings are about ${process.version}, the Node that runs npm itself)\n`,
     );
   } catch (err) {
     process.stderr.write(

@@ -42,7 +42,7 @@ export function locateElectronBinary(
     return {
       path: null,
       checked: pathFile,
-      reason: "Electron's binary was never downloaded: its install script did not run or could not fetch it",
+      reason: "Electron's binary was never downloaded (npm install tries, and says why it could not)",
     };
   }
   const path = join(pkgDir, 'dist', relative);

