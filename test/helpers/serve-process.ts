@@ -13,6 +13,32 @@ export interface ServeProcess {
   stderr: () => string;
 }
 
+export type ServeUrls = ServeProcess['urls'];
+
+/**
+ * Resolves the URLs of the `sandboard ready {...}` line on a child's stdout (the process may be
+ * `sandboard serve` itself or one that runs it, such as `npm start`), collecting every stdout line in
+ * `lines`; rejects when the child exits before it.
+ */
+export function readyLine(
+  child: ChildProcess,
+  stderr: () => string,
+  lines: string[] = [],
+): Promise<ServeUrls> {
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      const m = /^sandboard ready (\{.*\})$/.exec(line);
+      if (m) resolve(JSON.parse(m[1]!) as ServeUrls);
+    });
+    child.once('exit', (code, signal) =>
+      reject(
+        new Error(`${child.spawnargs.join(' ')} exited with ${code ?? signal} before ready: ${stderr()}`),
+      ),
+    );
+  });
+}
+
 /** Runs `sandboard serve` as a real child process and resolves on its ready line. */
 export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [SANDBOARD_BIN, 'serve', ...args], {
@@ -25,18 +51,7 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const stdoutLines: string[] = [];
-  const lines = createInterface({ input: child.stdout! });
-  const ready = new Promise<ServeProcess['urls']>((resolve, reject) => {
-    lines.on('line', (line) => {
-      stdoutLines.push(line);
-      const m = /^sandboard ready (\{.*\})$/.exec(line);
-      if (m) resolve(JSON.parse(m[1]!) as ServeProcess['urls']);
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`sandboard serve exited with ${code} before ready: ${stderr}`)),
-    );
-  });
-  const urls = await ready;
+  const urls = await readyLine(child, () => stderr, stdoutLines);
   return { child, urls, stdoutLines, stderr: () => stderr };
 }
 

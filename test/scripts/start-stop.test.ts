@@ -7,22 +7,15 @@ import { once } from 'node:events';
 import { readdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startServe } from '../helpers/serve-process.ts';
+import { readyLine, startServe, type ServeUrls } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FREE_PORTS = ['--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'];
 /** util-linux's script(1), which runs a command in a terminal of its own */
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux');
-
-interface Urls {
-  http: string;
-  mqtt: string;
-  analytics: string;
-}
 
 /** `npm start` as a user runs it (npm_execpath is npm's own script when the tests run under npm). */
 function npmStartCommand(dataDir: string): [string, string[]] {
@@ -34,19 +27,6 @@ function npmStartCommand(dataDir: string): [string, string[]] {
 /** The environment of `npm start` here: headless even where Electron's binary is installed. */
 function startEnv(): NodeJS.ProcessEnv {
   return { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: tempDir('sandboard-no-electron-') };
-}
-
-/** Resolves the ready line's URLs from a stream of lines; rejects when the process exits before it. */
-function readyUrls(child: ChildProcess, stdout: NodeJS.ReadableStream, stderr: () => string): Promise<Urls> {
-  return new Promise((resolve, reject) => {
-    createInterface({ input: stdout }).on('line', (line) => {
-      const m = /^sandboard ready (\{.*\})$/.exec(line);
-      if (m) resolve(JSON.parse(m[1]!) as Urls);
-    });
-    child.once('exit', (code, signal) =>
-      reject(new Error(`exited (${code ?? signal}) before the ready line: ${stderr()}`)),
-    );
-  });
 }
 
 /** Every process below `pid` (ps, as POSIX has it). */
@@ -147,7 +127,7 @@ interface Running {
   top: ChildProcess;
   /** it and everything below it */
   tree: number[];
-  urls: Urls;
+  urls: ServeUrls;
   stderr: () => string;
 }
 
@@ -175,7 +155,7 @@ async function start(
   });
   let stderr = '';
   top.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const urls = await readyUrls(top, top.stdout!, () => stderr);
+  const urls = await readyLine(top, () => stderr);
   tree = [top.pid!, ...descendants(top.pid!)];
   return { top, tree, urls, stderr: () => stderr };
 }
