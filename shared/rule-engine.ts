@@ -19,6 +19,8 @@ export const MSG_TYPES = [
   'RPC_CALL_FROM_SERVER_TO_DEVICE',
   'ENTITY_CREATED',
   'ENTITY_DELETED',
+  'PROVISION_SUCCESS',
+  'PROVISION_FAILURE',
 ] as const;
 export type MsgType = (typeof MSG_TYPES)[number];
 

@@ -1,22 +1,37 @@
 import type { PlatformConfig } from '../config.ts';
 import type { Services } from '../platform/services.ts';
 import type { RuleEngine } from '../rule-engine/rule-engine.ts';
+import type { TransportCore } from '../transport/device-messages.ts';
 import { setupMqttTransport, type MqttTransport } from '../transport/mqtt/mqtt-transport.ts';
+import { createTransportCore } from '../transport/transport-core.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
-/** The embedded broker with ThingsBoard's device and gateway API. */
-export async function setupMqtt(
+/** What MQTT and the device HTTP API share: activity, rate limits, the path into the rule engine. */
+export function setupTransportCore(
   services: Services,
   engine: RuleEngine,
   config: PlatformConfig,
   life: Lifecycle,
+): TransportCore {
+  const { core, stop } = createTransportCore(services, engine, {
+    deviceLimit: config.deviceLimit,
+    inactivityTimeoutMs: config.inactivityTimeoutMs,
+    maxPayloadSize: config.mqttMaxPacketBytes,
+  });
+  life.onStop(stop);
+  return core;
+}
+
+/** The embedded broker with ThingsBoard's device and gateway API. */
+export async function setupMqtt(
+  core: TransportCore,
+  config: PlatformConfig,
+  life: Lifecycle,
 ): Promise<MqttTransport> {
-  const mqtt = await setupMqttTransport(services, engine, {
+  const mqtt = await setupMqttTransport(core, {
     host: config.host,
     port: config.mqttPort,
     maxPacketBytes: config.mqttMaxPacketBytes,
-    deviceLimit: config.deviceLimit,
-    inactivityTimeoutMs: config.inactivityTimeoutMs,
   });
   life.onStop(() => mqtt.close());
   return mqtt;

@@ -11,7 +11,7 @@ import { setupConnectors } from './connectors.ts';
 import { setupDomain } from './domain.ts';
 import { setupHttp } from './http.ts';
 import { Lifecycle } from './lifecycle.ts';
-import { setupMqtt } from './mqtt.ts';
+import { setupMqtt, setupTransportCore } from './mqtt.ts';
 import { setupRuleEngine } from './rule-engine.ts';
 import { setupStore } from './store.ts';
 
@@ -49,7 +49,8 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     const db = await setupStore(config, life);
     const { services, seededLogins } = await setupDomain(db, config, life);
     const { ruleChains, engine, edgeQueue } = await setupRuleEngine(services, config, life);
-    const mqtt = await setupMqtt(services, engine, config, life);
+    const transport = setupTransportCore(services, engine, config, life);
+    const mqtt = await setupMqtt(transport, config, life);
     const h = urlHost(config.host);
     const mqttUrl = `mqtt://${h}:${mqtt.port}`;
     const restConnectors = setupConnectors(services, () => mqttUrl, config, life);

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
-import type { DeviceProfile, SaveDeviceProfileRequest } from '../../shared/schemas/entities.ts';
+import type {
+  DeviceProfile,
+  ProvisionType,
+  SaveDeviceProfileRequest,
+} from '../../shared/schemas/entities.ts';
 import type { Row, Writer } from '../store/durable-db.ts';
 import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
@@ -17,6 +21,46 @@ export interface DeviceProfileRow {
   transport_type: string;
   default_rule_chain_id: string | null;
   profile_data: string | null;
+  provision_type: ProvisionType;
+  provision_device_key: string | null;
+}
+
+const PROVISION_TYPES = new Set<string>([
+  'DISABLED',
+  'ALLOW_CREATE_NEW_DEVICES',
+  'CHECK_PRE_PROVISIONED_DEVICES',
+]);
+
+/** profileData.provisionConfiguration.provisionDeviceSecret, where ThingsBoard keeps the secret. */
+export function provisionSecretOf(profileData: unknown): string | null {
+  const config = (profileData as { provisionConfiguration?: { provisionDeviceSecret?: unknown } } | null)
+    ?.provisionConfiguration;
+  const secret = config?.provisionDeviceSecret;
+  return typeof secret === 'string' && secret !== '' ? secret : null;
+}
+
+/**
+ * The provisioning fields of a save, checked and made consistent as ThingsBoard keeps them: provisionType
+ * on the profile and in profileData.provisionConfiguration.type, the key unique, both key and secret
+ * required unless DISABLED.
+ */
+function provisioningOf(
+  input: SaveDeviceProfileRequest,
+  before: DeviceProfileRow | undefined,
+): { type: ProvisionType; key: string | null; profileData: Record<string, unknown> } {
+  const profileData = { ...(input.profileData ?? DEFAULT_PROFILE_DATA) } as Record<string, unknown>;
+  const config = { ...((profileData.provisionConfiguration as Record<string, unknown> | null) ?? {}) };
+  const fromData =
+    typeof config.type === 'string' && PROVISION_TYPES.has(config.type) ? config.type : undefined;
+  const type = (input.provisionType ?? fromData ?? before?.provision_type ?? 'DISABLED') as ProvisionType;
+  const key = input.provisionDeviceKey?.trim() || null;
+  const secret = provisionSecretOf(profileData);
+  if (type !== 'DISABLED' && (!key || !secret))
+    throw invalidArgument(
+      `Provision strategy ${type} needs provisionDeviceKey and profileData.provisionConfiguration.provisionDeviceSecret`,
+    );
+  profileData.provisionConfiguration = { ...config, type, provisionDeviceSecret: secret };
+  return { type, key, profileData };
 }
 
 const DEFAULT_PROFILE_DATA = {
@@ -41,7 +85,8 @@ export class DeviceProfileService {
       description: row.description,
       type: 'DEFAULT',
       transportType: row.transport_type,
-      provisionType: 'DISABLED',
+      provisionType: row.provision_type,
+      provisionDeviceKey: row.provision_device_key,
       default: row.is_default === 1,
       defaultRuleChainId: row.default_rule_chain_id ? ref('RULE_CHAIN', row.default_rule_chain_id) : null,
       profileData: parseJson(row.profile_data, DEFAULT_PROFILE_DATA),
@@ -50,6 +95,12 @@ export class DeviceProfileService {
 
   findRow(id: string): DeviceProfileRow | undefined {
     return this.ctx.db.get<DeviceProfileRow>('SELECT * FROM device_profiles WHERE id = ?', [id]);
+  }
+
+  findRowByProvisionKey(key: string): DeviceProfileRow | undefined {
+    return this.ctx.db.get<DeviceProfileRow>('SELECT * FROM device_profiles WHERE provision_device_key = ?', [
+      key,
+    ]);
   }
 
   findRowByName(name: string): DeviceProfileRow | undefined {
@@ -74,6 +125,8 @@ export class DeviceProfileService {
       transport_type: 'DEFAULT',
       default_rule_chain_id: null,
       profile_data: JSON.stringify(DEFAULT_PROFILE_DATA),
+      provision_type: 'DISABLED',
+      provision_device_key: null,
     };
     w.run(
       `INSERT INTO device_profiles (id, created_time, name, description, is_default, type, transport_type, profile_data)
@@ -109,29 +162,55 @@ export class DeviceProfileService {
   async save(input: SaveDeviceProfileRequest, actor: Principal): Promise<DeviceProfile> {
     requireTenantAdmin(actor);
     const id = input.id?.id ?? randomUUID();
-    const data = JSON.stringify(input.profileData ?? DEFAULT_PROFILE_DATA);
     try {
       await this.ctx.db.write((w) => {
-        if (input.id) {
-          const before = w.get<DeviceProfileRow>('SELECT * FROM device_profiles WHERE id = ?', [id]);
-          if (!before) throw notFound(`Device profile with id [${id}] is not found`);
+        const before = input.id
+          ? w.get<DeviceProfileRow>('SELECT * FROM device_profiles WHERE id = ?', [id])
+          : undefined;
+        if (input.id && !before) throw notFound(`Device profile with id [${id}] is not found`);
+        const provisioning = provisioningOf(input, before);
+        const data = JSON.stringify(provisioning.profileData);
+        if (before) {
           w.run(
-            'UPDATE device_profiles SET name = ?, description = ?, transport_type = ?, profile_data = ? WHERE id = ?',
-            [input.name, input.description, input.transportType ?? before.transport_type, data, id],
+            `UPDATE device_profiles SET name = ?, description = ?, transport_type = ?, profile_data = ?,
+               provision_type = ?, provision_device_key = ? WHERE id = ?`,
+            [
+              input.name,
+              input.description,
+              input.transportType ?? before.transport_type,
+              data,
+              provisioning.type,
+              provisioning.key,
+              id,
+            ],
           );
           if (before.name !== input.name)
             w.run('UPDATE devices SET type = ? WHERE device_profile_id = ?', [input.name, id]);
         } else {
           w.run(
-            `INSERT INTO device_profiles (id, created_time, name, description, is_default, type, transport_type, profile_data)
-             VALUES (?, ?, ?, ?, 0, 'DEFAULT', ?, ?)`,
-            [id, this.ctx.now(), input.name, input.description, input.transportType ?? 'DEFAULT', data],
+            `INSERT INTO device_profiles (id, created_time, name, description, is_default, type, transport_type,
+               profile_data, provision_type, provision_device_key)
+             VALUES (?, ?, ?, ?, 0, 'DEFAULT', ?, ?, ?, ?)`,
+            [
+              id,
+              this.ctx.now(),
+              input.name,
+              input.description,
+              input.transportType ?? 'DEFAULT',
+              data,
+              provisioning.type,
+              provisioning.key,
+            ],
           );
         }
         if (input.default) this.makeDefault(w, id);
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw invalidArgument(`Device profile with such name already exists!`);
+      if (isUniqueViolation(err)) {
+        if (/provision_device_key/.test((err as Error).message))
+          throw invalidArgument('Device profile with such provision device key already exists!');
+        throw invalidArgument(`Device profile with such name already exists!`);
+      }
       throw err;
     }
     return this.get(id);

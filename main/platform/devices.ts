@@ -1,6 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
 import type {
+  CredentialsType,
   Device,
   DeviceCredentials,
   SaveDeviceCredentialsRequest,
@@ -29,8 +30,62 @@ interface CredentialsRow {
   id: string;
   created_time: number;
   device_id: string;
-  credentials_type: 'ACCESS_TOKEN';
+  credentials_type: CredentialsType;
   credentials_id: string;
+  credentials_value: string | null;
+}
+
+/** MQTT_BASIC credentials as ThingsBoard keeps them (BasicMqttCredentials). */
+export interface BasicMqttCredentials {
+  clientId: string | null;
+  userName: string | null;
+  password: string | null;
+}
+
+/** A device's credentials to write: an access token, or MQTT basic credentials. */
+export type NewCredentials =
+  { type: 'ACCESS_TOKEN'; token: string } | { type: 'MQTT_BASIC'; basic: BasicMqttCredentials };
+
+const sha3 = (text: string) => createHash('sha3-256').update(text).digest('hex');
+const blank = (s: string | null | undefined): s is null | undefined | '' => !s;
+
+/**
+ * ThingsBoard's credentials id for MQTT basic credentials: the user name alone, a hash of the client id
+ * alone, or a hash of both; checked as ThingsBoard checks them (client id and password cannot go
+ * without a user name).
+ */
+export function mqttBasicCredentialsId(c: BasicMqttCredentials): string {
+  if (blank(c.clientId) && blank(c.userName))
+    throw invalidArgument('Both mqtt client id and user name are empty!');
+  if (!blank(c.clientId) && !blank(c.password) && blank(c.userName))
+    throw invalidArgument('Password cannot be specified along with client id');
+  if (blank(c.clientId)) return c.userName!;
+  if (blank(c.userName)) return sha3(c.clientId);
+  return sha3(`${c.clientId}|${c.userName}`);
+}
+
+function parseBasic(value: string | null): BasicMqttCredentials | undefined {
+  try {
+    const v = JSON.parse(value ?? '') as Record<string, unknown>;
+    const str = (x: unknown) => (typeof x === 'string' ? x : null);
+    return { clientId: str(v.clientId), userName: str(v.userName), password: str(v.password) };
+  } catch {
+    return undefined;
+  }
+}
+
+type BasicCheck = 'VALID' | 'HASH_MISMATCH' | 'PASSWORD_MISMATCH';
+
+function checkBasic(
+  stored: BasicMqttCredentials,
+  clientId: string,
+  userName: string,
+  password: string,
+): BasicCheck {
+  if (!blank(stored.clientId) && stored.clientId !== clientId) return 'HASH_MISMATCH';
+  if (!blank(stored.userName) && stored.userName !== userName) return 'HASH_MISMATCH';
+  if (!blank(stored.password)) return stored.password === password ? 'VALID' : 'PASSWORD_MISMATCH';
+  return 'VALID';
 }
 
 export class DeviceLimitError extends Error {
@@ -80,11 +135,47 @@ export class DeviceService {
     return this.ctx.db.get<DeviceRow>('SELECT * FROM devices WHERE name = ?', [name]);
   }
 
+  /** The device an access token belongs to (MQTT basic credentials are not access tokens). */
   findRowByToken(token: string): DeviceRow | undefined {
     return this.ctx.db.get<DeviceRow>(
-      'SELECT d.* FROM devices d JOIN device_credentials c ON c.device_id = d.id WHERE c.credentials_id = ?',
+      `SELECT d.* FROM devices d JOIN device_credentials c ON c.device_id = d.id
+       WHERE c.credentials_id = ? AND c.credentials_type = 'ACCESS_TOKEN'`,
       [token],
     );
+  }
+
+  /**
+   * An MQTT CONNECT's device, as ThingsBoard finds it: by client id alone when there is no user name;
+   * else by client id and user name, falling back to the user name alone (an access token, or MQTT basic
+   * credentials with a user name only). A wrong password refuses at once.
+   */
+  findRowByMqttCredentials(clientId: string, userName: string, password: string): DeviceRow | undefined {
+    const byId = (credentialsId: string) =>
+      this.ctx.db.get<DeviceRow & { c_type: CredentialsType; c_value: string | null }>(
+        `SELECT d.*, c.credentials_type AS c_type, c.credentials_value AS c_value FROM devices d
+         JOIN device_credentials c ON c.device_id = d.id WHERE c.credentials_id = ?`,
+        [credentialsId],
+      );
+    const basicOk = (row: ReturnType<typeof byId>): BasicCheck => {
+      const stored = row?.c_type === 'MQTT_BASIC' ? parseBasic(row.c_value) : undefined;
+      return stored ? checkBasic(stored, clientId, userName, password) : 'HASH_MISMATCH';
+    };
+    const strip = (row: NonNullable<ReturnType<typeof byId>>): DeviceRow => {
+      const { c_type: _t, c_value: _v, ...device } = row;
+      return device;
+    };
+    if (blank(userName)) {
+      const row = byId(sha3(clientId));
+      return row && basicOk(row) === 'VALID' ? strip(row) : undefined;
+    }
+    const both = byId(sha3(`${clientId}|${userName}`));
+    const check = basicOk(both);
+    if (check === 'VALID') return strip(both!);
+    if (check === 'PASSWORD_MISMATCH') return undefined;
+    const row = byId(userName);
+    if (!row) return undefined;
+    if (row.c_type === 'ACCESS_TOKEN') return strip(row);
+    return basicOk(row) === 'VALID' ? strip(row) : undefined;
   }
 
   /** The device a principal may see, or 404 / 403. */
@@ -164,7 +255,7 @@ export class DeviceService {
       customerId: string | null;
       info: string;
     },
-    accessToken?: string,
+    credentials?: string | NewCredentials,
   ): string {
     const id = randomUUID();
     const now = this.ctx.now();
@@ -173,9 +264,14 @@ export class DeviceService {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       [id, now, d.name, d.profileName, d.label, d.profileId, d.customerId, d.info],
     );
+    const c: NewCredentials =
+      typeof credentials === 'object'
+        ? credentials
+        : { type: 'ACCESS_TOKEN', token: credentials ?? generateAccessToken() };
     w.run(
-      `INSERT INTO device_credentials (id, created_time, device_id, credentials_type, credentials_id) VALUES (?, ?, ?, 'ACCESS_TOKEN', ?)`,
-      [randomUUID(), now, id, accessToken ?? generateAccessToken()],
+      `INSERT INTO device_credentials (id, created_time, device_id, credentials_type, credentials_id, credentials_value)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+      [randomUUID(), now, id, ...credentialColumns(c)],
     );
     return id;
   }
@@ -248,9 +344,9 @@ export class DeviceService {
       id: { id: row.id },
       createdTime: row.created_time,
       deviceId: ref('DEVICE', row.device_id),
-      credentialsType: 'ACCESS_TOKEN',
+      credentialsType: row.credentials_type,
       credentialsId: row.credentials_id,
-      credentialsValue: null,
+      credentialsValue: row.credentials_value ?? null,
     };
   }
 
@@ -261,8 +357,9 @@ export class DeviceService {
   ): Promise<DeviceCredentials> {
     requireTenantAdmin(actor);
     const before = this.getCredentials(deviceId, actor);
+    const next = requestedCredentials(input);
     try {
-      await this.ctx.db.write((w) => this.writeCredentials(w, deviceId, input.credentialsId));
+      await this.ctx.db.write((w) => this.writeCredentials(w, deviceId, next));
     } catch (err) {
       if (isUniqueViolation(err))
         throw invalidArgument('Device credentials are already assigned to another device!');
@@ -271,7 +368,7 @@ export class DeviceService {
     this.ctx.events.emit('credentialsChanged', {
       deviceId,
       oldToken: before.credentialsId,
-      newToken: input.credentialsId,
+      newToken: credentialColumns(next)[1],
     });
     return this.getCredentials(deviceId, actor);
   }
@@ -330,8 +427,13 @@ export class DeviceService {
     return Number(this.ctx.db.get<{ n: number }>(sql)?.n ?? 0);
   }
 
-  private writeCredentials(w: Writer, deviceId: string, token: string): void {
-    w.run('UPDATE device_credentials SET credentials_id = ? WHERE device_id = ?', [token, deviceId]);
+  private writeCredentials(w: Writer, deviceId: string, credentials: string | NewCredentials): void {
+    const c: NewCredentials =
+      typeof credentials === 'string' ? { type: 'ACCESS_TOKEN', token: credentials } : credentials;
+    w.run(
+      'UPDATE device_credentials SET credentials_type = ?, credentials_id = ?, credentials_value = ? WHERE device_id = ?',
+      [...credentialColumns(c), deviceId],
+    );
   }
 
   private resolveProfile(w: Writer, input: SaveDeviceRequest): { id: string; name: string } {
@@ -347,4 +449,25 @@ export class DeviceService {
     if (!def) throw invalidArgument('No default device profile');
     return def;
   }
+}
+
+/** credentials_type, credentials_id, credentials_value of new credentials. */
+function credentialColumns(c: NewCredentials): [CredentialsType, string, string | null] {
+  if (c.type === 'ACCESS_TOKEN') return ['ACCESS_TOKEN', c.token, null];
+  return ['MQTT_BASIC', mqttBasicCredentialsId(c.basic), JSON.stringify(c.basic)];
+}
+
+/** A credentials save request as new credentials, checked as ThingsBoard checks it. */
+function requestedCredentials(input: SaveDeviceCredentialsRequest): NewCredentials {
+  if (input.credentialsType === 'MQTT_BASIC') {
+    const basic = parseBasic(input.credentialsValue ?? null);
+    if (!basic) throw invalidArgument('Invalid credentials body for simple mqtt credentials!');
+    return { type: 'MQTT_BASIC', basic };
+  }
+  const token = input.credentialsId ?? '';
+  if (!/^\S+$/.test(token) || token.length > 255)
+    throw invalidArgument(
+      'Device credentials id (the access token) must be 1..255 characters without spaces',
+    );
+  return { type: 'ACCESS_TOKEN', token };
 }

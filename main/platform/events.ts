@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { AttributeScope } from '../../shared/schemas/telemetry.ts';
+import type { TransportLimits } from '../../shared/schemas/transport-limits.ts';
 
 /** What the platform announces once it is durable; the WebSocket and (later) the rule engine listen. */
 export interface PlatformEventMap {
@@ -9,6 +10,7 @@ export interface PlatformEventMap {
   deviceSaved: [{ deviceId: string; created: boolean }];
   deviceDeleted: [{ deviceId: string; name: string }];
   credentialsChanged: [{ deviceId: string; oldToken: string | null; newToken: string }];
+  transportLimitsChanged: [TransportLimits];
 }
 
 export class PlatformEvents extends EventEmitter<PlatformEventMap> {}

@@ -122,4 +122,13 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    version: 7,
+    name: 'device provisioning',
+    up(w) {
+      w.run(`ALTER TABLE device_profiles ADD COLUMN provision_type TEXT NOT NULL DEFAULT 'DISABLED'`);
+      w.run('ALTER TABLE device_profiles ADD COLUMN provision_device_key TEXT');
+      w.run('CREATE UNIQUE INDEX device_profiles_provision_key ON device_profiles(provision_device_key)');
+    },
+  },
 ];

@@ -6,9 +6,11 @@ import type { PlatformContext } from './context.ts';
 import { CustomerService } from './customers.ts';
 import { DeviceProfileService } from './device-profiles.ts';
 import { DeviceService } from './devices.ts';
+import { ProvisionService } from './provisioning.ts';
 import { RpcService } from './rpc.ts';
 import { ScenarioService } from './scenarios.ts';
 import { TelemetryService } from './telemetry.ts';
+import { TransportLimitsService } from './transport-limits.ts';
 import { UserService } from './users.ts';
 
 export interface Services {
@@ -24,6 +26,8 @@ export interface Services {
   claims: ClaimService;
   edges: EdgeService;
   scenarios: ScenarioService;
+  provisioning: ProvisionService;
+  transportLimits: TransportLimitsService;
 }
 
 export interface ServiceSettings {
@@ -45,6 +49,7 @@ export function createServices(
   const profiles = new DeviceProfileService(ctx);
   const apiKeys = new ApiKeyService(ctx);
   const devices = new DeviceService(ctx, profiles);
+  const telemetry = new TelemetryService(ctx);
   return {
     ctx,
     users,
@@ -55,7 +60,9 @@ export function createServices(
     claims: new ClaimService(ctx, devices, settings.claimDurationMs),
     edges: new EdgeService(ctx, devices),
     scenarios: new ScenarioService(ctx),
-    telemetry: new TelemetryService(ctx),
+    telemetry,
+    provisioning: new ProvisionService(ctx, { profiles, devices, telemetry }),
+    transportLimits: new TransportLimitsService(ctx),
     apiKeys,
     auth: new AuthService(ctx, { users, apiKeys, signingKey }, authSettings),
   };

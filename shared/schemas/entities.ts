@@ -33,6 +33,13 @@ export const SaveCustomerRequest = Type.Object({
 });
 export type SaveCustomerRequest = Static<typeof SaveCustomerRequest>;
 
+export const ProvisionType = Type.Union([
+  Type.Literal('DISABLED'),
+  Type.Literal('ALLOW_CREATE_NEW_DEVICES'),
+  Type.Literal('CHECK_PRE_PROVISIONED_DEVICES'),
+]);
+export type ProvisionType = Static<typeof ProvisionType>;
+
 export const DeviceProfile = Type.Object({
   id: EntityId('DEVICE_PROFILE'),
   createdTime: Type.Integer(),
@@ -41,7 +48,10 @@ export const DeviceProfile = Type.Object({
   description: Nullable(Type.String()),
   type: Type.Literal('DEFAULT'),
   transportType: Type.String(),
-  provisionType: Type.String(),
+  provisionType: Type.String({
+    description: 'DISABLED, ALLOW_CREATE_NEW_DEVICES or CHECK_PRE_PROVISIONED_DEVICES',
+  }),
+  provisionDeviceKey: Nullable(Type.String()),
   default: Type.Boolean(),
   defaultRuleChainId: Nullable(EntityId('RULE_CHAIN')),
   profileData: Info,
@@ -54,6 +64,8 @@ export const SaveDeviceProfileRequest = Type.Object({
   description: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
   type: Type.Optional(Type.Literal('DEFAULT')),
   transportType: Type.Optional(Type.String({ maxLength: 32 })),
+  provisionType: Type.Optional(ProvisionType),
+  provisionDeviceKey: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   default: Type.Optional(Type.Boolean()),
   profileData: Type.Optional(Nullable(Info)),
 });
@@ -83,21 +95,30 @@ export const SaveDeviceRequest = Type.Object({
 });
 export type SaveDeviceRequest = Static<typeof SaveDeviceRequest>;
 
+export const CredentialsType = Type.Union([Type.Literal('ACCESS_TOKEN'), Type.Literal('MQTT_BASIC')]);
+export type CredentialsType = Static<typeof CredentialsType>;
+
 export const DeviceCredentials = Type.Object({
   id: Type.Object({ id: Type.String() }),
   createdTime: Type.Integer(),
   deviceId: EntityId('DEVICE'),
-  credentialsType: Type.Literal('ACCESS_TOKEN'),
-  credentialsId: Type.String({ description: 'The access token' }),
-  credentialsValue: Type.Null(),
+  credentialsType: CredentialsType,
+  credentialsId: Type.String({
+    description: 'ACCESS_TOKEN: the access token; MQTT_BASIC: derived from the client id and user name',
+  }),
+  credentialsValue: Nullable(
+    Type.String({
+      description: 'MQTT_BASIC: {"clientId":"..","userName":"..","password":".."} as a JSON string',
+    }),
+  ),
 });
 export type DeviceCredentials = Static<typeof DeviceCredentials>;
 
 export const SaveDeviceCredentialsRequest = Type.Object({
   id: Type.Optional(Type.Object({ id: Type.String() })),
   deviceId: Type.Optional(RefInput('DEVICE')),
-  credentialsType: Type.Optional(Type.Literal('ACCESS_TOKEN')),
-  credentialsId: Type.String({ minLength: 1, maxLength: 255, pattern: '^\\S+$' }),
-  credentialsValue: Type.Optional(Type.Null()),
+  credentialsType: Type.Optional(CredentialsType),
+  credentialsId: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  credentialsValue: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
 });
 export type SaveDeviceCredentialsRequest = Static<typeof SaveDeviceCredentialsRequest>;

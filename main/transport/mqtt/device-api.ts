@@ -1,13 +1,24 @@
 import type { AttributeScope } from '../../../shared/schemas/telemetry.ts';
 import { parseAttributes, parseTelemetry } from '../../platform/telemetry-payload.ts';
-import { isObject, MqttError, parseJsonPayload, payloadInvalid, ReasonCode } from './mqtt-error.ts';
-import { sendJson, type Session } from './session-registry.ts';
 import {
   clientRpcRequest,
+  consumeLimit,
+  isSessionLimitsRequest,
+  ownScope,
   postAttributes,
   postTelemetry,
-  type TransportContext,
-} from './transport-context.ts';
+  sessionLimits,
+  type TransportCore,
+} from '../device-messages.ts';
+import {
+  isObject,
+  TransportError,
+  parseJsonPayload,
+  payloadInvalid,
+  ReasonCode,
+} from '../transport-error.ts';
+import { sendJson, type Session } from './session-registry.ts';
+import type { TransportContext } from './transport-context.ts';
 
 const ATTRIBUTE_REQUEST = /^v1\/devices\/me\/attributes\/request\/(\d+)$/;
 const RPC_RESPONSE = /^v1\/devices\/me\/rpc\/response\/(\d+)$/;
@@ -35,7 +46,7 @@ function rpcAnswer(payload: Buffer): unknown {
 
 /** Attribute values of one scope as a {key: value} object. */
 export function attributeValues(
-  ctx: TransportContext,
+  ctx: TransportCore,
   deviceId: string,
   scope: AttributeScope,
   keys?: string[],
@@ -53,16 +64,17 @@ export async function handleDeviceTopic(
   payload: Buffer,
 ): Promise<boolean> {
   const device = session.device;
+  const scope = ownScope(device, session.gateway);
   if (topic === 'v1/devices/me/telemetry') {
     const parsed = parseTelemetry(parseJsonPayload(payload), Date.now());
     if (!parsed.ok) throw payloadInvalid(parsed.error);
-    await postTelemetry(ctx, device, parsed.value);
+    await postTelemetry(ctx, device, parsed.value, scope);
     return true;
   }
   if (topic === 'v1/devices/me/attributes') {
     const parsed = parseAttributes(parseJsonPayload(payload));
     if (!parsed.ok) throw payloadInvalid(parsed.error);
-    await postAttributes(ctx, device, parsed.value);
+    await postAttributes(ctx, device, parsed.value, scope);
     return true;
   }
   let m = ATTRIBUTE_REQUEST.exec(topic);
@@ -70,6 +82,7 @@ export async function handleDeviceTopic(
     const body = payload.length ? parseJsonPayload(payload) : {};
     if (!isObject(body))
       throw payloadInvalid('An attribute request is a JSON object {"clientKeys":"a,b","sharedKeys":"c"}');
+    consumeLimit(ctx, device, scope);
     ctx.activity.touch(device);
     try {
       const clientKeys = keyList(body.clientKeys);
@@ -80,12 +93,13 @@ export async function handleDeviceTopic(
       if (all || sharedKeys) answer.shared = attributeValues(ctx, device.id, 'SHARED_SCOPE', sharedKeys);
       sendJson(session, `v1/devices/me/attributes/response/${m[1]}`, answer);
     } catch (err) {
-      throw new MqttError(ReasonCode.IMPLEMENTATION_SPECIFIC_ERROR, (err as Error).message);
+      throw new TransportError(ReasonCode.IMPLEMENTATION_SPECIFIC_ERROR, (err as Error).message);
     }
     return true;
   }
   m = RPC_RESPONSE.exec(topic);
   if (m) {
+    consumeLimit(ctx, device, scope);
     ctx.activity.touch(device);
     ctx.services.rpc.respond(device.id, Number(m[1]), rpcAnswer(payload));
     return true;
@@ -95,12 +109,17 @@ export async function handleDeviceTopic(
     const body = parseJsonPayload(payload);
     if (!isObject(body) || typeof body.method !== 'string')
       throw payloadInvalid('A client RPC request is {"method":"..","params":{..}}');
-    await clientRpcRequest(ctx, device, m[1]!, body);
+    if (isSessionLimitsRequest(body)) {
+      sendJson(session, `v1/devices/me/rpc/response/${m[1]}`, sessionLimits(ctx, session.gateway));
+      return true;
+    }
+    await clientRpcRequest(ctx, device, m[1]!, body, scope);
     return true;
   }
   if (topic === 'v1/devices/me/claim') {
     const body = payload.length ? parseJsonPayload(payload) : {};
     if (!isObject(body)) throw payloadInvalid('A claim is a JSON object {"secretKey":"..","durationMs":N}');
+    consumeLimit(ctx, device, scope);
     ctx.activity.touch(device);
     await ctx.services.claims.allowClaim(device, body.secretKey, body.durationMs);
     return true;

@@ -1,9 +1,16 @@
 import { DeviceLimitError, type DeviceRow } from '../../platform/devices.ts';
 import type { TsEntry } from '../../platform/telemetry-repository.ts';
 import { attributeValues } from './device-api.ts';
-import { isObject, MqttError, parseJsonPayload, payloadInvalid, ReasonCode } from './mqtt-error.ts';
+import {
+  isObject,
+  TransportError,
+  parseJsonPayload,
+  payloadInvalid,
+  ReasonCode,
+} from '../transport-error.ts';
 import { sendJson, type Session } from './session-registry.ts';
-import { postAttributes, postTelemetry, type TransportContext } from './transport-context.ts';
+import { consumeLimit, postAttributes, postTelemetry, viaGatewayScope } from '../device-messages.ts';
+import type { TransportContext } from './transport-context.ts';
 
 function deviceNameOf(body: Record<string, unknown>): string {
   if (typeof body.device !== 'string' || body.device === '')
@@ -35,8 +42,8 @@ export async function connectSubDevice(
       ctx.deviceLimit,
     );
   } catch (err) {
-    if (err instanceof DeviceLimitError) throw new MqttError(ReasonCode.QUOTA_EXCEEDED, err.message);
-    throw new MqttError(ReasonCode.UNSPECIFIED_ERROR, (err as Error).message);
+    if (err instanceof DeviceLimitError) throw new TransportError(ReasonCode.QUOTA_EXCEEDED, err.message);
+    throw new TransportError(ReasonCode.UNSPECIFIED_ERROR, (err as Error).message);
   }
   ctx.registry.connectSubDevice(session, device);
   ctx.activity.connected(device);
@@ -71,10 +78,13 @@ export async function handleGatewayTopic(
   payload: Buffer,
 ): Promise<boolean> {
   ctx.activity.touch(session.device);
+  const scope = viaGatewayScope(session.device);
   switch (topic) {
     case 'v1/gateway/connect': {
       const body = objectPayload(payload, '{"device":"name","type":"profile"}');
-      await connectSubDevice(ctx, session, deviceNameOf(body), body.type);
+      const name = deviceNameOf(body);
+      consumeLimit(ctx, session.subDevices.get(name) ?? session.device, scope);
+      await connectSubDevice(ctx, session, name, body.type);
       return true;
     }
     case 'v1/gateway/disconnect': {
@@ -91,7 +101,7 @@ export async function handleGatewayTopic(
           if (!Array.isArray(list)) return;
           const entries = gatewayEntries(list, now);
           const device = await connectSubDevice(ctx, session, name);
-          if (entries.length) await postTelemetry(ctx, device, entries);
+          if (entries.length) await postTelemetry(ctx, device, entries, scope);
         }),
       );
       return true;
@@ -104,7 +114,7 @@ export async function handleGatewayTopic(
       await Promise.all(
         Object.entries(body).map(async ([name, values]) => {
           const device = await connectSubDevice(ctx, session, name);
-          await postAttributes(ctx, device, values as Record<string, unknown>);
+          await postAttributes(ctx, device, values as Record<string, unknown>, scope);
         }),
       );
       return true;
@@ -116,15 +126,16 @@ export async function handleGatewayTopic(
         throw payloadInvalid("'id' must be an integer");
       // A request that asks for nothing is refused before it can connect (and so create) the device.
       if (!asksForKeys(body))
-        throw new MqttError(
+        throw new TransportError(
           ReasonCode.IMPLEMENTATION_SPECIFIC_ERROR,
           "Give 'key' or 'keys' (or 'client'/'shared' arrays)",
         );
       const device = await connectSubDevice(ctx, session, name);
+      consumeLimit(ctx, device, scope);
       try {
         sendJson(session, 'v1/gateway/attributes/response', answerAttributeRequest(ctx, device, body));
       } catch (err) {
-        throw new MqttError(ReasonCode.IMPLEMENTATION_SPECIFIC_ERROR, (err as Error).message);
+        throw new TransportError(ReasonCode.IMPLEMENTATION_SPECIFIC_ERROR, (err as Error).message);
       }
       return true;
     }
@@ -133,6 +144,7 @@ export async function handleGatewayTopic(
       const name = deviceNameOf(body);
       if (typeof body.id !== 'number') throw payloadInvalid("'id' must be the request's integer id");
       const device = await connectSubDevice(ctx, session, name);
+      consumeLimit(ctx, device, scope);
       ctx.services.rpc.respond(device.id, body.id, body.data ?? null);
       return true;
     }
@@ -141,6 +153,7 @@ export async function handleGatewayTopic(
       await Promise.all(
         Object.entries(body).map(async ([name, claim]) => {
           const device = await connectSubDevice(ctx, session, name);
+          consumeLimit(ctx, device, scope);
           const c = isObject(claim) ? claim : {};
           await ctx.services.claims.allowClaim(device, c.secretKey, c.durationMs);
         }),

@@ -3,14 +3,19 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { DeviceRow } from '../../platform/devices.ts';
 import type { RpcRequest } from '../../platform/rpc.ts';
-import type { Services } from '../../platform/services.ts';
 import { parseJson } from '../../platform/paging.ts';
-import type { RuleEngine } from '../../rule-engine/rule-engine.ts';
-import { DeviceActivity } from './device-activity.ts';
+import type { TransportCore } from '../device-messages.ts';
+import { RateLimitedError, ReasonCode, TransportError } from '../transport-error.ts';
 import { handleDeviceTopic } from './device-api.ts';
 import { handleGatewayTopic } from './gateway-api.ts';
-import { MqttError, ReasonCode } from './mqtt-error.ts';
-import { PLATFORM_BROKER_ID, sendJson, SessionRegistry, type Session } from './session-registry.ts';
+import { handleProvisionPublish, isProvisionConnect, PROVISION_RESPONSE_TOPIC } from './provision-session.ts';
+import {
+  PLATFORM_BROKER_ID,
+  publishUnsubscribed,
+  sendJson,
+  SessionRegistry,
+  type Session,
+} from './session-registry.ts';
 import { maySubscribe } from './topic-filter.ts';
 import type { TransportContext } from './transport-context.ts';
 
@@ -18,8 +23,6 @@ export interface MqttOptions {
   host: string;
   port: number;
   maxPacketBytes: number;
-  deviceLimit: number;
-  inactivityTimeoutMs: number;
 }
 
 export interface MqttTransport {
@@ -37,27 +40,34 @@ const badCredentials = (): AuthenticateError =>
  * clients; every publish is handled as ThingsBoard's device or gateway API, and the platform sends to a
  * session only what it subscribed to.
  */
-export async function setupMqttTransport(
-  services: Services,
-  engine: RuleEngine,
-  options: MqttOptions,
-): Promise<MqttTransport> {
+export async function setupMqttTransport(core: TransportCore, options: MqttOptions): Promise<MqttTransport> {
+  const { services, engine, activity } = core;
   const registry = new SessionRegistry();
-  const activity = new DeviceActivity(services, engine, options.inactivityTimeoutMs);
-  const ctx: TransportContext = { services, engine, registry, activity, deviceLimit: options.deviceLimit };
+  const ctx: TransportContext = { ...core, registry };
   const authenticated = new WeakMap<Client, DeviceRow>();
+  // Sessions of the user name (or client id) "provision": they may only ask for credentials.
+  const provisioners = new WeakSet<Client>();
 
   const broker = await Aedes.createBroker({
     maximumPacketSize: options.maxPacketBytes,
     drainTimeout: 30_000,
     maxClientsIdLength: 256,
-    authenticate(client, username, _password, done) {
-      const device = username ? services.devices.findRowByToken(username) : undefined;
+    authenticate(client, username, password, done) {
+      if (isProvisionConnect(client.id, username)) {
+        provisioners.add(client);
+        return done(null, true);
+      }
+      const device = services.devices.findRowByMqttCredentials(
+        client.id ?? '',
+        username ?? '',
+        password ? password.toString('utf8') : '',
+      );
       if (!device) return done(badCredentials(), false);
       authenticated.set(client, device);
       done(null, true);
     },
     authorizeSubscribe(client, sub, done) {
+      if (provisioners.has(client)) return done(null, sub.topic === PROVISION_RESPONSE_TOPIC ? sub : null);
       const session = registry.get(client);
       // done(null, null) refuses this one filter with a SUBACK failure code (0x87 on v5, 0x80 on 3.1.1);
       // done(err) would fail the whole SUBSCRIBE and drop the connection.
@@ -75,18 +85,24 @@ export async function setupMqttTransport(
       return packet.brokerId === PLATFORM_BROKER_ID ? packet : null;
     },
     authorizePublish(client, packet, done) {
-      const session = client ? registry.get(client) : undefined;
-      if (!session) return done(new MqttError(ReasonCode.NOT_AUTHORIZED, 'Not connected'));
       packet.retain = false;
       const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+      const refuse = (err: unknown) =>
+        done(
+          err instanceof TransportError
+            ? err
+            : new TransportError(ReasonCode.UNSPECIFIED_ERROR, (err as Error).message),
+        );
+      if (client && provisioners.has(client)) {
+        handleProvisionPublish(ctx, client, packet.topic, payload).then(() => done(null), refuse);
+        return;
+      }
+      const session = client ? registry.get(client) : undefined;
+      if (!session) return done(new TransportError(ReasonCode.NOT_AUTHORIZED, 'Not connected'));
       route(ctx, session, packet.topic, payload).then(
         () => done(null),
         (err: unknown) =>
-          done(
-            err instanceof MqttError
-              ? err
-              : new MqttError(ReasonCode.UNSPECIFIED_ERROR, (err as Error).message),
-          ),
+          err instanceof RateLimitedError ? rateLimited(session, packet.topic, err, done) : refuse(err),
       );
     },
   });
@@ -99,6 +115,13 @@ export async function setupMqttTransport(
     activity.connected(device);
   });
   broker.on('clientDisconnect', (client) => closeSession(client));
+  // A provisioning session ends a minute after it connected, as ThingsBoard's does after its answer.
+  broker.on('client', (client) => {
+    if (!provisioners.has(client)) return;
+    const timer = setTimeout(() => client.close(), 60_000);
+    timer.unref();
+    client.conn.once('close', () => clearTimeout(timer));
+  });
   broker.on('clientError', () => undefined);
   broker.on('connectionError', () => undefined);
 
@@ -142,7 +165,6 @@ export async function setupMqttTransport(
     if (gw && name) sendJson(gw, 'v1/gateway/attributes', { device: name, data: {}, deleted: keys });
   };
   const onDeviceGone = ({ deviceId }: { deviceId: string }) => {
-    activity.forget(deviceId);
     for (const s of registry.forgetDevice(deviceId)) s.client.close();
   };
   const onCredentials = ({ deviceId }: { deviceId: string }) => {
@@ -186,11 +208,43 @@ export async function setupMqttTransport(
       services.ctx.events.off('attributesDeleted', onAttributesDeleted);
       services.ctx.events.off('deviceDeleted', onDeviceGone);
       services.ctx.events.off('credentialsChanged', onCredentials);
-      activity.stop();
       await new Promise<void>((resolve) => broker.close(() => resolve()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A publish a rate limit refused, answered as ThingsBoard's MQTT transport does: for a device behind a
+ * gateway, PUBACK 0x97 (v5, with v1/gateway/disconnect {device, reason: 150} before it) and the
+ * gateway's connection ends; for a device's (or a gateway's) own message, the connection ends (v5:
+ * DISCONNECT 0x83, whose reason string names the limit).
+ */
+function rateLimited(
+  session: Session,
+  topic: string,
+  err: RateLimitedError,
+  done: (err?: Error | null) => void,
+): void {
+  const client = session.client;
+  if (client.version !== 5) return done(err);
+  if (session.gateway && topic.startsWith('v1/gateway/')) {
+    if (err.deviceName)
+      publishUnsubscribed(session, 'v1/gateway/disconnect', {
+        device: err.deviceName,
+        reason: ReasonCode.MESSAGE_RATE_TOO_HIGH,
+      });
+    done(err);
+    client.disconnect({
+      reasonCode: ReasonCode.MESSAGE_RATE_TOO_HIGH,
+      properties: { reasonString: err.message },
+    });
+    return;
+  }
+  client.disconnect(
+    { reasonCode: ReasonCode.IMPLEMENTATION_SPECIFIC_ERROR, properties: { reasonString: err.message } },
+    () => done(err),
+  );
 }
 
 async function route(ctx: TransportContext, session: Session, topic: string, payload: Buffer): Promise<void> {
@@ -199,5 +253,5 @@ async function route(ctx: TransportContext, session: Session, topic: string, pay
   } else if (await handleDeviceTopic(ctx, session, topic, payload)) {
     return;
   }
-  throw new MqttError(ReasonCode.TOPIC_NAME_INVALID, `Unknown topic '${topic}'`);
+  throw new TransportError(ReasonCode.TOPIC_NAME_INVALID, `Unknown topic '${topic}'`);
 }

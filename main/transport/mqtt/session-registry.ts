@@ -98,6 +98,27 @@ export class SessionRegistry {
   }
 }
 
+/** Writes a JSON message to a client whether or not it subscribed (ThingsBoard's own answers, e.g. provisioning). */
+export function writeJson(client: Client, topic: string, body: unknown, qos: 0 | 1 = 1): void {
+  if (client.closed) return;
+  client.publish(
+    {
+      cmd: 'publish',
+      topic,
+      payload: Buffer.from(JSON.stringify(body)),
+      qos,
+      retain: false,
+      dup: false,
+      brokerId: PLATFORM_BROKER_ID,
+    } as Parameters<Client['publish']>[0],
+    noop,
+  );
+}
+
+export function publishUnsubscribed(session: Session, topic: string, body: unknown): void {
+  writeJson(session.client, topic, body);
+}
+
 /** Sends a JSON message to one session on a topic it subscribed to; false if it did not. */
 export function sendJson(session: Session, topic: string, body: unknown): boolean {
   let qos = -1;

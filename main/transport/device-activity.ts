@@ -1,7 +1,7 @@
-import type { DeviceRow } from '../../platform/devices.ts';
-import type { Services } from '../../platform/services.ts';
-import type { RuleEngine } from '../../rule-engine/rule-engine.ts';
-import { newMsg } from '../../platform/tb-msg.ts';
+import type { DeviceRow } from '../platform/devices.ts';
+import type { Services } from '../platform/services.ts';
+import type { RuleEngine } from '../rule-engine/rule-engine.ts';
+import { newMsg } from '../platform/tb-msg.ts';
 
 interface ActivityState {
   device: DeviceRow;

@@ -1,0 +1,139 @@
+import type { SessionLimits } from '../../shared/schemas/transport-limits.ts';
+import type { DeviceRow } from '../platform/devices.ts';
+import type { Services } from '../platform/services.ts';
+import { newMsg } from '../platform/tb-msg.ts';
+import type { TsEntry } from '../platform/telemetry-repository.ts';
+import type { RuleEngine } from '../rule-engine/rule-engine.ts';
+import type { DeviceActivity } from './device-activity.ts';
+import type { LimitScope, TransportLimiter } from './rate-limiter.ts';
+import { RateLimitedError, ReasonCode, TransportError } from './transport-error.ts';
+
+/** ThingsBoard's transport.mqtt.msg_queue_size_per_device_limit, which it reports as maxInflightMessages. */
+const MAX_INFLIGHT_MESSAGES = 100;
+
+/** What every transport (MQTT, HTTP) hands a device's messages to: one path into the rule engine. */
+export interface TransportCore {
+  services: Services;
+  engine: RuleEngine;
+  activity: DeviceActivity;
+  limiter: TransportLimiter;
+  deviceLimit: number;
+  /** the largest payload the transports take, reported by getSessionLimits */
+  maxPayloadSize: number;
+}
+
+/** The bucket a device's own message counts against: a gateway's own, or a device's. */
+export function ownScope(device: DeviceRow, gateway: boolean): LimitScope {
+  return { level: gateway ? 'gatewayDevice' : 'device', id: device.id };
+}
+
+/** The bucket of a message a gateway sends for a device behind it: shared by all of that gateway's devices. */
+export function viaGatewayScope(gateway: DeviceRow): LimitScope {
+  return { level: 'gateway', id: gateway.id };
+}
+
+/** Counts a message against the rate limits; throws RateLimitedError (and counts it) when one refuses it. */
+export function consumeLimit(
+  core: TransportCore,
+  device: DeviceRow,
+  scope: LimitScope,
+  dataPoints = 0,
+): void {
+  if (!core.limiter.enabled) return;
+  const hit = core.limiter.consume(scope, dataPoints);
+  if (hit === null) return;
+  core.limiter.recordRefused(device.id, hit);
+  throw new RateLimitedError(hit, device.name);
+}
+
+function deviceMetadata(device: DeviceRow, extra: Record<string, string> = {}): Record<string, string> {
+  return { deviceName: device.name, deviceType: device.type, ...extra };
+}
+
+async function processAll(core: TransportCore, msgs: ReturnType<typeof newMsg>[]): Promise<void> {
+  const results = await Promise.all(msgs.map((m) => core.engine.process(m)));
+  const errors = results.flat();
+  if (errors.length) throw new TransportError(ReasonCode.UNSPECIFIED_ERROR, errors.join('; '));
+}
+
+/** One POST_TELEMETRY_REQUEST per timestamp, as ThingsBoard's transport does; resolves once stored. */
+export async function postTelemetry(
+  core: TransportCore,
+  device: DeviceRow,
+  entries: TsEntry[],
+  scope: LimitScope,
+): Promise<void> {
+  if (core.limiter.enabled) {
+    let dataPoints = 0;
+    for (const e of entries) dataPoints += Object.keys(e.values).length;
+    consumeLimit(core, device, scope, Math.max(1, dataPoints));
+  }
+  core.activity.touch(device);
+  const byTs = new Map<number, Record<string, unknown>>();
+  for (const e of entries) {
+    if (Object.keys(e.values).length === 0) continue;
+    byTs.set(e.ts, { ...byTs.get(e.ts), ...e.values });
+  }
+  const origin = { entityType: 'DEVICE', id: device.id };
+  await processAll(
+    core,
+    [...byTs].map(([ts, values]) =>
+      newMsg('POST_TELEMETRY_REQUEST', origin, values, deviceMetadata(device, { ts: String(ts) })),
+    ),
+  );
+}
+
+export async function postAttributes(
+  core: TransportCore,
+  device: DeviceRow,
+  values: Record<string, unknown>,
+  scope: LimitScope,
+): Promise<void> {
+  consumeLimit(core, device, scope);
+  core.activity.touch(device);
+  if (Object.keys(values).length === 0) return;
+  await processAll(core, [
+    newMsg(
+      'POST_ATTRIBUTES_REQUEST',
+      { entityType: 'DEVICE', id: device.id },
+      values,
+      deviceMetadata(device),
+    ),
+  ]);
+}
+
+/** ThingsBoard's transport answers this client-side RPC itself; it never reaches the rule engine. */
+export function isSessionLimitsRequest(body: { method?: unknown }): boolean {
+  return body.method === 'getSessionLimits';
+}
+
+/** The answer to getSessionLimits, in ThingsBoard's shape (a gateway also learns its devices' limits). */
+export function sessionLimits(core: TransportCore, gateway: boolean): SessionLimits {
+  const base = { maxPayloadSize: core.maxPayloadSize, maxInflightMessages: MAX_INFLIGHT_MESSAGES };
+  if (!gateway) return { ...base, rateLimits: core.limiter.specsFor('device') };
+  return {
+    ...base,
+    rateLimits: core.limiter.specsFor('gatewayDevice'),
+    gatewayRateLimits: core.limiter.specsFor('gateway'),
+  };
+}
+
+/** A client-side RPC request (other than getSessionLimits) for the rule engine: TO_SERVER_RPC_REQUEST. */
+export function clientRpcRequest(
+  core: TransportCore,
+  device: DeviceRow,
+  requestId: string,
+  body: unknown,
+  scope: LimitScope,
+): Promise<void> {
+  consumeLimit(core, device, scope);
+  core.activity.touch(device);
+  return processAll(core, [
+    newMsg(
+      'TO_SERVER_RPC_REQUEST',
+      { entityType: 'DEVICE', id: device.id },
+      body,
+      deviceMetadata(device, { requestId }),
+    ),
+  ]);
+}
