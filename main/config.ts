@@ -21,6 +21,8 @@ export interface PlatformConfig {
   /** 0 = unlimited; past it a gateway connect answers 0x97 */
   deviceLimit: number;
   inactivityTimeoutMs: number;
+  /** device HTTP API: how long a long poll (or a client-side RPC) waits by default (HTTP_REQUEST_TIMEOUT) */
+  httpRequestTimeoutMs: number;
   /** device.claim.duration */
   claimDurationMs: number;
   /** retrieved edge events not acknowledged within this go back to PENDING */
@@ -74,6 +76,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     mqttMaxPacketBytes: intFromEnv(env, 'SANDBOARD_MQTT_MAX_PACKET_BYTES', 65_536),
     deviceLimit: intFromEnv(env, 'SANDBOARD_DEVICE_LIMIT', 0),
     inactivityTimeoutMs: intFromEnv(env, 'SANDBOARD_INACTIVITY_TIMEOUT_SEC', 600) * 1000,
+    httpRequestTimeoutMs: intFromEnv(env, 'HTTP_REQUEST_TIMEOUT', 60_000),
     claimDurationMs: intFromEnv(env, 'DEVICE_CLAIM_DURATION', 86_400_000),
     edgeAckTimeoutMs: intFromEnv(env, 'SANDBOARD_EDGE_ACK_TIMEOUT_MS', 30_000),
     edgeDeliveredRetentionMs: intFromEnv(env, 'SANDBOARD_EDGE_DELIVERED_RETENTION_DAYS', 7) * 86_400_000,

@@ -13,6 +13,9 @@ import { registerDeviceRoutes } from './routes/device-routes.ts';
 import { registerEdgeRoutes } from './routes/edge-routes.ts';
 import { registerEdgeSimulatorRoutes } from './routes/edge-simulator-routes.ts';
 import type { RestConnectorManager } from '../connectors/rest-connector-manager.ts';
+import type { TransportCore } from '../transport/device-messages.ts';
+import { registerDeviceHttpRoutes } from '../transport/http/device-http-api.ts';
+import { registerTransportLimitsRoutes } from './routes/transport-limits-routes.ts';
 import { registerRestConnectorRoutes } from './routes/rest-connector-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
@@ -36,6 +39,8 @@ export interface ApiServerOptions {
   analytics?: Analytics;
   /** the app's REST connectors (gateway runtimes), for the REST Connector page */
   restConnectors?: RestConnectorManager;
+  /** the transports' core: with it, the device HTTP API (/api/v1/{token}/...) is served */
+  deviceTransport?: { core: TransportCore; defaultTimeoutMs: number };
 }
 
 /** The platform's Fastify app: REST with ThingsBoard's paths, the OpenAPI document and the explorer. */
@@ -94,6 +99,11 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   registerDemoRoutes(api, { services, ruleChains: deps.ruleChains, simulations, edgeSimulators });
   registerTableViewRoutes(api, { services, analytics: options.analytics });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
+  if (options.deviceTransport) {
+    const { core, defaultTimeoutMs } = options.deviceTransport;
+    await registerDeviceHttpRoutes(app, core, { defaultTimeoutMs });
+    registerTransportLimitsRoutes(api, { services, limiter: core.limiter });
+  }
   await registerExplorerRoutes(app);
   // The UI's own endpoints, its live WebSocket, and the built UI itself at /.
   const stats = new LiveStats(services, options.links);

@@ -16,7 +16,9 @@ export interface HttpServers {
 /** The platform's REST API (with the UI and the explorer) and the report API, listening. */
 export async function setupHttp(
   deps: RouteDeps,
-  options: Pick<ApiServerOptions, 'analytics' | 'links' | 'restConnectors'> & { analytics: Analytics },
+  options: Pick<ApiServerOptions, 'analytics' | 'links' | 'restConnectors' | 'deviceTransport'> & {
+    analytics: Analytics;
+  },
   config: PlatformConfig,
   life: Lifecycle,
 ): Promise<HttpServers> {

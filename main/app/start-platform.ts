@@ -64,6 +64,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
       {
         analytics,
         restConnectors,
+        deviceTransport: { core: transport, defaultTimeoutMs: config.httpRequestTimeoutMs },
         links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions },
       },
       config,

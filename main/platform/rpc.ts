@@ -39,12 +39,21 @@ const timeoutError = (ms: number, oneway: boolean) =>
 export class RpcService {
   private readonly pending = new Map<string, PendingRpc>();
   private readonly nextIds = new Map<string, number>();
-  private transport: RpcTransport | null = null;
+  private readonly transports: RpcTransport[] = [];
   private submit: ((msg: TbMsg) => void) | null = null;
 
   attach(transport: RpcTransport, submit: (msg: TbMsg) => void): void {
-    this.transport = transport;
+    this.transports.push(transport);
     this.submit = submit;
+  }
+
+  /** Another transport devices take RPC through (the device HTTP API's long polls). */
+  addTransport(transport: RpcTransport): () => void {
+    this.transports.push(transport);
+    return () => {
+      const i = this.transports.indexOf(transport);
+      if (i >= 0) this.transports.splice(i, 1);
+    };
   }
 
   call(
@@ -95,8 +104,8 @@ export class RpcService {
   dispatch(deviceId: string, requestId: number): void {
     const key = `${deviceId}:${requestId}`;
     const p = this.pending.get(key);
-    if (!p || p.delivered || !this.transport) return;
-    if (!this.transport.sendRpc(deviceId, p.request)) return;
+    if (!p || p.delivered) return;
+    if (!this.transports.some((t) => t.sendRpc(deviceId, p.request))) return;
     p.delivered = true;
     if (p.oneway) this.settle(key, null);
   }

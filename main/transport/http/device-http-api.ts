@@ -1,0 +1,311 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DeviceRow } from '../../platform/devices.ts';
+import { ErrorCode, PlatformError, unauthorized } from '../../platform/errors.ts';
+import { parseJson } from '../../platform/paging.ts';
+import { ProvisionPayloadError } from '../../platform/provisioning.ts';
+import type { RpcRequest } from '../../platform/rpc.ts';
+import { parseAttributes, parseTelemetry } from '../../platform/telemetry-payload.ts';
+import {
+  clientRpcRequest,
+  consumeLimit,
+  isSessionLimitsRequest,
+  ownScope,
+  postAttributes,
+  postTelemetry,
+  sessionLimits,
+  type TransportCore,
+} from '../device-messages.ts';
+import { provisionDevice } from '../provisioning.ts';
+import { RateLimitedError, ReasonCode, TransportError } from '../transport-error.ts';
+import { LongPolls } from './long-polls.ts';
+
+export interface DeviceHttpOptions {
+  /** a long poll's (and a client-side RPC's) wait when the request names none: HTTP_REQUEST_TIMEOUT */
+  defaultTimeoutMs: number;
+}
+
+/** ThingsBoard's transport.http.max_request_timeout. */
+const MAX_TIMEOUT_MS = 300_000;
+/** Long polls waiting at once, all devices together. */
+const MAX_WAITING = 1_000;
+
+type Query = { timeout?: string; clientKeys?: string; sharedKeys?: string };
+/** Every device route's path and query (requestId: POST rpc/{requestId} only). */
+type Route = { Params: { token: string; requestId?: string }; Querystring: Query };
+
+const httpError = (status: number, errorCode: number, message: string) =>
+  new PlatformError(status, errorCode, message);
+const requestTimeout = () =>
+  httpError(408, ErrorCode.GENERAL, 'Request timeout: nothing arrived within the timeout');
+
+/** A refused device message as an HTTP answer: 429 for a rate limit, 400 for a bad payload. */
+function asHttpError(err: unknown): unknown {
+  if (err instanceof RateLimitedError) return httpError(429, ErrorCode.TOO_MANY_REQUESTS, err.message);
+  if (err instanceof TransportError) {
+    if (err.reasonCode === ReasonCode.PAYLOAD_FORMAT_INVALID)
+      return httpError(400, ErrorCode.BAD_REQUEST_PARAMS, err.message);
+    return httpError(500, ErrorCode.GENERAL, err.message);
+  }
+  return err;
+}
+
+function jsonBody(body: unknown): unknown {
+  const text = typeof body === 'string' ? body : '';
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, `Invalid JSON: ${(err as Error).message}`);
+  }
+}
+
+function timeoutOf(query: Query, fallback: number): number {
+  if (query.timeout === undefined || query.timeout === '') return fallback;
+  const n = Number(query.timeout);
+  if (!Number.isInteger(n) || n < 0)
+    throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, "'timeout' must be a non-negative integer (ms)");
+  return n === 0 ? fallback : Math.min(n, MAX_TIMEOUT_MS);
+}
+
+const keyList = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean)
+    : undefined;
+
+/**
+ * ThingsBoard's device HTTP API (DeviceApiController) under /api/v1: the access token in the path, no
+ * login. Writes answer 200 once stored, through the same path into the rule engine as MQTT; long polls
+ * answer 408 when nothing came in time.
+ */
+export async function registerDeviceHttpRoutes(
+  app: FastifyInstance,
+  core: TransportCore,
+  options: DeviceHttpOptions,
+): Promise<void> {
+  const { services } = core;
+  const attributeUpdates = new LongPolls<Record<string, unknown>>(MAX_WAITING);
+  const rpcRequests = new LongPolls<RpcRequest>(MAX_WAITING);
+
+  const onAttributes = (e: { deviceId: string; scope: string; values: Record<string, unknown> }) => {
+    if (e.scope === 'SHARED_SCOPE') attributeUpdates.deliverAll(e.deviceId, e.values);
+  };
+  const onDeleted = (e: { deviceId: string; scope: string; keys: string[] }) => {
+    if (e.scope === 'SHARED_SCOPE') attributeUpdates.deliverAll(e.deviceId, { deleted: e.keys });
+  };
+  services.ctx.events.on('attributes', onAttributes);
+  services.ctx.events.on('attributesDeleted', onDeleted);
+  const detachRpc = services.rpc.addTransport({
+    sendRpc: (deviceId, request) => rpcRequests.deliverOne(deviceId, request),
+  });
+  app.addHook('onClose', async () => {
+    services.ctx.events.off('attributes', onAttributes);
+    services.ctx.events.off('attributesDeleted', onDeleted);
+    detachRpc();
+    attributeUpdates.endAll();
+    rpcRequests.endAll();
+  });
+
+  const deviceOf = (token: string): DeviceRow => {
+    const device = services.devices.findRowByToken(token);
+    if (!device) throw unauthorized('Invalid device access token');
+    return device;
+  };
+  const scopeOf = (device: DeviceRow) => ownScope(device, parseJson(device.additional_info).gateway === true);
+
+  /** Waits on a long poll; ends early (answering nothing) when the client goes away. */
+  async function longPoll<T>(polls: LongPolls<T>, device: DeviceRow, timeoutMs: number, reply: FastifyReply) {
+    if (polls.full())
+      throw httpError(429, ErrorCode.TOO_MANY_REQUESTS, `Too many waiting requests (${MAX_WAITING})`);
+    const result = await polls.wait(device.id, timeoutMs, (cancel) => reply.raw.once('close', cancel));
+    if (result === 'timeout') throw requestTimeout();
+    return result;
+  }
+
+  await app.register(
+    async (api) => {
+      // Devices post JSON with whatever content type their HTTP library sets (curl -d: form-urlencoded).
+      api.removeAllContentTypeParsers();
+      api.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+      const route = { config: { public: true }, schema: { hide: true } };
+      const wrap =
+        (handler: (request: FastifyRequest<Route>, reply: FastifyReply) => Promise<unknown>) =>
+        async (request: FastifyRequest<Route>, reply: FastifyReply) => {
+          try {
+            return await handler(request, reply);
+          } catch (err) {
+            throw asHttpError(err);
+          }
+        };
+
+      api.post<Route>(
+        '/:token/telemetry',
+        route,
+        wrap(async (request, reply) => {
+          const device = deviceOf(request.params.token);
+          const parsed = parseTelemetry(jsonBody(request.body), Date.now());
+          if (!parsed.ok) throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, parsed.error);
+          await postTelemetry(core, device, parsed.value, scopeOf(device));
+          return reply.code(200).send();
+        }),
+      );
+
+      api.post<Route>(
+        '/:token/attributes',
+        route,
+        wrap(async (request, reply) => {
+          const device = deviceOf(request.params.token);
+          const parsed = parseAttributes(jsonBody(request.body));
+          if (!parsed.ok) throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, parsed.error);
+          await postAttributes(core, device, parsed.value, scopeOf(device));
+          return reply.code(200).send();
+        }),
+      );
+
+      api.get<Route>(
+        '/:token/attributes',
+        route,
+        wrap(async (request, reply) => {
+          const device = deviceOf(request.params.token);
+          consumeLimit(core, device, scopeOf(device));
+          core.activity.touch(device);
+          const clientKeys = keyList(request.query.clientKeys);
+          const sharedKeys = keyList(request.query.sharedKeys);
+          const all = !clientKeys && !sharedKeys;
+          const answer: Record<string, Record<string, unknown>> = {};
+          const read = (scope: 'CLIENT_SCOPE' | 'SHARED_SCOPE', keys: string[] | undefined) =>
+            Object.fromEntries(
+              services.telemetry.attributes(device.id, [scope], keys).map((a) => [a.key, a.value]),
+            );
+          if (all || clientKeys) {
+            const values = read('CLIENT_SCOPE', clientKeys);
+            if (Object.keys(values).length) answer.client = values;
+          }
+          if (all || sharedKeys) {
+            const values = read('SHARED_SCOPE', sharedKeys);
+            if (Object.keys(values).length) answer.shared = values;
+          }
+          return reply.code(200).send(answer);
+        }),
+      );
+
+      api.get<Route>(
+        '/:token/attributes/updates',
+        route,
+        wrap(async (request, reply) => {
+          const device = deviceOf(request.params.token);
+          const timeout = timeoutOf(request.query, options.defaultTimeoutMs);
+          consumeLimit(core, device, scopeOf(device));
+          core.activity.touch(device);
+          return reply.code(200).send(await longPoll(attributeUpdates, device, timeout, reply));
+        }),
+      );
+
+      api.get<Route>(
+        '/:token/rpc',
+        route,
+        wrap(async (request, reply) => {
+          const device = deviceOf(request.params.token);
+          const timeout = timeoutOf(request.query, options.defaultTimeoutMs);
+          consumeLimit(core, device, scopeOf(device));
+          core.activity.touch(device);
+          const waiting = longPoll(rpcRequests, device, timeout, reply);
+          // Calls that waited for a session are delivered now.
+          services.rpc.deviceReady(device.id);
+          const request_ = await waiting;
+          return reply.code(200).send({ id: request_.id, method: request_.method, params: request_.params });
+        }),
+      );
+
+      api.post<Route>(
+        '/:token/rpc/:requestId',
+        route,
+        wrap(async (request, reply) => {
+          const device = deviceOf(request.params.token);
+          const requestId = Number(request.params.requestId);
+          if (!Number.isInteger(requestId))
+            throw httpError(
+              400,
+              ErrorCode.BAD_REQUEST_PARAMS,
+              'The request id in the path must be an integer',
+            );
+          const text = typeof request.body === 'string' ? request.body : '';
+          let answer: unknown = text;
+          try {
+            answer = text === '' ? null : (JSON.parse(text) as unknown);
+          } catch {
+            // A plain-text answer ("OK") is kept as it is.
+          }
+          consumeLimit(core, device, scopeOf(device));
+          core.activity.touch(device);
+          services.rpc.respond(device.id, requestId, answer);
+          return reply.code(200).send();
+        }),
+      );
+
+      api.post<Route>(
+        '/:token/rpc',
+        route,
+        wrap(async (request, reply) => {
+          const device = deviceOf(request.params.token);
+          const body = jsonBody(request.body);
+          if (
+            typeof body !== 'object' ||
+            body === null ||
+            typeof (body as { method?: unknown }).method !== 'string'
+          )
+            throw httpError(
+              400,
+              ErrorCode.BAD_REQUEST_PARAMS,
+              'A client RPC request is {"method":"..","params":{..}}',
+            );
+          const isGateway = parseJson(device.additional_info).gateway === true;
+          if (isSessionLimitsRequest(body as { method: string })) {
+            core.activity.touch(device);
+            return reply.code(200).send(sessionLimits(core, isGateway));
+          }
+          // No rule node answers a device's RPC yet: ThingsBoard then answers 408 once the wait is over.
+          await clientRpcRequest(core, device, '0', body, scopeOf(device));
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, options.defaultTimeoutMs);
+            reply.raw.once('close', () => (clearTimeout(timer), resolve()));
+          });
+          throw requestTimeout();
+        }),
+      );
+
+      api.post<Route>(
+        '/:token/claim',
+        route,
+        wrap(async (request, reply) => {
+          const device = deviceOf(request.params.token);
+          const text = typeof request.body === 'string' ? request.body.trim() : '';
+          const body = text === '' ? {} : jsonBody(text);
+          if (typeof body !== 'object' || body === null || Array.isArray(body))
+            throw httpError(
+              400,
+              ErrorCode.BAD_REQUEST_PARAMS,
+              'A claim is a JSON object {"secretKey":"..","durationMs":N}',
+            );
+          consumeLimit(core, device, scopeOf(device));
+          core.activity.touch(device);
+          const claim = body as { secretKey?: unknown; durationMs?: unknown };
+          await services.claims.allowClaim(device, claim.secretKey, claim.durationMs);
+          return reply.code(200).send();
+        }),
+      );
+
+      api.post('/provision', route, async (request, reply) => {
+        try {
+          return reply.code(200).send(await provisionDevice(core, jsonBody(request.body)));
+        } catch (err) {
+          if (err instanceof ProvisionPayloadError)
+            throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, err.message);
+          throw err;
+        }
+      });
+    },
+    { prefix: '/api/v1' },
+  );
+}
