@@ -137,3 +137,49 @@ export function clientRpcRequest(
     ),
   ]);
 }
+
+/** The values of one attribute scope as {key: value} (all of them when keys is undefined). */
+export function attributeValues(
+  core: TransportCore,
+  deviceId: string,
+  scope: 'CLIENT_SCOPE' | 'SHARED_SCOPE',
+  keys?: string[],
+): Record<string, unknown> {
+  return Object.fromEntries(
+    core.services.telemetry.attributes(deviceId, [scope], keys).map((a) => [a.key, a.value]),
+  );
+}
+
+/**
+ * A device's attribute request (MQTT v1/devices/me/attributes/request, HTTP GET attributes):
+ * {client, shared}, each scope only when asked for (both when neither is) and left out when it has
+ * nothing, as ThingsBoard's JsonConverter answers.
+ */
+export function attributeAnswer(
+  core: TransportCore,
+  deviceId: string,
+  clientKeys: string[] | undefined,
+  sharedKeys: string[] | undefined,
+): Record<string, Record<string, unknown>> {
+  const all = !clientKeys && !sharedKeys;
+  const answer: Record<string, Record<string, unknown>> = {};
+  if (all || clientKeys) {
+    const values = attributeValues(core, deviceId, 'CLIENT_SCOPE', clientKeys);
+    if (Object.keys(values).length) answer.client = values;
+  }
+  if (all || sharedKeys) {
+    const values = attributeValues(core, deviceId, 'SHARED_SCOPE', sharedKeys);
+    if (Object.keys(values).length) answer.shared = values;
+  }
+  return answer;
+}
+
+/** "a, b,c" as ['a', 'b', 'c']; undefined when it names no key. */
+export function keyList(value: unknown): string[] | undefined {
+  if (typeof value !== 'string') return undefined;
+  const keys = value
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  return keys.length ? keys : undefined;
+}

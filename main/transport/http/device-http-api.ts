@@ -6,7 +6,9 @@ import { ProvisionPayloadError } from '../../platform/provisioning.ts';
 import type { RpcRequest } from '../../platform/rpc.ts';
 import { parseAttributes, parseTelemetry } from '../../platform/telemetry-payload.ts';
 import {
+  attributeAnswer,
   clientRpcRequest,
+  keyList,
   consumeLimit,
   isSessionLimitsRequest,
   ownScope,
@@ -65,14 +67,6 @@ function timeoutOf(query: Query, fallback: number): number {
     throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, "'timeout' must be a non-negative integer (ms)");
   return n === 0 ? fallback : Math.min(n, MAX_TIMEOUT_MS);
 }
-
-const keyList = (v: string | undefined) =>
-  v
-    ? v
-        .split(',')
-        .map((k) => k.trim())
-        .filter(Boolean)
-    : undefined;
 
 /**
  * ThingsBoard's device HTTP API (DeviceApiController) under /api/v1: the access token in the path, no
@@ -170,22 +164,12 @@ export async function registerDeviceHttpRoutes(
           const device = deviceOf(request.params.token);
           consumeLimit(core, device, scopeOf(device));
           core.activity.touch(device);
-          const clientKeys = keyList(request.query.clientKeys);
-          const sharedKeys = keyList(request.query.sharedKeys);
-          const all = !clientKeys && !sharedKeys;
-          const answer: Record<string, Record<string, unknown>> = {};
-          const read = (scope: 'CLIENT_SCOPE' | 'SHARED_SCOPE', keys: string[] | undefined) =>
-            Object.fromEntries(
-              services.telemetry.attributes(device.id, [scope], keys).map((a) => [a.key, a.value]),
-            );
-          if (all || clientKeys) {
-            const values = read('CLIENT_SCOPE', clientKeys);
-            if (Object.keys(values).length) answer.client = values;
-          }
-          if (all || sharedKeys) {
-            const values = read('SHARED_SCOPE', sharedKeys);
-            if (Object.keys(values).length) answer.shared = values;
-          }
+          const answer = attributeAnswer(
+            core,
+            device.id,
+            keyList(request.query.clientKeys),
+            keyList(request.query.sharedKeys),
+          );
           return reply.code(200).send(answer);
         }),
       );

@@ -1,14 +1,14 @@
-import type { AttributeScope } from '../../../shared/schemas/telemetry.ts';
 import { parseAttributes, parseTelemetry } from '../../platform/telemetry-payload.ts';
 import {
+  attributeAnswer,
   clientRpcRequest,
+  keyList,
   consumeLimit,
   isSessionLimitsRequest,
   ownScope,
   postAttributes,
   postTelemetry,
   sessionLimits,
-  type TransportCore,
 } from '../device-messages.ts';
 import {
   isObject,
@@ -24,15 +24,6 @@ const ATTRIBUTE_REQUEST = /^v1\/devices\/me\/attributes\/request\/(\d+)$/;
 const RPC_RESPONSE = /^v1\/devices\/me\/rpc\/response\/(\d+)$/;
 const RPC_REQUEST = /^v1\/devices\/me\/rpc\/request\/(\d+)$/;
 
-function keyList(value: unknown): string[] | undefined {
-  if (typeof value !== 'string') return undefined;
-  const keys = value
-    .split(',')
-    .map((k) => k.trim())
-    .filter(Boolean);
-  return keys.length ? keys : undefined;
-}
-
 /** A device's RPC answer: JSON when it parses, else the text as it is (simple firmware answers "OK"). */
 function rpcAnswer(payload: Buffer): unknown {
   if (payload.length === 0) return null;
@@ -42,18 +33,6 @@ function rpcAnswer(payload: Buffer): unknown {
   } catch {
     return text;
   }
-}
-
-/** Attribute values of one scope as a {key: value} object. */
-export function attributeValues(
-  ctx: TransportCore,
-  deviceId: string,
-  scope: AttributeScope,
-  keys?: string[],
-): Record<string, unknown> {
-  return Object.fromEntries(
-    ctx.services.telemetry.attributes(deviceId, [scope], keys).map((a) => [a.key, a.value]),
-  );
 }
 
 /** ThingsBoard's device MQTT API (v1/devices/me/...). Returns false when the topic is not a device topic. */
@@ -85,12 +64,7 @@ export async function handleDeviceTopic(
     consumeLimit(ctx, device, scope);
     ctx.activity.touch(device);
     try {
-      const clientKeys = keyList(body.clientKeys);
-      const sharedKeys = keyList(body.sharedKeys);
-      const all = !clientKeys && !sharedKeys;
-      const answer: Record<string, unknown> = {};
-      if (all || clientKeys) answer.client = attributeValues(ctx, device.id, 'CLIENT_SCOPE', clientKeys);
-      if (all || sharedKeys) answer.shared = attributeValues(ctx, device.id, 'SHARED_SCOPE', sharedKeys);
+      const answer = attributeAnswer(ctx, device.id, keyList(body.clientKeys), keyList(body.sharedKeys));
       sendJson(session, `v1/devices/me/attributes/response/${m[1]}`, answer);
     } catch (err) {
       throw new TransportError(ReasonCode.IMPLEMENTATION_SPECIFIC_ERROR, (err as Error).message);

@@ -1,6 +1,5 @@
 import { DeviceLimitError, type DeviceRow } from '../../platform/devices.ts';
 import type { TsEntry } from '../../platform/telemetry-repository.ts';
-import { attributeValues } from './device-api.ts';
 import {
   isObject,
   TransportError,
@@ -9,7 +8,13 @@ import {
   ReasonCode,
 } from '../transport-error.ts';
 import { sendJson, type Session } from './session-registry.ts';
-import { consumeLimit, postAttributes, postTelemetry, viaGatewayScope } from '../device-messages.ts';
+import {
+  attributeValues,
+  consumeLimit,
+  postAttributes,
+  postTelemetry,
+  viaGatewayScope,
+} from '../device-messages.ts';
 import type { TransportContext } from './transport-context.ts';
 
 function deviceNameOf(body: Record<string, unknown>): string {
