@@ -14,6 +14,7 @@ import { CopyValue } from '../components/copy-value.tsx';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { PageHeader } from '../components/page-header.tsx';
 import { useLiveStatus } from '../live/live-provider.tsx';
+import { TransportLimitsCard } from './transport-limits-card.tsx';
 
 function AppearanceCard() {
   const { colorScheme, setColorScheme } = useMantineColorScheme();
@@ -99,9 +100,13 @@ function PlatformCard() {
 export default function SettingsPage() {
   return (
     <Stack gap="lg">
-      <PageHeader title="Settings" description="How Sandboard looks, and where it listens." />
+      <PageHeader
+        title="Settings"
+        description="How Sandboard looks, where it listens, and the limits its transports enforce."
+      />
       <AppearanceCard />
       <PlatformCard />
+      <TransportLimitsCard />
     </Stack>
   );
 }

@@ -41,6 +41,21 @@ export const PAGES: PageDef[] = [
     component: lazy(() => import('../pages/devices/device-detail-page.tsx')),
   },
   {
+    id: 'device-profiles',
+    label: 'Device profiles',
+    path: '/device-profiles',
+    nav: true,
+    component: lazy(() => import('../pages/device-profiles/device-profiles-page.tsx')),
+  },
+  {
+    id: 'device-profile',
+    label: 'Device profile',
+    path: '/device-profiles/:id',
+    nav: false,
+    parent: 'device-profiles',
+    component: lazy(() => import('../pages/device-profiles/device-profile-detail-page.tsx')),
+  },
+  {
     id: 'gateways',
     label: 'Gateways & Simulation',
     path: '/gateways',

@@ -13,7 +13,9 @@ import { DeviceClaimCard } from './device-claim-card.tsx';
 import { DeviceAttributesCard } from './device-attributes-card.tsx';
 import { DeviceCredentialsCard } from './device-credentials-card.tsx';
 import { DeviceFormModal } from './device-form-modal.tsx';
+import { DeviceHttpApiCard } from './device-http-api-card.tsx';
 import { LatestTelemetryCard } from './latest-telemetry-card.tsx';
+import { RateLimitCard } from './rate-limit-card.tsx';
 import { RpcConsoleCard } from './rpc-console-card.tsx';
 import { TelemetryChartCard } from './telemetry-chart-card.tsx';
 
@@ -89,6 +91,10 @@ export default function DeviceDetailPage({ params }: { params: PageParams }) {
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <DeviceCredentialsCard deviceId={id} />
         <ConnectExamplesCard deviceId={id} />
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <DeviceHttpApiCard deviceId={id} />
+        <RateLimitCard deviceId={id} />
       </SimpleGrid>
       <TelemetryChartCard deviceId={id} />
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
