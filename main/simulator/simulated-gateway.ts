@@ -223,7 +223,14 @@ export class SimulatedGateway {
     }
     this.client = client;
     client.on('error', () => undefined); // socket errors end in 'close', handled there
-    client.on('close', () => this.onClose(client));
+    // A server DISCONNECT's reason (v5: 0x83 for a rate-limited device, 0x96 for a gateway) names why
+    // the publishes still waiting failed, instead of a bare lost connection.
+    let disconnectReason: string | undefined;
+    client.on('disconnect', (packet) => {
+      if (typeof packet.reasonCode === 'number' && packet.reasonCode >= 0x80)
+        disconnectReason = `0x${packet.reasonCode.toString(16)}`;
+    });
+    client.on('close', () => this.onClose(client, disconnectReason));
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
     await subscribeAll(client, [TOPIC.rpc, TOPIC.attributes], this.connection.url);
     await this.connectDevices();
@@ -347,10 +354,10 @@ export class SimulatedGateway {
     return result;
   }
 
-  private onClose(client: MqttClient): void {
+  private onClose(client: MqttClient, reason = 'connection-lost'): void {
     if (client !== this.client) return;
     this.client = null;
-    for (const p of [...this.pending]) p.settle('connection-lost');
+    for (const p of [...this.pending]) p.settle(reason);
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     // while connecting, start() or reconnect() sees the failure; after the last period nothing is due

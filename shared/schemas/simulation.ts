@@ -417,14 +417,14 @@ export type RpcLogStatus = (typeof RPC_LOG_STATUSES)[number];
 /** Labels of the keys of failedByReason: MQTT 5 PUBACK reason codes and connection failures. */
 export const FAILURE_REASONS: Record<string, string> = {
   '0x80': 'Unspecified error',
-  '0x83': 'Implementation specific error',
+  '0x83': 'Implementation specific error (a device past a rate limit is disconnected with it)',
   '0x87': 'Not authorized',
   '0x90': 'Topic name invalid',
   '0x91': 'Packet identifier in use',
   '0x93': 'Receive maximum exceeded',
   '0x95': 'Packet too large',
-  '0x96': 'Message rate too high',
-  '0x97': 'Quota exceeded',
+  '0x96': 'Message rate too high (rate limit: the gateway was disconnected)',
+  '0x97': 'Quota exceeded (a transport rate limit, or the device limit)',
   '0x99': 'Payload format invalid',
   'connection-lost': 'Connection closed before the acknowledgement (MQTT 3.1.1: the server rejected it)',
 };

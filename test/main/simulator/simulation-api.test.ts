@@ -247,7 +247,9 @@ describe('gateway simulation over REST and real MQTT', () => {
     // the gateway device and 3 of its 5 devices fit
     expect(status.counters.failedByReason).toEqual({ '0x97': 2 });
     expect(status.gatewayStatus[0]).toMatchObject({ state: 'connected', connectedDevices: 3 });
-    expect(status.gatewayStatus[0]!.error).toBe('2 device connect(s) refused: 0x97 Quota exceeded');
+    expect(status.gatewayStatus[0]!.error).toBe(
+      '2 device connect(s) refused: 0x97 Quota exceeded (a transport rate limit, or the device limit)',
+    );
     await api.stop(id);
 
     // MQTT 3.1.1 has no reason codes: the server drops the connection, which fails the start
@@ -264,6 +266,31 @@ describe('gateway simulation over REST and real MQTT', () => {
     const dropped = await api.status(second.id);
     expect(dropped.state).toBe('failed');
     expect(dropped.counters.failedByReason['connection-lost']).toBeGreaterThan(0);
+  });
+
+  it('counts publishes a transport rate limit refused by their reason code (0x97), as the page shows them', async () => {
+    const p = await startTestPlatform();
+    const token = await p.login();
+    const api = simulationApi(p, token);
+    const limits = await okJson<Record<string, string>>(p.http('/api/sandboard/transportLimits', { token }));
+    await okJson(
+      p.http('/api/sandboard/transportLimits', {
+        method: 'POST',
+        token,
+        json: { ...limits, transportGatewayTelemetryMsgRateLimit: '2:3600' },
+      }),
+    );
+    const scenario = sampleScenario(50);
+    scenario.gateways = [scenario.gateways[0]!];
+    expect(scenario.gateways[0]!.protocolVersion).toBe(5);
+    const { id } = await api.create(scenario);
+    await api.start(id);
+    await expect
+      .poll(async () => (await api.status(id)).counters.failedByReason['0x97'] ?? 0, poll)
+      .toBeGreaterThan(0);
+    const status = await api.status(id);
+    expect(status.counters.telemetryMessages).toBeGreaterThanOrEqual(2);
+    await api.stop(id);
   });
 
   it('runs against a remote target with a given token, and says why it cannot connect', async () => {
