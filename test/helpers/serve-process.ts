@@ -69,3 +69,24 @@ export async function runServeExpectingExit(
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stderr };
 }
+
+/** A REST call to a served platform: the JSON answer of a 200 (undefined for an empty body), else throws. */
+export async function serveRest<T>(
+  serve: ServeProcess,
+  path: string,
+  init: RequestInit & { token?: string } = {},
+): Promise<T> {
+  const headers = new Headers(init.headers);
+  if (init.body) headers.set('content-type', 'application/json');
+  if (init.token) headers.set('x-authorization', `Bearer ${init.token}`);
+  const res = await fetch(`${serve.urls.http}${path}`, { ...init, headers });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+/** Logs in to a served platform as the demo tenant administrator; returns the access token. */
+export async function serveLogin(serve: ServeProcess): Promise<string> {
+  const body = JSON.stringify({ username: 'tenant@thingsboard.org', password: 'tenant' });
+  return (await serveRest<{ token: string }>(serve, '/api/auth/login', { method: 'POST', body })).token;
+}

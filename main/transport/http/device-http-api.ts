@@ -123,162 +123,127 @@ export async function registerDeviceHttpRoutes(
       api.removeAllContentTypeParsers();
       api.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
       const route = { config: { public: true }, schema: { hide: true } };
-      const wrap =
-        (handler: (request: FastifyRequest<Route>, reply: FastifyReply) => Promise<unknown>) =>
-        async (request: FastifyRequest<Route>, reply: FastifyReply) => {
-          try {
-            return await handler(request, reply);
-          } catch (err) {
-            throw asHttpError(err);
-          }
-        };
+      /** A route of one device, found by the token in its path (401 when none has it). */
+      const on = (
+        method: 'GET' | 'POST',
+        url: string,
+        handle: (device: DeviceRow, request: FastifyRequest<Route>, reply: FastifyReply) => Promise<unknown>,
+      ) =>
+        api.route<Route>({
+          method,
+          url,
+          ...route,
+          handler: async (request, reply) => {
+            try {
+              return await handle(deviceOf(request.params.token), request, reply);
+            } catch (err) {
+              throw asHttpError(err);
+            }
+          },
+        });
+      /** A message that is not telemetry: counted against the rate limits, and device activity. */
+      const counted = (device: DeviceRow) => {
+        consumeLimit(core, device, scopeOf(device));
+        core.activity.touch(device);
+      };
 
-      api.post<Route>(
-        '/:token/telemetry',
-        route,
-        wrap(async (request, reply) => {
-          const device = deviceOf(request.params.token);
-          const parsed = parseTelemetry(jsonBody(request.body), Date.now());
-          if (!parsed.ok) throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, parsed.error);
-          await postTelemetry(core, device, parsed.value, scopeOf(device));
-          return reply.code(200).send();
-        }),
-      );
+      on('POST', '/:token/telemetry', async (device, request, reply) => {
+        const parsed = parseTelemetry(jsonBody(request.body), Date.now());
+        if (!parsed.ok) throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, parsed.error);
+        await postTelemetry(core, device, parsed.value, scopeOf(device));
+        return reply.code(200).send();
+      });
 
-      api.post<Route>(
-        '/:token/attributes',
-        route,
-        wrap(async (request, reply) => {
-          const device = deviceOf(request.params.token);
-          const parsed = parseAttributes(jsonBody(request.body));
-          if (!parsed.ok) throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, parsed.error);
-          await postAttributes(core, device, parsed.value, scopeOf(device));
-          return reply.code(200).send();
-        }),
-      );
+      on('POST', '/:token/attributes', async (device, request, reply) => {
+        const parsed = parseAttributes(jsonBody(request.body));
+        if (!parsed.ok) throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, parsed.error);
+        await postAttributes(core, device, parsed.value, scopeOf(device));
+        return reply.code(200).send();
+      });
 
-      api.get<Route>(
-        '/:token/attributes',
-        route,
-        wrap(async (request, reply) => {
-          const device = deviceOf(request.params.token);
-          consumeLimit(core, device, scopeOf(device));
-          core.activity.touch(device);
-          const answer = attributeAnswer(
-            core,
-            device.id,
-            keyList(request.query.clientKeys),
-            keyList(request.query.sharedKeys),
+      on('GET', '/:token/attributes', async (device, request, reply) => {
+        counted(device);
+        const answer = attributeAnswer(
+          core,
+          device.id,
+          keyList(request.query.clientKeys),
+          keyList(request.query.sharedKeys),
+        );
+        return reply.code(200).send(answer);
+      });
+
+      on('GET', '/:token/attributes/updates', async (device, request, reply) => {
+        const timeout = timeoutOf(request.query, options.defaultTimeoutMs);
+        counted(device);
+        return reply.code(200).send(await longPoll(attributeUpdates, device, timeout, reply));
+      });
+
+      on('GET', '/:token/rpc', async (device, request, reply) => {
+        const timeout = timeoutOf(request.query, options.defaultTimeoutMs);
+        counted(device);
+        const waiting = longPoll(rpcRequests, device, timeout, reply);
+        // Calls that waited for a session are delivered now.
+        services.rpc.deviceReady(device.id);
+        const request_ = await waiting;
+        return reply.code(200).send({ id: request_.id, method: request_.method, params: request_.params });
+      });
+
+      on('POST', '/:token/rpc/:requestId', async (device, request, reply) => {
+        const requestId = Number(request.params.requestId);
+        if (!Number.isInteger(requestId))
+          throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, 'The request id in the path must be an integer');
+        const text = typeof request.body === 'string' ? request.body : '';
+        let answer: unknown = text;
+        try {
+          answer = text === '' ? null : (JSON.parse(text) as unknown);
+        } catch {
+          // A plain-text answer ("OK") is kept as it is.
+        }
+        counted(device);
+        services.rpc.respond(device.id, requestId, answer);
+        return reply.code(200).send();
+      });
+
+      on('POST', '/:token/rpc', async (device, request, reply) => {
+        const body = jsonBody(request.body);
+        if (
+          typeof body !== 'object' ||
+          body === null ||
+          typeof (body as { method?: unknown }).method !== 'string'
+        )
+          throw httpError(
+            400,
+            ErrorCode.BAD_REQUEST_PARAMS,
+            'A client RPC request is {"method":"..","params":{..}}',
           );
-          return reply.code(200).send(answer);
-        }),
-      );
-
-      api.get<Route>(
-        '/:token/attributes/updates',
-        route,
-        wrap(async (request, reply) => {
-          const device = deviceOf(request.params.token);
-          const timeout = timeoutOf(request.query, options.defaultTimeoutMs);
-          consumeLimit(core, device, scopeOf(device));
+        const isGateway = parseJson(device.additional_info).gateway === true;
+        if (isSessionLimitsRequest(body as { method: string })) {
           core.activity.touch(device);
-          return reply.code(200).send(await longPoll(attributeUpdates, device, timeout, reply));
-        }),
-      );
+          return reply.code(200).send(sessionLimits(core, isGateway));
+        }
+        // No rule node answers a device's RPC yet: ThingsBoard then answers 408 once the wait is over.
+        await clientRpcRequest(core, device, '0', body, scopeOf(device));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, options.defaultTimeoutMs);
+          reply.raw.once('close', () => (clearTimeout(timer), resolve()));
+        });
+        throw requestTimeout();
+      });
 
-      api.get<Route>(
-        '/:token/rpc',
-        route,
-        wrap(async (request, reply) => {
-          const device = deviceOf(request.params.token);
-          const timeout = timeoutOf(request.query, options.defaultTimeoutMs);
-          consumeLimit(core, device, scopeOf(device));
-          core.activity.touch(device);
-          const waiting = longPoll(rpcRequests, device, timeout, reply);
-          // Calls that waited for a session are delivered now.
-          services.rpc.deviceReady(device.id);
-          const request_ = await waiting;
-          return reply.code(200).send({ id: request_.id, method: request_.method, params: request_.params });
-        }),
-      );
-
-      api.post<Route>(
-        '/:token/rpc/:requestId',
-        route,
-        wrap(async (request, reply) => {
-          const device = deviceOf(request.params.token);
-          const requestId = Number(request.params.requestId);
-          if (!Number.isInteger(requestId))
-            throw httpError(
-              400,
-              ErrorCode.BAD_REQUEST_PARAMS,
-              'The request id in the path must be an integer',
-            );
-          const text = typeof request.body === 'string' ? request.body : '';
-          let answer: unknown = text;
-          try {
-            answer = text === '' ? null : (JSON.parse(text) as unknown);
-          } catch {
-            // A plain-text answer ("OK") is kept as it is.
-          }
-          consumeLimit(core, device, scopeOf(device));
-          core.activity.touch(device);
-          services.rpc.respond(device.id, requestId, answer);
-          return reply.code(200).send();
-        }),
-      );
-
-      api.post<Route>(
-        '/:token/rpc',
-        route,
-        wrap(async (request, reply) => {
-          const device = deviceOf(request.params.token);
-          const body = jsonBody(request.body);
-          if (
-            typeof body !== 'object' ||
-            body === null ||
-            typeof (body as { method?: unknown }).method !== 'string'
-          )
-            throw httpError(
-              400,
-              ErrorCode.BAD_REQUEST_PARAMS,
-              'A client RPC request is {"method":"..","params":{..}}',
-            );
-          const isGateway = parseJson(device.additional_info).gateway === true;
-          if (isSessionLimitsRequest(body as { method: string })) {
-            core.activity.touch(device);
-            return reply.code(200).send(sessionLimits(core, isGateway));
-          }
-          // No rule node answers a device's RPC yet: ThingsBoard then answers 408 once the wait is over.
-          await clientRpcRequest(core, device, '0', body, scopeOf(device));
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, options.defaultTimeoutMs);
-            reply.raw.once('close', () => (clearTimeout(timer), resolve()));
-          });
-          throw requestTimeout();
-        }),
-      );
-
-      api.post<Route>(
-        '/:token/claim',
-        route,
-        wrap(async (request, reply) => {
-          const device = deviceOf(request.params.token);
-          const text = typeof request.body === 'string' ? request.body.trim() : '';
-          const body = text === '' ? {} : jsonBody(text);
-          if (typeof body !== 'object' || body === null || Array.isArray(body))
-            throw httpError(
-              400,
-              ErrorCode.BAD_REQUEST_PARAMS,
-              'A claim is a JSON object {"secretKey":"..","durationMs":N}',
-            );
-          consumeLimit(core, device, scopeOf(device));
-          core.activity.touch(device);
-          const claim = body as { secretKey?: unknown; durationMs?: unknown };
-          await services.claims.allowClaim(device, claim.secretKey, claim.durationMs);
-          return reply.code(200).send();
-        }),
-      );
+      on('POST', '/:token/claim', async (device, request, reply) => {
+        const text = typeof request.body === 'string' ? request.body.trim() : '';
+        const body = text === '' ? {} : jsonBody(text);
+        if (typeof body !== 'object' || body === null || Array.isArray(body))
+          throw httpError(
+            400,
+            ErrorCode.BAD_REQUEST_PARAMS,
+            'A claim is a JSON object {"secretKey":"..","durationMs":N}',
+          );
+        counted(device);
+        const claim = body as { secretKey?: unknown; durationMs?: unknown };
+        await services.claims.allowClaim(device, claim.secretKey, claim.durationMs);
+        return reply.code(200).send();
+      });
 
       api.post('/provision', route, async (request, reply) => {
         try {

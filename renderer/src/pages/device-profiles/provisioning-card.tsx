@@ -57,6 +57,35 @@ export function provisionExamples(info: PlatformInfo, key: string, secret: strin
   };
 }
 
+/** The provision key or secret: typed, or generated. */
+function KeyInput(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  canEdit: boolean;
+  testId: string;
+}) {
+  return (
+    <TextInput
+      label={props.label}
+      ff="monospace"
+      value={props.value}
+      onChange={(e) => props.onChange(e.currentTarget.value)}
+      disabled={!props.canEdit}
+      required
+      rightSectionWidth={90}
+      rightSection={
+        props.canEdit && (
+          <Button size="compact-xs" variant="subtle" onClick={() => props.onChange(randomKey())}>
+            Generate
+          </Button>
+        )
+      }
+      data-testid={props.testId}
+    />
+  );
+}
+
 /** How devices of this profile provision themselves (ThingsBoard's device provisioning). */
 export function ProvisioningCard({ profile, canEdit }: { profile: DeviceProfile; canEdit: boolean }) {
   const save = useSaveDeviceProfile();
@@ -119,39 +148,19 @@ export function ProvisioningCard({ profile, canEdit }: { profile: DeviceProfile;
             />
             {enabled && (
               <Group align="flex-end" grow>
-                <TextInput
+                <KeyInput
                   label="Provision device key"
-                  ff="monospace"
                   value={key}
-                  onChange={(e) => setKey(e.currentTarget.value)}
-                  disabled={!canEdit}
-                  required
-                  rightSectionWidth={90}
-                  rightSection={
-                    canEdit && (
-                      <Button size="compact-xs" variant="subtle" onClick={() => setKey(randomKey())}>
-                        Generate
-                      </Button>
-                    )
-                  }
-                  data-testid="provision-key"
+                  onChange={setKey}
+                  canEdit={canEdit}
+                  testId="provision-key"
                 />
-                <TextInput
+                <KeyInput
                   label="Provision device secret"
-                  ff="monospace"
                   value={secret}
-                  onChange={(e) => setSecret(e.currentTarget.value)}
-                  disabled={!canEdit}
-                  required
-                  rightSectionWidth={90}
-                  rightSection={
-                    canEdit && (
-                      <Button size="compact-xs" variant="subtle" onClick={() => setSecret(randomKey())}>
-                        Generate
-                      </Button>
-                    )
-                  }
-                  data-testid="provision-secret"
+                  onChange={setSecret}
+                  canEdit={canEdit}
+                  testId="provision-secret"
                 />
               </Group>
             )}

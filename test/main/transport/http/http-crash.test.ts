@@ -1,6 +1,11 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { startServe, type ServeProcess } from '../../../helpers/serve-process.ts';
+import {
+  serveLogin as login,
+  serveRest as call,
+  startServe,
+  type ServeProcess,
+} from '../../../helpers/serve-process.ts';
 import { tempDir } from '../../../helpers/temp-dir.ts';
 
 /**
@@ -9,28 +14,6 @@ import { tempDir } from '../../../helpers/temp-dir.ts';
  * device provisioning created and the transport limits saved just before a kill.
  */
 const BASE = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
-
-async function call<T>(
-  serve: ServeProcess,
-  path: string,
-  init: RequestInit & { token?: string } = {},
-): Promise<T> {
-  const headers = new Headers(init.headers);
-  if (init.body) headers.set('content-type', 'application/json');
-  if (init.token) headers.set('x-authorization', `Bearer ${init.token}`);
-  const res = await fetch(`${serve.urls.http}${path}`, { ...init, headers });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
-}
-
-const login = async (serve: ServeProcess) =>
-  (
-    await call<{ token: string }>(serve, '/api/auth/login', {
-      method: 'POST',
-      body: JSON.stringify({ username: 'tenant@thingsboard.org', password: 'tenant' }),
-    })
-  ).token;
 
 async function kill(serve: ServeProcess): Promise<void> {
   serve.child.kill('SIGKILL');

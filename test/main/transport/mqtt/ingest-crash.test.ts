@@ -4,7 +4,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ingestValues, type PublisherSpec } from '../../../fixtures/mqtt-ingest-publisher.ts';
-import { startServe, type ServeProcess } from '../../../helpers/serve-process.ts';
+import {
+  serveLogin as login,
+  serveRest as rest,
+  startServe,
+  type ServeProcess,
+} from '../../../helpers/serve-process.ts';
 import { tempDir } from '../../../helpers/temp-dir.ts';
 
 /**
@@ -38,21 +43,6 @@ const gatewayDevices = (gateway: string, cycle: number) =>
 
 const token = (name: string) => `tok-${name}`;
 const randomInt = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
-
-async function rest<T>(serve: ServeProcess, path: string, init: RequestInit & { token?: string } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.body) headers.set('content-type', 'application/json');
-  if (init.token) headers.set('x-authorization', `Bearer ${init.token}`);
-  const res = await fetch(`${serve.urls.http}${path}`, { ...init, headers });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-async function login(serve: ServeProcess): Promise<string> {
-  const body = JSON.stringify({ username: 'tenant@thingsboard.org', password: 'tenant' });
-  return (await rest<{ token: string }>(serve, '/api/auth/login', { method: 'POST', body })).token;
-}
 
 interface CycleResult {
   /** acknowledged seqs per device name */
