@@ -5,7 +5,6 @@ import {
   keyList,
   consumeLimit,
   isSessionLimitsRequest,
-  ownScope,
   postAttributes,
   postTelemetry,
   sessionLimits,
@@ -43,7 +42,7 @@ export async function handleDeviceTopic(
   payload: Buffer,
 ): Promise<boolean> {
   const device = session.device;
-  const scope = ownScope(device, session.gateway);
+  const scope = session.scopes.own;
   if (topic === 'v1/devices/me/telemetry') {
     const parsed = parseTelemetry(parseJsonPayload(payload), Date.now());
     if (!parsed.ok) throw payloadInvalid(parsed.error);

@@ -8,13 +8,7 @@ import {
   ReasonCode,
 } from '../transport-error.ts';
 import { sendJson, type Session } from './session-registry.ts';
-import {
-  attributeValues,
-  consumeLimit,
-  postAttributes,
-  postTelemetry,
-  viaGatewayScope,
-} from '../device-messages.ts';
+import { attributeValues, consumeLimit, postAttributes, postTelemetry } from '../device-messages.ts';
 import type { TransportContext } from './transport-context.ts';
 
 function deviceNameOf(body: Record<string, unknown>): string {
@@ -83,7 +77,7 @@ export async function handleGatewayTopic(
   payload: Buffer,
 ): Promise<boolean> {
   ctx.activity.touch(session.device);
-  const scope = viaGatewayScope(session.device);
+  const scope = session.scopes.viaGateway;
   switch (topic) {
     case 'v1/gateway/connect': {
       const body = objectPayload(payload, '{"device":"name","type":"profile"}');

@@ -4,7 +4,7 @@ import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { DeviceRow } from '../../platform/devices.ts';
 import type { RpcRequest } from '../../platform/rpc.ts';
 import { parseJson } from '../../platform/paging.ts';
-import type { TransportCore } from '../device-messages.ts';
+import { ownScope, viaGatewayScope, type TransportCore } from '../device-messages.ts';
 import { RateLimitedError, ReasonCode, TransportError } from '../transport-error.ts';
 import { handleDeviceTopic } from './device-api.ts';
 import { handleGatewayTopic } from './gateway-api.ts';
@@ -87,23 +87,23 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
     authorizePublish(client, packet, done) {
       packet.retain = false;
       const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
-      const refuse = (err: unknown) =>
-        done(
-          err instanceof TransportError
-            ? err
-            : new TransportError(ReasonCode.UNSPECIFIED_ERROR, (err as Error).message),
-        );
-      if (client && provisioners.has(client)) {
-        handleProvisionPublish(ctx, client, packet.topic, payload).then(() => done(null), refuse);
-        return;
-      }
       const session = client ? registry.get(client) : undefined;
-      if (!session) return done(new TransportError(ReasonCode.NOT_AUTHORIZED, 'Not connected'));
-      route(ctx, session, packet.topic, payload).then(
-        () => done(null),
-        (err: unknown) =>
-          err instanceof RateLimitedError ? rateLimited(session, packet.topic, err, done) : refuse(err),
-      );
+      if (session) {
+        route(ctx, session, packet.topic, payload).then(
+          () => done(null),
+          (err: unknown) =>
+            err instanceof RateLimitedError
+              ? rateLimited(session, packet.topic, err, done)
+              : done(refusal(err)),
+        );
+      } else if (client && provisioners.has(client)) {
+        handleProvisionPublish(ctx, client, packet.topic, payload).then(
+          () => done(null),
+          (err: unknown) => done(refusal(err)),
+        );
+      } else {
+        done(new TransportError(ReasonCode.NOT_AUTHORIZED, 'Not connected'));
+      }
     },
   });
 
@@ -111,7 +111,14 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
     const device = authenticated.get(client);
     if (!device) return;
     const gateway = parseJson(device.additional_info).gateway === true;
-    registry.add({ client, device, gateway, subscriptions: new Map(), subDevices: new Map() });
+    registry.add({
+      client,
+      device,
+      gateway,
+      subscriptions: new Map(),
+      subDevices: new Map(),
+      scopes: { own: ownScope(device, gateway), viaGateway: viaGatewayScope(device) },
+    });
     activity.connected(device);
   });
   broker.on('clientDisconnect', (client) => closeSession(client));
@@ -212,6 +219,13 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A failed publish as the error aedes answers with (its reason code, else 0x80). */
+function refusal(err: unknown): TransportError {
+  return err instanceof TransportError
+    ? err
+    : new TransportError(ReasonCode.UNSPECIFIED_ERROR, (err as Error).message);
 }
 
 /**

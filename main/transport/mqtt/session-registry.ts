@@ -1,5 +1,6 @@
 import type { Client } from 'aedes';
 import type { DeviceRow } from '../../platform/devices.ts';
+import type { LimitScope } from '../rate-limiter.ts';
 import { topicMatches } from './topic-filter.ts';
 
 /** One MQTT connection, authenticated as a device (which may be a gateway). */
@@ -11,6 +12,8 @@ export interface Session {
   subscriptions: Map<string, number>;
   /** devices connected through this gateway session, by name */
   subDevices: Map<string, DeviceRow>;
+  /** the rate-limit buckets of its own messages and of its devices' (made once, not per message) */
+  scopes: { own: LimitScope; viaGateway: LimitScope };
 }
 
 export const PLATFORM_BROKER_ID = 'sandboard-platform';
