@@ -466,8 +466,6 @@ function requestedCredentials(input: SaveDeviceCredentialsRequest): NewCredentia
   }
   const token = input.credentialsId ?? '';
   if (!/^\S+$/.test(token) || token.length > 255)
-    throw invalidArgument(
-      'Device credentials id (the access token) must be 1..255 characters without spaces',
-    );
+    throw invalidArgument("'credentialsId' (the access token) must be 1..255 characters without spaces");
   return { type: 'ACCESS_TOKEN', token };
 }
