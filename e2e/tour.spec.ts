@@ -78,10 +78,14 @@ async function seed(rest: RestClient): Promise<{ boiler: string; simulation: str
   return { boiler, simulation };
 }
 
+/** The seeded devices' profiles: default (the gateway), thermal (the boiler), contact (the door sensor). */
+const PROFILES = 3;
+
 /** What each page shows once it has its data (so screenshots are not of spinners). */
 const SETTLED: Record<string, (page: Page) => Promise<void>> = {
   overview: (p) => expect(p.getByTestId('stat-devices')).toHaveText('3'),
   devices: (p) => expect(p.getByTestId('device-link')).toHaveCount(3),
+  'device-profiles': (p) => expect(p.getByTestId('profile-link')).toHaveCount(PROFILES),
   gateways: (p) => expect(p.getByTestId('simulation-row')).toHaveCount(1),
   'rest-connector': (p) => expect(p.getByTestId('connectors-table')).toBeVisible(),
   'rule-chains': (p) => expect(p.getByTestId('rule-node')).toHaveCount(7),
@@ -104,7 +108,7 @@ test('every page renders with real data, in the light and the dark theme (screen
   page,
   rest,
 }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(150_000); // twelve pages, twice
   // no script errors and no Content-Security-Policy violations on any page
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
