@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
+import { TIMEOUT_STATUS_HEADER } from '../../../shared/http-headers.ts';
 import { ErrorResponse, Uuid } from '../../../shared/schemas/common.ts';
 import { Device } from '../../../shared/schemas/entities.ts';
+import { PlatformError } from '../../platform/errors.ts';
 import { principalOf } from '../authenticate.ts';
 import { authErrors, type Api, type RouteDeps } from '../route-types.ts';
 
@@ -10,6 +12,16 @@ const RpcBody = Type.Object({
   timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'ms, default 10000' })),
   persistent: Type.Optional(
     Type.Boolean({ description: 'accepted for compatibility; requests are kept in memory' }),
+  ),
+});
+
+const RpcHeaders = Type.Object({
+  [TIMEOUT_STATUS_HEADER]: Type.Optional(
+    Type.Union([Type.Literal('408'), Type.Literal('504')], {
+      description:
+        'Sandboard only: 504 answers a timeout with 504 instead of 408 (a browser sends a request again ' +
+        'when it gets 408 on a reused connection, which would send the device a second command)',
+    }),
   ),
 });
 
@@ -27,13 +39,19 @@ export function registerRpcAndClaimRoutes(app: Api, { services }: RouteDeps): vo
               ? 'Send an RPC to a device and wait for its answer (408 when none comes in time)'
               : 'Send an RPC to a device without waiting for an answer (408 when no session takes it in time)',
           params: Type.Object({ deviceId: Uuid }),
+          headers: RpcHeaders,
           body: RpcBody,
-          response: { 200: Type.Unknown(), 408: ErrorResponse, ...authErrors },
+          response: { 200: Type.Unknown(), 408: ErrorResponse, 504: ErrorResponse, ...authErrors },
         },
       },
       async (request, reply) => {
         const device = services.devices.accessibleRow(request.params.deviceId, principalOf(request));
-        const result = await services.rpc.call(device, request.body, kind === 'oneway');
+        const timeoutStatus = request.headers[TIMEOUT_STATUS_HEADER] === '504' ? 504 : 408;
+        const result = await services.rpc.call(device, request.body, kind === 'oneway').catch((err) => {
+          if (err instanceof PlatformError && err.status === 408 && timeoutStatus === 504)
+            throw new PlatformError(504, err.errorCode, err.message, err.headers);
+          throw err;
+        });
         return kind === 'oneway' ? reply.code(200).send(undefined) : reply.code(200).send(result ?? null);
       },
     );

@@ -11,6 +11,7 @@ import type {
   JwtPair,
   User,
 } from '../../../shared/schemas/auth.ts';
+import { TIMEOUT_STATUS_HEADER } from '../../../shared/http-headers.ts';
 import type { ErrorResponse, PageData } from '../../../shared/schemas/common.ts';
 import type {
   Customer,
@@ -146,6 +147,7 @@ interface RequestOptions {
   body?: unknown;
   /** false: a public endpoint, sent without the session's token */
   auth?: boolean;
+  headers?: Record<string, string>;
 }
 
 function withQuery(path: string, query?: Query): string {
@@ -169,7 +171,7 @@ export class ApiClient {
   }
 
   private async send(method: string, path: string, options: RequestOptions, token: string | null) {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (token) headers['x-authorization'] = `Bearer ${token}`;
     try {
@@ -402,9 +404,15 @@ export class ApiClient {
 
   // --- RPC and claiming -------------------------------------------------------------------------
 
-  /** Sends an RPC; two-way resolves the device's answer. A 408 ApiError when it times out. */
+  /**
+   * Sends an RPC once. A timeout comes back as 504, not ThingsBoard's 408: Chromium (and Electron)
+   * sends a request that got 408 on a reused connection again, which would be a second command.
+   */
   rpc(deviceId: string, kind: RpcKind, body: RpcRequest): Promise<unknown> {
-    return this.request('POST', `/api/rpc/${kind}/${enc(deviceId)}`, { body });
+    return this.request('POST', `/api/rpc/${kind}/${enc(deviceId)}`, {
+      body,
+      headers: { [TIMEOUT_STATUS_HEADER]: '504' },
+    });
   }
 
   /** Claims a device as a customer user; FAILURE and CLAIMED (the server's 400 answers) resolve too. */

@@ -34,6 +34,11 @@ interface RpcCall {
   outcome: { ok: true; answer: unknown } | { ok: false; status: number; message: string };
 }
 
+/** The UI asks for a timeout as 504 (see ApiClient.rpc); 408 is what ThingsBoard itself answers. */
+function isTimeout(outcome: RpcCall['outcome']): boolean {
+  return !outcome.ok && (outcome.status === 504 || outcome.status === 408);
+}
+
 function parseParams(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   if (text.trim() === '') return { ok: true, value: undefined };
   try {
@@ -66,14 +71,14 @@ function Outcome({ call }: { call: RpcCall }) {
       </Alert>
     );
   }
-  const timedOut = call.outcome.status === 408;
+  const timedOut = isTimeout(call.outcome);
   return (
     <Alert
       color={timedOut ? 'orange' : 'red'}
       variant="light"
       title={
         timedOut
-          ? `Timed out after ${elapsed} (408)`
+          ? `Timed out after ${elapsed}`
           : `Failed after ${elapsed}${call.outcome.status ? ` (${call.outcome.status})` : ''}`
       }
       data-testid="rpc-outcome"
@@ -237,9 +242,9 @@ export function RpcConsoleCard({ deviceId }: { deviceId: string }) {
                     <Badge
                       size="xs"
                       variant="light"
-                      color={call.outcome.ok ? 'teal' : call.outcome.status === 408 ? 'orange' : 'red'}
+                      color={call.outcome.ok ? 'teal' : isTimeout(call.outcome) ? 'orange' : 'red'}
                     >
-                      {call.outcome.ok ? 'ok' : call.outcome.status === 408 ? 'timeout' : 'error'}
+                      {call.outcome.ok ? 'ok' : isTimeout(call.outcome) ? 'timeout' : 'error'}
                     </Badge>
                   </Table.Td>
                   <Table.Td ta="right">

@@ -96,6 +96,30 @@ describe.each(VERSIONS.map((v) => [versionName(v), v] as const))(
       await publishOk(client, 'v1/devices/me/rpc/response/999999', { stray: true });
     });
 
+    it('answers a timeout with 504 instead of 408 to a client that asks for it (the UI), and sends once', async () => {
+      const { a, d, client, inbox } = await device();
+      await subscribeOk(client, 'v1/devices/me/rpc/request/+');
+      const asked = await a.p.http(`/api/rpc/twoway/${d.id.id}`, {
+        method: 'POST',
+        token: a.token,
+        headers: { 'x-sandboard-timeout-status': '504' },
+        json: { method: 'unanswered', params: {}, timeout: 300 },
+      });
+      await expectTbError(asked, 504, 2, /did not answer the RPC request within 300 ms/);
+      expect(inbox.all.map((m) => m.json)).toEqual([{ method: 'unanswered', params: {} }]);
+      await expectTbError(
+        await a.p.http(`/api/rpc/twoway/${d.id.id}`, {
+          method: 'POST',
+          token: a.token,
+          headers: { 'x-sandboard-timeout-status': 'soon' },
+          json: { method: 'bad header', params: {} },
+        }),
+        400,
+        31,
+        /x-sandboard-timeout-status/,
+      );
+    });
+
     it('one-way calls return once delivered, and 408 when no session takes them', async () => {
       const { a, d, client, inbox } = await device();
       await expectTbError(
