@@ -1,5 +1,11 @@
 /** React Query hooks over the one API client. Live data arrives through the WebSocket (live/). */
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+} from '@tanstack/react-query';
 import type { CreateApiKeyRequest } from '../../../shared/schemas/auth.ts';
 import type { SaveDeviceRequest } from '../../../shared/schemas/entities.ts';
 import { useApi, useSession } from './api-context.tsx';
@@ -16,8 +22,11 @@ import type {
   RpcKind,
   RpcRequest,
   RuleChainMetadata,
+  SimulationStatus,
+  SimulationSummary,
   TimeseriesData,
 } from './client.ts';
+import type { SimulationState } from '../../../shared/schemas/simulation.ts';
 import { queryKeys, type HistoryWindow } from './query-keys.ts';
 
 /** Ranges above this are fetched aggregated (AVG) instead of raw points. */
@@ -442,12 +451,14 @@ function useSimulationMutation<A, R>(fn: (a: A) => Promise<R>) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: fn,
-    onSettled: () => {
-      void qc.invalidateQueries({ queryKey: queryKeys.simulations });
-      void qc.invalidateQueries({ queryKey: ['simulation'] });
-      void qc.invalidateQueries({ queryKey: ['simulationStatus'] });
-    },
+    onSettled: () => invalidateSimulations(qc),
   });
+}
+
+function invalidateSimulations(qc: QueryClient): void {
+  void qc.invalidateQueries({ queryKey: queryKeys.simulations });
+  void qc.invalidateQueries({ queryKey: ['simulation'] });
+  void qc.invalidateQueries({ queryKey: ['simulationStatus'] });
 }
 
 export function useCreateSimulation() {
@@ -477,9 +488,35 @@ export function useStartSimulation(id: string) {
   );
 }
 
+/** When the user asked each simulation to stop (this page session): its rate chart ends there. */
+const stopRequests = new Map<string, number>();
+
+export function stopRequestedAt(id: string): number | undefined {
+  return stopRequests.get(id);
+}
+
+/**
+ * Stops a simulation. The cached state turns 'stopping' at once, so its rates read zero without
+ * waiting for the next poll (a stopped run sends nothing, whatever its last seconds' rate said).
+ */
 export function useStopSimulation(id: string) {
   const client = useApi();
-  return useSimulationMutation(() => client.stopSimulation(id));
+  const qc = useQueryClient();
+  const stopping = <T extends { id?: string; state: SimulationState }>(s: T): T =>
+    s.state === 'running' || s.state === 'starting' ? { ...s, state: 'stopping' } : s;
+  return useMutation({
+    mutationFn: () => client.stopSimulation(id),
+    onMutate: async () => {
+      stopRequests.set(id, Date.now());
+      await qc.cancelQueries({ queryKey: queryKeys.simulationStatus(id) });
+      await qc.cancelQueries({ queryKey: queryKeys.simulations });
+      qc.setQueryData<SimulationStatus>(queryKeys.simulationStatus(id), (s) => s && stopping(s));
+      qc.setQueryData<SimulationSummary[]>(queryKeys.simulations, (list) =>
+        list?.map((s) => (s.id === id ? stopping(s) : s)),
+      );
+    },
+    onSettled: () => invalidateSimulations(qc),
+  });
 }
 
 export function useSaveEdge() {

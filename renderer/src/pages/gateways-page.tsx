@@ -17,7 +17,7 @@ import { AdminOnlyPage } from '../components/admin-only-page.tsx';
 import { PageHeader } from '../components/page-header.tsx';
 import { Link, navigate } from '../router.tsx';
 import { NewSimulationModal } from './simulation/new-simulation-modal.tsx';
-import { StateBadge, isActive } from './simulation/simulation-ui.tsx';
+import { StateBadge, isActive, shownRate } from './simulation/simulation-ui.tsx';
 import { EmptyTableRow } from '../components/empty-table-row.tsx';
 
 /** What went wrong with an imported file: not JSON, or a scenario with problems at named paths. */
@@ -87,7 +87,9 @@ function SimulationRow({ s }: { s: SimulationSummary }) {
       <Table.Td ta="right" c={failed ? 'red' : undefined}>
         {formatNumber(failed)}
       </Table.Td>
-      <Table.Td ta="right">{s.counters.messagesPerSecond.toFixed(1)}</Table.Td>
+      <Table.Td ta="right" data-testid="simulation-rate">
+        {shownRate(s.state, s.counters)}
+      </Table.Td>
       <Table.Td>
         <RunButton s={s} />
       </Table.Td>

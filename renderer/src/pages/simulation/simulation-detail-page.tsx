@@ -246,6 +246,7 @@ export default function SimulationDetailPage({ params }: { params: PageParams })
                 </SimpleGrid>
                 <GatewayStatusTable
                   gateways={status.data.gatewayStatus}
+                  runState={s.state}
                   scenario={simulation.data.scenario}
                 />
                 <SimpleGrid cols={{ base: 1, lg: 2 }}>

@@ -19,6 +19,7 @@ import {
   deviceNames,
   type GatewayStatus,
   type Scenario,
+  type SimulationState,
   type SimulationCounters as Counters,
 } from '../../../../shared/schemas/simulation.ts';
 import type { SimulationStatus } from '../../api/client.ts';
@@ -26,7 +27,8 @@ import { useChartColors } from '../../components/charts/chart-colors.ts';
 import { formatDuration, formatNumber, formatTime } from '../../components/format.ts';
 import { StatTile } from '../../components/stat-tile.tsx';
 import { Link } from '../../router.tsx';
-import { DeviceNameLink, StateBadge, mqttVersion } from './simulation-ui.tsx';
+import { stopRequestedAt } from '../../api/hooks.ts';
+import { DeviceNameLink, StateBadge, chartedHistory, mqttVersion, shownRate } from './simulation-ui.tsx';
 
 /** The run's counters: sent, acknowledged, failed, in flight, rate and datapoints. */
 export function SimulationCounters({ status }: { status: SimulationStatus | undefined }) {
@@ -51,7 +53,7 @@ export function SimulationCounters({ status }: { status: SimulationStatus | unde
       <StatTile label="In flight" value={n(c?.inFlight)} testId="sim-in-flight" note="waiting for PUBACK" />
       <StatTile
         label="Msgs / s"
-        value={c ? c.messagesPerSecond.toFixed(1) : undefined}
+        value={c && status ? shownRate(status.state, c) : undefined}
         testId="sim-rate"
         note="last 5 s"
       />
@@ -116,7 +118,7 @@ export function FailureReasons({ status }: { status: SimulationStatus }) {
 /** Publishes per second over the last minute: sent, acknowledged and failed. */
 export function SimulationRateChart({ status }: { status: SimulationStatus }) {
   const colors = useChartColors();
-  const data = status.history;
+  const data = chartedHistory(status.history, status.state, status.stoppedAt, stopRequestedAt(status.id));
   return (
     <Card withBorder radius="md" p="md">
       <Group justify="space-between" mb="sm">
@@ -130,6 +132,7 @@ export function SimulationRateChart({ status }: { status: SimulationStatus }) {
         data-testid="simulation-chart"
         data-samples={data.length}
         data-sent={data.reduce((sum, s) => sum + s.sent, 0)}
+        data-series={data.map((s) => s.sent).join(',')}
       >
         {data.length === 0 ? (
           <Text size="sm" c="dimmed" pt="xl" ta="center">
@@ -179,7 +182,7 @@ export function SimulationRateChart({ status }: { status: SimulationStatus }) {
   );
 }
 
-function GatewayRow({ g }: { g: GatewayStatus }) {
+function GatewayRow({ g, runState }: { g: GatewayStatus; runState: SimulationState }) {
   const [open, setOpen] = useState(false);
   return (
     <>
@@ -216,7 +219,9 @@ function GatewayRow({ g }: { g: GatewayStatus }) {
         <Table.Td ta="right" c={g.counters.failed ? 'red' : undefined}>
           {formatNumber(g.counters.failed)}
         </Table.Td>
-        <Table.Td ta="right">{g.counters.messagesPerSecond.toFixed(1)}</Table.Td>
+        <Table.Td ta="right" data-testid="gateway-rate">
+          {shownRate(runState, g.counters)}
+        </Table.Td>
         <Table.Td>
           {g.error && (
             <Text size="xs" c="red">
@@ -280,9 +285,11 @@ function notStarted(g: Scenario['gateways'][number]): GatewayStatus {
 export function GatewayStatusTable({
   gateways,
   scenario,
+  runState,
 }: {
   gateways: GatewayStatus[];
   scenario: Scenario;
+  runState: SimulationState;
 }) {
   const rows = gateways.length > 0 ? gateways : scenario.gateways.map(notStarted);
   return (
@@ -307,7 +314,7 @@ export function GatewayStatusTable({
           </Table.Thead>
           <Table.Tbody>
             {rows.map((g) => (
-              <GatewayRow key={g.name} g={g} />
+              <GatewayRow key={g.name} g={g} runState={runState} />
             ))}
           </Table.Tbody>
         </Table>

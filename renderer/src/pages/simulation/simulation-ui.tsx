@@ -1,7 +1,12 @@
 import { Anchor, Badge, Loader } from '@mantine/core';
 import { useState } from 'react';
 import { useApi } from '../../api/api-context.tsx';
-import type { GatewayState, SimulationState } from '../../../../shared/schemas/simulation.ts';
+import type {
+  GatewayState,
+  RateSample,
+  SimulationCounters,
+  SimulationState,
+} from '../../../../shared/schemas/simulation.ts';
 import { navigate } from '../../router.tsx';
 
 const STATE_COLORS: Record<SimulationState | GatewayState, string> = {
@@ -27,6 +32,34 @@ export function StateBadge({ state, testId }: { state: SimulationState | Gateway
 /** True while a simulation has a run going (or about to). */
 export function isActive(state: SimulationState): boolean {
   return state === 'running' || state === 'starting' || state === 'stopping';
+}
+
+/**
+ * Messages per second as the UI shows them: a run that is not running sends nothing, so it reads zero
+ * at once (the server's figure is an average of the last 5 s, which lingers after a stop).
+ */
+export function shownRate(state: SimulationState, counters: SimulationCounters): string {
+  return (state === 'running' || state === 'starting' ? counters.messagesPerSecond : 0).toFixed(1);
+}
+
+/**
+ * The rate chart's samples: for a run that has stopped (or is stopping), the whole seconds before the
+ * stop began and then zero. The seconds of stopping carry the gateways' disconnect announcements,
+ * which are not the scenario's traffic and drew a spike at the end.
+ */
+export function chartedHistory(
+  history: RateSample[],
+  state: SimulationState,
+  stoppedAt: number | null,
+  stopRequestedAt: number | undefined,
+): RateSample[] {
+  if (state === 'running' || state === 'starting') return history;
+  const stopBegan = Math.min(stopRequestedAt ?? Infinity, stoppedAt ?? Infinity);
+  if (stopBegan === Infinity) return history;
+  const cut = Math.floor(stopBegan / 1000) * 1000;
+  const before = history.filter((s) => s.ts < cut);
+  if (before.length === 0) return before;
+  return [...before, { ts: cut, sent: 0, acknowledged: 0, failed: 0 }];
 }
 
 /** "5" → "MQTT 5", "4" → "MQTT 3.1.1" */
