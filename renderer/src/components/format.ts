@@ -11,6 +11,12 @@ const timeOnly = new Intl.DateTimeFormat(undefined, {
   minute: '2-digit',
   second: '2-digit',
 });
+const dayTime = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
 const number = new Intl.NumberFormat();
 
 export function formatDateTime(ts: number): string {
@@ -19,6 +25,11 @@ export function formatDateTime(ts: number): string {
 
 export function formatTime(ts: number): string {
   return timeOnly.format(new Date(ts));
+}
+
+/** "Jan 05, 10:15": a time label on an axis that spans days */
+export function formatDayTime(ts: number): string {
+  return dayTime.format(new Date(ts));
 }
 
 export function formatNumber(n: number): string {

@@ -4,6 +4,7 @@ import { Area, AreaChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YA
 import type { PlatformStats } from '../api/client.ts';
 import { useStats } from '../api/hooks.ts';
 import { useChartColors } from '../components/charts/chart-colors.ts';
+import { growingWindow } from '../components/charts/time-axis.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { formatNumber, formatTime } from '../components/format.ts';
 import { PageHeader } from '../components/page-header.tsx';
@@ -91,7 +92,7 @@ function MessageRateChart() {
           since this window opened
         </Text>
       </Group>
-      {data.length < 2 ? (
+      {!last ? (
         <Text size="sm" c="dimmed">
           Waiting for live counters…
         </Text>
@@ -100,7 +101,7 @@ function MessageRateChart() {
           <ResponsiveContainer>
             <AreaChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
               <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
-              <XAxis {...colors.timeAxis} domain={['dataMin', 'dataMax']} />
+              <XAxis {...colors.timeAxis(...growingWindow(data[0]?.ts, last?.ts, now, Infinity))} />
               <YAxis allowDecimals fontSize={12} stroke={colors.axis} />
               <Tooltip labelFormatter={(ts) => formatTime(Number(ts))} contentStyle={colors.tooltipStyle} />
               <Area

@@ -4,6 +4,8 @@ import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, X
 import type { TimeseriesData } from '../../api/client.ts';
 import { RAW_HISTORY_MAX_RANGE_MS, useHistory, useTimeseriesKeys } from '../../api/hooks.ts';
 import { useChartColors } from '../../components/charts/chart-colors.ts';
+import { seriesDashes } from '../../components/charts/series-color.ts';
+import { growingWindow } from '../../components/charts/time-axis.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatDateTime } from '../../components/format.ts';
 
@@ -66,6 +68,9 @@ export function TelemetryChartCard({ deviceId }: { deviceId: string }) {
   const now = useNow(rangeMs <= RAW_HISTORY_MAX_RANGE_MS ? 2_000 : 30_000);
   const { rows, points } = useMemo(() => toRows(history.data, selected), [history.data, selected]);
   const noKeys = keys.data !== undefined && keys.data.length === 0;
+  // from the data: a new device's first minute fills the chart, and the window grows to the range
+  const [from, to] = growingWindow(rows[0]?.ts, rows.at(-1)?.ts, now, rangeMs);
+  const dashes = seriesDashes(selected);
 
   return (
     <Card withBorder radius="md" p="md">
@@ -100,6 +105,8 @@ export function TelemetryChartCard({ deviceId }: { deviceId: string }) {
           style={{ width: '100%', height: 300, position: 'relative' }}
           data-testid="telemetry-chart"
           data-points={points}
+          data-window={`${from},${to}`}
+          data-colors={selected.map((k) => `${k}=${colors.forKey(k)}`).join(' ')}
         >
           {noKeys ? (
             <Text size="sm" c="dimmed" pt="xl" ta="center">
@@ -119,24 +126,21 @@ export function TelemetryChartCard({ deviceId }: { deviceId: string }) {
             <ResponsiveContainer>
               <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
                 <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
-                <XAxis
-                  {...colors.timeAxis}
-                  domain={[now - rangeMs, Math.max(now, rows[rows.length - 1]!.ts)]}
-                  allowDataOverflow
-                />
+                <XAxis {...colors.timeAxis(from, to)} />
                 <YAxis fontSize={12} stroke={colors.axis} width={56} domain={['auto', 'auto']} />
                 <Tooltip
                   labelFormatter={(ts) => formatDateTime(Number(ts))}
                   contentStyle={colors.tooltipStyle}
                 />
                 <Legend />
-                {selected.map((key, i) => (
+                {selected.map((key) => (
                   <Line
                     key={key}
                     type="monotone"
                     dataKey={key}
                     name={key}
-                    stroke={colors.series[i % colors.series.length]}
+                    stroke={colors.forKey(key)}
+                    strokeDasharray={dashes.get(key)}
                     strokeWidth={2}
                     dot={points <= 60}
                     connectNulls
@@ -147,6 +151,12 @@ export function TelemetryChartCard({ deviceId }: { deviceId: string }) {
             </ResponsiveContainer>
           )}
         </div>
+        {rows.length > 0 && to - from < rangeMs && (
+          <Text size="xs" c="dimmed" data-testid="chart-zoomed">
+            Zoomed to the data since {formatDateTime(from)}: the window grows as data arrives, up to{' '}
+            {RANGES.find((r) => r.value === range)?.label}.
+          </Text>
+        )}
         {rangeMs > RAW_HISTORY_MAX_RANGE_MS && (
           <Text size="xs" c="dimmed">
             Averages over {Math.round(rangeMs / 300 / 1000)} s intervals.

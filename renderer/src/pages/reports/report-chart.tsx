@@ -2,11 +2,10 @@ import { Card, Group, MultiSelect, SegmentedControl, Select, Stack, Text, Title 
 import { useMemo, useState } from 'react';
 import {
   Bar,
-  BarChart,
   CartesianGrid,
+  ComposedChart,
   Legend,
   Line,
-  LineChart,
   ResponsiveContainer,
   Tooltip,
   XAxis,
@@ -14,6 +13,7 @@ import {
 } from 'recharts';
 import type { PreviewResponse, TableViewConfig } from '../../api/reports-api.ts';
 import { useChartColors } from '../../components/charts/chart-colors.ts';
+import { seriesDashes } from '../../components/charts/series-color.ts';
 import { columnKinds, formatDateValue, formatMeasure } from './report-model.ts';
 
 type ChartType = 'bar' | 'line' | 'stacked';
@@ -91,11 +91,7 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
   }, [result, x, splitBy.join('\u0000'), shownMeasures.join('\u0000'), config]);
 
   const axis = { stroke: colors.axis, fontSize: 12 };
-  const tooltip = {
-    contentStyle: colors.tooltipStyle,
-    formatter: (v: unknown) => formatMeasure(v),
-  };
-  const common = { data: rows, margin: { top: 8, right: 16, bottom: 8, left: 8 } };
+  const dashes = seriesDashes(series);
 
   return (
     <Card
@@ -105,6 +101,7 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
       data-testid="report-chart"
       data-type={type}
       data-series={series.length}
+      data-colors={series.map((s) => `${s}=${colors.forKey(s)}`).join(' | ')}
     >
       <Stack gap="sm">
         <Group justify="space-between" align="flex-end" wrap="wrap">
@@ -156,45 +153,38 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
         ) : (
           <div style={{ width: '100%', height: 340 }}>
             <ResponsiveContainer>
-              {type === 'line' ? (
-                <LineChart {...common}>
-                  <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
-                  <XAxis dataKey="label" {...axis} />
-                  <YAxis {...axis} width={64} />
-                  <Tooltip {...tooltip} />
-                  <Legend wrapperStyle={{ fontSize: 12 }} />
-                  {series.map((s, i) => (
+              {/* one chart for all three types: bars side by side or stacked, or lines */}
+              <ComposedChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
+                <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
+                <XAxis dataKey="label" {...axis} />
+                <YAxis {...axis} width={64} />
+                <Tooltip contentStyle={colors.tooltipStyle} formatter={(v: unknown) => formatMeasure(v)} />
+                <Legend wrapperStyle={{ fontSize: 12 }} />
+                {series.map((s, i) =>
+                  type === 'line' ? (
                     <Line
                       key={s}
                       dataKey={`s${i}`}
                       name={s}
-                      stroke={colors.series[i % colors.series.length]}
+                      stroke={colors.forKey(s)}
+                      strokeDasharray={dashes.get(s)}
                       dot={rows.length <= 40}
                       strokeWidth={2}
                       isAnimationActive={false}
                       connectNulls
                     />
-                  ))}
-                </LineChart>
-              ) : (
-                <BarChart {...common}>
-                  <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
-                  <XAxis dataKey="label" {...axis} />
-                  <YAxis {...axis} width={64} />
-                  <Tooltip {...tooltip} />
-                  <Legend wrapperStyle={{ fontSize: 12 }} />
-                  {series.map((s, i) => (
+                  ) : (
                     <Bar
                       key={s}
                       dataKey={`s${i}`}
                       name={s}
-                      fill={colors.series[i % colors.series.length]}
+                      fill={colors.forKey(s)}
                       stackId={type === 'stacked' ? 'all' : undefined}
                       isAnimationActive={false}
                     />
-                  ))}
-                </BarChart>
-              )}
+                  ),
+                )}
+              </ComposedChart>
             </ResponsiveContainer>
           </div>
         )}

@@ -24,11 +24,15 @@ import {
 } from '../../../../shared/schemas/simulation.ts';
 import type { SimulationStatus } from '../../api/client.ts';
 import { useChartColors } from '../../components/charts/chart-colors.ts';
+import { growingWindow } from '../../components/charts/time-axis.ts';
 import { formatDuration, formatNumber, formatTime } from '../../components/format.ts';
 import { StatTile } from '../../components/stat-tile.tsx';
 import { Link } from '../../router.tsx';
 import { stopRequestedAt } from '../../api/hooks.ts';
 import { DeviceNameLink, StateBadge, chartedHistory, mqttVersion, shownRate } from './simulation-ui.tsx';
+
+/** The rate chart's span: the server keeps the last 60 one-second samples. */
+const HISTORY_MS = 60_000;
 
 /** The run's counters: sent, acknowledged, failed, in flight, rate and datapoints. */
 export function SimulationCounters({ status }: { status: SimulationStatus | undefined }) {
@@ -119,6 +123,8 @@ export function FailureReasons({ status }: { status: SimulationStatus }) {
 export function SimulationRateChart({ status }: { status: SimulationStatus }) {
   const colors = useChartColors();
   const data = chartedHistory(status.history, status.state, status.stoppedAt, stopRequestedAt(status.id));
+  const first = data[0]?.ts;
+  const last = data.at(-1)?.ts ?? 0;
   return (
     <Card withBorder radius="md" p="md">
       <Group justify="space-between" mb="sm">
@@ -142,7 +148,7 @@ export function SimulationRateChart({ status }: { status: SimulationStatus }) {
           <ResponsiveContainer>
             <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: -8 }}>
               <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
-              <XAxis {...colors.timeAxis} domain={['dataMin', 'dataMax']} />
+              <XAxis {...colors.timeAxis(...growingWindow(first, last, last, HISTORY_MS))} />
               <YAxis allowDecimals={false} fontSize={12} stroke={colors.axis} />
               <Tooltip labelFormatter={(ts) => formatTime(Number(ts))} contentStyle={colors.tooltipStyle} />
               <Legend />
