@@ -7,13 +7,13 @@ export const SECURITY_SCHEMES = {
     in: 'header' as const,
     name: 'X-Authorization',
     description:
-      'JWT from the login form: enter username and password in the Authorize dialog (it calls POST /api/auth/login), or paste "Bearer <token>".',
+      'JWT from the login form: enter username and password in the Authorize dialog (it calls POST /api/auth/login), or paste `Bearer <token>`.',
   },
   ApiKeyForm: {
     type: 'apiKey' as const,
     in: 'header' as const,
     name: 'X-Authorization',
-    description: 'API key: "ApiKey <value>" (the prefix is added for you in the Authorize dialog).',
+    description: 'API key: `ApiKey <value>` (the prefix is added for you in the Authorize dialog).',
   },
   EdgeBasic: {
     type: 'http' as const,
@@ -31,7 +31,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         title: 'Sandboard REST API',
         version,
         description:
-          'ThingsBoard-compatible REST API of Sandboard. Authenticate with "X-Authorization: Bearer <JWT>" (POST /api/auth/login) or "X-Authorization: ApiKey <key>". Errors: {status, message, errorCode, timestamp}.',
+          // Markdown: in code spans, Swagger UI shows <JWT> and <key> instead of dropping them as HTML tags
+          'ThingsBoard-compatible REST API of Sandboard. Authenticate with `X-Authorization: Bearer <JWT>` (POST /api/auth/login) or `X-Authorization: ApiKey <key>`. Errors: `{status, message, errorCode, timestamp}`.',
       },
       components: { securitySchemes: SECURITY_SCHEMES },
       security: [{ HttpLoginForm: [] }, { ApiKeyForm: [] }],

@@ -126,6 +126,33 @@
     if (token) window.ui.preauthorizeApiKey(JWT, 'Bearer ' + token);
   }
 
+  // The Authorize dialog opens at its first form, not scrolled down to the last form's autofocused field
+  // (Swagger UI autofocuses each form's first input, so the Edge form at the bottom won).
+  new MutationObserver(function (changes) {
+    changes.forEach(function (change) {
+      change.addedNodes.forEach(function (node) {
+        var content = node.querySelector && node.querySelector('.modal-ux-content');
+        if (!content) return;
+        requestAnimationFrame(function () {
+          var first = content.querySelector('input, button:not([disabled])');
+          if (first) first.focus({ preventScroll: true });
+          content.scrollTop = 0;
+        });
+      });
+    });
+  }).observe(document.getElementById('swagger-ui'), { childList: true, subtree: true });
+
+  // Light or dark: the app embedding the explorer says which; opened on its own, the system's.
+  var systemDark = window.matchMedia('(prefers-color-scheme: dark)');
+  var themeFromApp = false;
+  function setTheme(scheme) {
+    document.documentElement.setAttribute('data-theme', scheme === 'dark' ? 'dark' : 'light');
+  }
+  setTheme(systemDark.matches ? 'dark' : 'light');
+  systemDark.addEventListener('change', function (e) {
+    if (!themeFromApp) setTheme(e.matches ? 'dark' : 'light');
+  });
+
   window.ui = SwaggerUIBundle({
     url: '/v3/api-docs',
     dom_id: '#swagger-ui',
@@ -156,5 +183,9 @@
     if (event.origin !== window.location.origin) return;
     if (event.data && event.data.type === 'sandboard:session' && event.data.token)
       useSession(event.data.token);
+    if (event.data && event.data.type === 'sandboard:theme') {
+      themeFromApp = true;
+      setTheme(event.data.scheme);
+    }
   });
 })();

@@ -1,5 +1,5 @@
-import { Anchor, Box, Group, Text } from '@mantine/core';
-import { useEffect, useRef } from 'react';
+import { Anchor, Box, Group, Text, useComputedColorScheme } from '@mantine/core';
+import { useCallback, useEffect, useRef } from 'react';
 import { useSession } from '../api/api-context.tsx';
 import { PageHeader } from '../components/page-header.tsx';
 
@@ -7,17 +7,22 @@ const EXPLORER_PATH = '/swagger-ui/';
 
 /**
  * The Swagger UI of the REST API, signed in with this session: it reads the session from sessionStorage
- * (shared with same-origin frames) when it loads, and gets each refreshed token by postMessage.
+ * (shared with same-origin frames) when it loads, and gets each refreshed token, and the app's theme,
+ * by postMessage.
  */
 export default function ApiExplorerPage() {
   const session = useSession();
+  const scheme = useComputedColorScheme('light');
   const frame = useRef<HTMLIFrameElement>(null);
   const token = session?.token;
 
-  useEffect(() => {
-    if (token)
-      frame.current?.contentWindow?.postMessage({ type: 'sandboard:session', token }, window.location.origin);
-  }, [token]);
+  const tell = useCallback(() => {
+    const target = frame.current?.contentWindow;
+    if (!target) return;
+    if (token) target.postMessage({ type: 'sandboard:session', token }, window.location.origin);
+    target.postMessage({ type: 'sandboard:theme', scheme }, window.location.origin);
+  }, [token, scheme]);
+  useEffect(tell, [tell]);
 
   return (
     <Box
@@ -46,20 +51,14 @@ export default function ApiExplorerPage() {
         src={EXPLORER_PATH}
         title="API explorer"
         data-testid="api-explorer-frame"
-        onLoad={() => {
-          if (token)
-            frame.current?.contentWindow?.postMessage(
-              { type: 'sandboard:session', token },
-              window.location.origin,
-            );
-        }}
+        onLoad={tell}
         style={{
           flex: 1,
           minHeight: 480,
           width: '100%',
           border: '1px solid var(--mantine-color-default-border)',
           borderRadius: 'var(--mantine-radius-md)',
-          background: 'white',
+          background: 'var(--mantine-color-body)',
         }}
       />
     </Box>
