@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test as base, expect, type Page } from '@playwright/test';
 import { startSandboard, type SandboardServer } from './sandboard-server.ts';
@@ -6,6 +6,8 @@ import { startSandboard, type SandboardServer } from './sandboard-server.ts';
 export const TENANT = { username: 'tenant@thingsboard.org', password: 'tenant' };
 
 export const SCREENSHOT_DIR = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url));
+/** The README's screenshots: refreshed from a run with SANDBOARD_DOCS_SCREENSHOTS=1 (those it shows only). */
+const DOCS_SCREENSHOT_DIR = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 
 /** A small REST client for what a test does "from outside" (a device, a script with an API key). */
 export class RestClient {
@@ -94,12 +96,18 @@ export async function openFromNav(page: Page, id: string): Promise<void> {
   await waitForPage(page, id);
 }
 
-/** Saves a full-page screenshot under artifacts/screenshots/ (gitignored). */
+/**
+ * Saves a full-page screenshot under artifacts/screenshots/ (gitignored); with SANDBOARD_DOCS_SCREENSHOTS=1
+ * it also replaces the same-named one in docs/screenshots/ when the README shows it.
+ */
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   // from the top: a scrolled page draws its fixed header in the middle of a full-page shot
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `${SCREENSHOT_DIR}${name}.png`, fullPage: true, animations: 'disabled' });
+  const path = `${SCREENSHOT_DIR}${name}.png`;
+  await page.screenshot({ path, fullPage: true, animations: 'disabled' });
+  const docs = `${DOCS_SCREENSHOT_DIR}${name}.png`;
+  if (process.env.SANDBOARD_DOCS_SCREENSHOTS === '1' && existsSync(docs)) copyFileSync(path, docs);
 }
 
 /** Saves the page in the light and the dark theme (the app follows the system's while set to auto). */

@@ -17,6 +17,7 @@ import { PageReady } from '../components/page-ready.tsx';
 import { Link, navigate, usePath } from '../router.tsx';
 import { LiveStatusBadge } from './live-status-badge.tsx';
 import { DEFAULT_PATH, PAGES, matchPage } from './page-catalog.ts';
+import { PAGE_COMPONENTS } from './page-components.ts';
 import { ThemeToggle } from './theme-toggle.tsx';
 import { UserMenu } from './user-menu.tsx';
 
@@ -50,7 +51,7 @@ export default function AppShellLayout() {
     document.title = match ? `${match.page.label} · Sandboard` : 'Sandboard';
   }, [match]);
 
-  const Page = match?.page.component;
+  const Page = match ? PAGE_COMPONENTS[match.page.id] : undefined;
   const activeNav = match?.page.nav ? match.page.id : (match?.page.parent ?? null);
 
   return (
