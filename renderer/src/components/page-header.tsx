@@ -12,7 +12,8 @@ export function PageHeader({
 }) {
   return (
     <Group justify="space-between" align="flex-start" mb="lg" wrap="wrap">
-      <Stack gap={4}>
+      {/* a fixed basis: a description that grows (a simulation's "ended …") never moves the actions */}
+      <Stack gap={4} style={{ flex: '1 1 320px', minWidth: 0 }}>
         <Title order={2}>{title}</Title>
         {description && (
           <Text c="dimmed" size="sm">
@@ -20,7 +21,11 @@ export function PageHeader({
           </Text>
         )}
       </Stack>
-      {actions && <Group gap="sm">{actions}</Group>}
+      {actions && (
+        <Group gap="sm" wrap="nowrap" style={{ flexShrink: 0 }}>
+          {actions}
+        </Group>
+      )}
     </Group>
   );
 }

@@ -3,6 +3,7 @@ import { useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from
 import { NODE_TYPES } from '../../../../shared/rule-engine.ts';
 import type { RuleNodeType } from '../../api/client.ts';
 import { NODE_HEIGHT, NODE_WIDTH, positionOf, shortType, type ChainDraft } from './chain-model.ts';
+import { fitText, textWidth } from './fit-text.ts';
 
 const TYPE_COLORS: Record<string, string> = {
   [NODE_TYPES.msgTypeSwitch]: 'yellow',
@@ -14,6 +15,9 @@ const TYPE_COLORS: Record<string, string> = {
 };
 
 const PAD = 40;
+const LABEL_FONT = 12;
+/** room for a node's name: the node less its colour bar and the problem mark */
+const NAME_WIDTH = NODE_WIDTH - 16 - 22;
 const INPUT_W = 84;
 const INPUT_GAP = 56;
 
@@ -168,6 +172,52 @@ export function ChainGraph({
     return [...grouped.values()].filter((g) => draft.nodes[g.from] && draft.nodes[g.to]);
   }, [draft.connections, draft.nodes]);
 
+  const arrowShapes = useMemo(() => {
+    // each label goes where it overlaps no node and no label placed before it: along its curve first
+    const taken: Box[] = draft.nodes.map((n, i) => {
+      const p = positionOf(n, i);
+      return { x: p.x, y: p.y, w: NODE_WIDTH, h: NODE_HEIGHT };
+    });
+    const overlaps = (b: Box) =>
+      taken.some((t) => b.x < t.x + t.w && t.x < b.x + b.w && b.y < t.y + t.h && t.y < b.y + b.h);
+    return arrows.map((a) => {
+      const s = positionOf(draft.nodes[a.from]!, a.from);
+      const t = positionOf(draft.nodes[a.to]!, a.to);
+      const label = a.types.join(' / ');
+      const w = Math.ceil(textWidth(label, LABEL_FONT)) + 14;
+      let d: string;
+      let spots: { x: number; y: number }[];
+      if (a.from === a.to) {
+        const x = s.x + NODE_WIDTH - 30;
+        d = `M${x},${s.y} C${x},${s.y - 50} ${x + 60},${s.y - 50} ${x + 30},${s.y + 6}`;
+        spots = [{ x: x + 30, y: s.y - 40 }];
+      } else {
+        const x0 = s.x + NODE_WIDTH;
+        const y0 = s.y + NODE_HEIGHT / 2;
+        const x3 = t.x;
+        const y3 = t.y + NODE_HEIGHT / 2;
+        const c = Math.max(40, Math.abs(x3 - x0) / 2);
+        const x1 = x0 + c;
+        const x2 = x3 - c;
+        d = `M${x0},${y0} C${x1},${y0} ${x2},${y3} ${x3 - 2},${y3}`;
+        spots = [0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78].map((k) => ({
+          x: bezier(x0, x1, x2, x3, k),
+          y: bezier(y0, y0, y3, y3, k),
+        }));
+      }
+      const boxAt = (p: { x: number; y: number }) => ({ x: p.x - w / 2, y: p.y - 11, w, h: 22 });
+      let spot = spots.find((p) => !overlaps(boxAt(p)));
+      // nowhere free on the curve: below its middle, clear of the others
+      for (let dy = 22; !spot && dy < 400; dy += 22) {
+        const p = { x: spots[0]!.x, y: spots[0]!.y + dy };
+        if (!overlaps(boxAt(p))) spot = p;
+      }
+      spot ??= spots[0]!;
+      taken.push(boxAt(spot));
+      return { key: `${a.from}->${a.to}`, d, label, lx: spot.x, ly: spot.y, w };
+    });
+  }, [arrows, draft.nodes]);
+
   const first = draft.firstNodeIndex !== null ? draft.nodes[draft.firstNodeIndex] : undefined;
   const firstPos = first ? positionOf(first, draft.firstNodeIndex!) : undefined;
 
@@ -269,59 +319,50 @@ export function ChainGraph({
             </g>
           )}
 
-          {arrows.map((a) => {
-            const s = positionOf(draft.nodes[a.from]!, a.from);
-            const t = positionOf(draft.nodes[a.to]!, a.to);
-            const label = a.types.join(' / ');
-            let d: string;
-            let lx: number;
-            let ly: number;
-            if (a.from === a.to) {
-              const x = s.x + NODE_WIDTH - 30;
-              d = `M${x},${s.y} C${x},${s.y - 50} ${x + 60},${s.y - 50} ${x + 30},${s.y + 6}`;
-              lx = x + 30;
-              ly = s.y - 40;
-            } else {
-              const x0 = s.x + NODE_WIDTH;
-              const y0 = s.y + NODE_HEIGHT / 2;
-              const x3 = t.x;
-              const y3 = t.y + NODE_HEIGHT / 2;
-              const c = Math.max(40, Math.abs(x3 - x0) / 2);
-              const x1 = x0 + c;
-              const x2 = x3 - c;
-              d = `M${x0},${y0} C${x1},${y0} ${x2},${y3} ${x3 - 2},${y3}`;
-              lx = bezier(x0, x1, x2, x3, 0.5);
-              ly = bezier(y0, y0, y3, y3, 0.5);
-            }
-            const w = label.length * 6.8 + 12;
-            return (
-              <g key={`${a.from}->${a.to}`} data-testid="rule-chain-arrow" data-relation={label}>
-                <path
-                  d={d}
-                  markerEnd="url(#rc-arrow)"
-                  style={{ stroke: colors.edge, strokeWidth: 1.5, fill: 'none' }}
-                />
-                <rect
-                  x={lx - w / 2}
-                  y={ly - 10}
-                  width={w}
-                  height={20}
-                  rx={4}
-                  style={{ fill: colors.labelBg, stroke: colors.edge, strokeWidth: 0.5 }}
-                />
-                <text x={lx} y={ly + 4} textAnchor="middle" fontSize={12} style={{ fill: colors.dimmed }}>
-                  {label}
-                </text>
-              </g>
-            );
-          })}
+          {/* lines first, then their labels, so no line is drawn over another's label */}
+          {arrowShapes.map((a) => (
+            <path
+              key={a.key}
+              d={a.d}
+              markerEnd="url(#rc-arrow)"
+              data-testid="rule-chain-arrow"
+              data-relation={a.label}
+              style={{ stroke: colors.edge, strokeWidth: 1.5, fill: 'none' }}
+            />
+          ))}
+          {arrowShapes.map((a) => (
+            <g key={a.key} aria-hidden="true">
+              <rect
+                data-label-box
+                x={a.lx - a.w / 2}
+                y={a.ly - 10}
+                width={a.w}
+                height={20}
+                rx={4}
+                style={{ fill: colors.labelBg, stroke: colors.edge, strokeWidth: 0.5 }}
+              />
+              <text
+                x={a.lx}
+                y={a.ly + 4}
+                textAnchor="middle"
+                fontSize={LABEL_FONT}
+                data-max-width={a.w - 4}
+                style={{ fill: colors.dimmed }}
+              >
+                {a.label}
+              </text>
+            </g>
+          ))}
 
           {draft.nodes.map((node, i) => {
             const p = positionOf(node, i);
             const isSelected = selected === i;
             const hasProblem = problemNodes.has(i);
             const typeLabel = labels.get(node.type) ?? shortType(node.type);
-            const name = node.name.length > 20 ? `${node.name.slice(0, 19)}…` : node.name;
+            const name = fitText(node.name, NAME_WIDTH, [14, 13, 12], 600);
+            const squeeze =
+              name.lines.length === 1 && textWidth(name.lines[0]!, name.fontSize, 600) > NAME_WIDTH;
+            const nameY = name.lines.length === 1 ? [21] : [16, 29];
             return (
               <g
                 key={node.id?.id ?? `new-${i}`}
@@ -330,7 +371,7 @@ export function ChainGraph({
                 tabIndex={0}
                 role="button"
                 aria-pressed={isSelected}
-                aria-label={`${node.name} (${typeLabel})${hasProblem ? ', has a problem' : ''}`}
+                aria-label={`${node.name} ${typeLabel}${node.debugMode ? ' · debug' : ''}${hasProblem ? ', has a problem' : ''}`}
                 data-testid="rule-node"
                 data-name={node.name}
                 data-index={i}
@@ -363,15 +404,34 @@ export function ChainGraph({
                   }}
                 />
                 <rect width={6} height={NODE_HEIGHT} rx={3} style={{ fill: colors.accent(node.type) }} />
-                <text x={16} y={21} fontSize={14} fontWeight={600} style={{ fill: colors.text }}>
-                  {name}
-                </text>
-                <text x={16} y={41} fontSize={12} style={{ fill: colors.dimmed }}>
+                {name.lines.map((line, l) => (
+                  <text
+                    key={l}
+                    x={16}
+                    y={nameY[l]}
+                    fontSize={name.fontSize}
+                    fontWeight={600}
+                    data-max-width={NAME_WIDTH}
+                    textLength={squeeze ? NAME_WIDTH : undefined}
+                    lengthAdjust={squeeze ? 'spacingAndGlyphs' : undefined}
+                    style={{ fill: colors.text }}
+                  >
+                    {/* a space after each line: read together, the lines and the type are words apart */}
+                    {`${line} `}
+                  </text>
+                ))}
+                <text
+                  x={16}
+                  y={name.lines.length === 1 ? 41 : 44}
+                  fontSize={12}
+                  style={{ fill: colors.dimmed }}
+                >
                   {typeLabel}
                   {node.debugMode ? ' · debug' : ''}
                 </text>
                 {hasProblem && (
                   <text
+                    aria-hidden="true"
                     x={NODE_WIDTH - 16}
                     y={21}
                     fontSize={14}
