@@ -7,7 +7,7 @@ import { ApiProvider } from './api/api-context.tsx';
 import { ApiClient, ApiError } from './api/client.ts';
 import { SessionStore } from './api/session.ts';
 import { App } from './app.tsx';
-import { colorSchemeManager, theme } from './theme.ts';
+import { colorSchemeManager, cssVariablesResolver, theme } from './theme.ts';
 
 const sessions = new SessionStore();
 const client = new ApiClient(sessions);
@@ -34,7 +34,12 @@ sessions.subscribe((session) => {
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider theme={theme} colorSchemeManager={colorSchemeManager} defaultColorScheme="auto">
+    <MantineProvider
+      theme={theme}
+      colorSchemeManager={colorSchemeManager}
+      cssVariablesResolver={cssVariablesResolver}
+      defaultColorScheme="auto"
+    >
       <QueryClientProvider client={queryClient}>
         <ApiProvider client={client} sessions={sessions}>
           <App />

@@ -1,7 +1,29 @@
-import { createTheme, localStorageColorSchemeManager } from '@mantine/core';
+import {
+  Anchor,
+  createTheme,
+  localStorageColorSchemeManager,
+  Pagination,
+  type CSSVariablesResolver,
+} from '@mantine/core';
+
+const PAGINATION_LABELS: Record<string, string> = {
+  previous: 'Previous page',
+  next: 'Next page',
+  first: 'First page',
+  last: 'Last page',
+};
 
 export const theme = createTheme({
   primaryColor: 'blue',
+  // white on blue.8 reads at 4.5:1 or better (blue.6 did not), on a projector too
+  primaryShade: { light: 8, dark: 8 },
+  components: {
+    // links in running text are told apart by more than their colour
+    Anchor: Anchor.extend({ defaultProps: { underline: 'always' } }),
+    Pagination: Pagination.extend({
+      defaultProps: { getControlProps: (control) => ({ 'aria-label': PAGINATION_LABELS[control] }) },
+    }),
+  },
   defaultRadius: 'md',
   fontFamily:
     'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif',
@@ -11,3 +33,25 @@ export const theme = createTheme({
 
 /** The chosen theme (light, dark or auto) is remembered in localStorage. */
 export const colorSchemeManager = localStorageColorSchemeManager({ key: 'sandboard.color-scheme' });
+
+/** Text of light badges and buttons where shade 9 on shade 0 still reads below 4.5:1. */
+const LIGHT_TEXT: Record<string, string> = {
+  yellow: '#8a5300',
+  orange: '#a33f00',
+  green: '#1f6b30',
+  lime: '#3d6608',
+};
+
+/**
+ * Secondary ("dimmed") text and light variants (badges, light buttons) that read at 4.5:1 or better in
+ * both themes: light variants on the palest shade, with darker text where a colour needs it.
+ */
+export const cssVariablesResolver: CSSVariablesResolver = (t) => {
+  const light: Record<string, string> = { '--mantine-color-dimmed': t.colors.gray[7]! };
+  for (const color of Object.keys(t.colors)) {
+    light[`--mantine-color-${color}-light`] = `var(--mantine-color-${color}-0)`;
+    const text = LIGHT_TEXT[color];
+    if (text) light[`--mantine-color-${color}-light-color`] = text;
+  }
+  return { variables: {}, light, dark: { '--mantine-color-dimmed': t.colors.dark[1]! } };
+};

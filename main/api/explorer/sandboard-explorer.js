@@ -156,12 +156,14 @@
   window.ui = SwaggerUIBundle({
     url: '/v3/api-docs',
     dom_id: '#swagger-ui',
-    deepLinking: true,
+    // no deep links: a link inside each operation's toggle button is a control nested in a control
+    deepLinking: false,
     persistAuthorization: false,
     tryItOutEnabled: true,
-    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    presets: [SwaggerUIBundle.presets.apis],
     plugins: [SwaggerUIBundle.plugins.DownloadUrl, SandboardAuthPlugin],
-    layout: 'StandaloneLayout',
+    // without the standalone top bar: its URL field has no label, and this page shows one document
+    layout: 'BaseLayout',
     requestInterceptor: function (req) {
       var header = authHeader();
       if (header) req.headers['X-Authorization'] = header;

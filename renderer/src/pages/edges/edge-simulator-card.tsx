@@ -18,6 +18,7 @@ import { EDGE_SIMULATOR_DEFAULTS } from '../../../../shared/schemas/edge-simulat
 import type { Edge, EdgeSimulatorSummary } from '../../api/client.ts';
 import {
   useEdgeSecret,
+  useEdgeDevices,
   useEdgeSimulator,
   useEdgeSimulators,
   usePauseEdgeSimulator,
@@ -112,6 +113,8 @@ function RunningSimulator({ summary }: { summary: EdgeSimulatorSummary }) {
   const c = s.counters;
   const paused = s.state === 'paused';
   const events = details.data?.recentEvents ?? [];
+  const devices = useEdgeDevices(summary.edgeId);
+  const names = new Map((devices.data?.data ?? []).map((d) => [d.id.id, d.name]));
   return (
     <Stack gap="sm" data-testid="edge-simulator" data-state={s.state}>
       <Group justify="space-between">
@@ -189,7 +192,10 @@ function RunningSimulator({ summary }: { summary: EdgeSimulatorSummary }) {
           None yet.
         </Text>
       ) : (
-        <ScrollArea.Autosize mah={260}>
+        <ScrollArea.Autosize
+          mah={260}
+          viewportProps={{ tabIndex: 0, 'aria-label': 'Recent events received' }}
+        >
           <Table verticalSpacing={2} data-testid="edge-sim-events">
             <Table.Tbody>
               {events.slice(0, 50).map((e) => (
@@ -201,6 +207,9 @@ function RunningSimulator({ summary }: { summary: EdgeSimulatorSummary }) {
                   </Table.Td>
                   <Table.Td>
                     <Text size="xs">{e.action}</Text>
+                    <Text size="xs" c="dimmed" title={e.entityId} data-testid="edge-sim-event-entity">
+                      {e.type} {names.get(e.entityId) ?? `${e.entityId.slice(0, 8)}…`}
+                    </Text>
                   </Table.Td>
                   <Table.Td style={{ whiteSpace: 'nowrap' }}>
                     <Text size="xs" c="dimmed">
