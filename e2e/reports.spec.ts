@@ -74,6 +74,8 @@ test('the smart-building demo loads, a view built in the UI is charted, and its 
   ]);
   await expect(preview).toHaveAttribute('data-rows', /^(15|18)$/);
   await expect(page.getByTestId('preview-table')).toContainText('Building C');
+  // which dates are which: readable here, epoch-ms strings from the API
+  await expect(page.getByTestId('date-column-note')).toContainText('epoch-ms strings');
 
   // the chart: a series per building, as bars, stacked bars and lines
   const chart = page.getByTestId('report-chart');
@@ -107,6 +109,7 @@ test('the smart-building demo loads, a view built in the UI is charted, and its 
   // and so does the same call run from the page
   await page.getByTestId('run-api-call').click();
   await expect(page.getByTestId('api-run-match')).toHaveText('same rows as the preview');
+  await expect(page.getByTestId('api-date-note')).toContainText('epoch-ms strings (as in Trendz)');
 
   // exports: CSV and JSON of the result
   const download = page.waitForEvent('download');

@@ -20,6 +20,9 @@ const EdgeSyncResult = Type.Object({
   edgeSimulatorId: Type.String(),
   assignedDevices: Type.Integer(),
   pushToEdgeNodeAdded: Type.Boolean(),
+  simulationRestarted: Type.Boolean({
+    description: 'the sample simulation was there and stopped: this call started it again',
+  }),
 });
 
 export interface DemoRouteDeps {
@@ -90,8 +93,8 @@ export function registerDemoRoutes(
       const scenario = JSON.parse(readFileSync(SAMPLE_SCENARIO, 'utf8')) as Scenario;
       const existing = simulations.list().find((s) => s.name === scenario.name);
       const simulation = existing ?? (await simulations.create(scenario));
-      if (!['running', 'starting'].includes(simulations.get(simulation.id).state))
-        await simulations.start(simulation.id);
+      const stopped = !['running', 'starting'].includes(simulations.get(simulation.id).state);
+      if (stopped) await simulations.start(simulation.id);
 
       let assignedDevices = 0;
       for (const gateway of scenario.gateways) {
@@ -115,6 +118,7 @@ export function registerDemoRoutes(
         edgeSimulatorId: simulator.id,
         assignedDevices,
         pushToEdgeNodeAdded,
+        simulationRestarted: stopped && existing !== undefined,
       };
     },
   );

@@ -97,6 +97,8 @@ export interface EdgeSyncDemo {
   edgeId: string;
   simulationId: string;
   edgeSimulatorId: string;
+  /** the sample simulation was stopped (by the user) and the demo started it again */
+  simulationRestarted: boolean;
 }
 
 /** ThingsBoard's error codes the UI acts on. */

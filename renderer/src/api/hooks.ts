@@ -22,6 +22,7 @@ import type {
   RpcKind,
   RpcRequest,
   RuleChainMetadata,
+  EdgeSimulatorSummary,
   SimulationStatus,
   SimulationSummary,
   TimeseriesData,
@@ -592,9 +593,24 @@ export function useSetEdgeSimulatorRate() {
   );
 }
 
+/** Stops a simulated edge: it is gone, so its details are dropped, not asked for again (a 404). */
 export function useStopEdgeSimulator() {
   const client = useApi();
-  return useEdgeSimulatorMutation((id: string) => client.stopEdgeSimulator(id));
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => client.stopEdgeSimulator(id),
+    onMutate: (id) => qc.cancelQueries({ queryKey: queryKeys.edgeSimulator(id) }),
+    onSuccess: (_result, id) => {
+      qc.setQueryData<EdgeSimulatorSummary[]>(queryKeys.edgeSimulators, (list) =>
+        list?.filter((s) => s.id !== id),
+      );
+      qc.removeQueries({ queryKey: queryKeys.edgeSimulator(id) });
+    },
+    onSettled: () => {
+      void qc.invalidateQueries({ queryKey: queryKeys.edgeSimulators });
+      void qc.invalidateQueries({ queryKey: ['edgeQueue'] });
+    },
+  });
 }
 
 export function useRunEdgeSyncDemo() {

@@ -140,6 +140,12 @@ function DemoResult({ demo, onClose }: { demo: EdgeSyncDemo; onClose: () => void
         </Anchor>{' '}
         that feeds it.
       </Text>
+      {demo.simulationRestarted && (
+        <Text size="sm" mt="xs" data-testid="demo-restarted">
+          The gateway simulation had been stopped: the demo started it again. Stop it on its page when you are
+          done.
+        </Text>
+      )}
     </Alert>
   );
 }

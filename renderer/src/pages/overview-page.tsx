@@ -52,7 +52,7 @@ function Counters({ stats }: { stats: PlatformStats | undefined }) {
         label="Gateways"
         value={n(stats?.gateways)}
         testId="stat-gateways"
-        note="Devices with additionalInfo.gateway = true"
+        note="Devices marked as gateways: they connect other devices"
       />
       <StatCard
         label="Connected sessions"

@@ -11,8 +11,10 @@ describe('edge sync demo', () => {
       edgeId: string;
       assignedDevices: number;
       pushToEdgeNodeAdded: boolean;
+      simulationRestarted: boolean;
     };
     expect(demo.pushToEdgeNodeAdded).toBe(true);
+    expect(demo.simulationRestarted).toBe(false);
     expect(demo.assignedDevices).toBe(10);
 
     // The simulated gateways' telemetry passes Save Timeseries, the node queues it, the simulated edge takes it.
@@ -38,9 +40,24 @@ describe('edge sync demo', () => {
       edgeId: string;
       edgeName: string;
       pushToEdgeNodeAdded: boolean;
+      simulationId: string;
+      simulationRestarted: boolean;
     };
     expect(again.pushToEdgeNodeAdded).toBe(false);
     expect(again.edgeName).toBe('Demo edge 2');
     expect(again.edgeId).not.toBe(demo.edgeId);
+    expect(again.simulationRestarted).toBe(false);
+
+    // A simulation the user stopped is started again, and the answer says so.
+    const stop = await p.http(`/api/sandboard/simulations/${again.simulationId}/stop`, {
+      method: 'POST',
+      token,
+    });
+    expect(stop.status, await stop.clone().text()).toBe(200);
+    const third = (await (
+      await p.http('/api/sandboard/demo/edge-sync', { method: 'POST', token })
+    ).json()) as { simulationId: string; simulationRestarted: boolean };
+    expect(third.simulationId).toBe(again.simulationId);
+    expect(third.simulationRestarted).toBe(true);
   });
 });

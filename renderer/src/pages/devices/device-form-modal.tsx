@@ -88,7 +88,7 @@ export function DeviceFormModal({
             label="Name"
             description="Unique in the tenant; gateways address devices by it"
             required
-            autoFocus
+            data-autofocus
             maxLength={255}
             value={values.name}
             onChange={(e) => set('name', e.currentTarget.value)}

@@ -104,10 +104,11 @@ function StartForm({ edge }: { edge: Edge }) {
 }
 
 function RunningSimulator({ summary }: { summary: EdgeSimulatorSummary }) {
-  const details = useEdgeSimulator(summary.id);
   const pause = usePauseEdgeSimulator();
   const setRate = useSetEdgeSimulatorRate();
   const stop = useStopEdgeSimulator();
+  // once stopping, it is gone: not asked for again
+  const details = useEdgeSimulator(stop.isIdle || stop.isError ? summary.id : undefined);
   const s = details.data ?? summary;
   const [rate, setRateInput] = useState<number | string>(s.ratePerSec);
   const c = s.counters;
@@ -145,6 +146,7 @@ function RunningSimulator({ summary }: { summary: EdgeSimulatorSummary }) {
             color="red"
             loading={stop.isPending}
             onClick={() => stop.mutate(s.id)}
+            data-testid="stop-edge-simulator"
           >
             Stop
           </Button>

@@ -206,6 +206,12 @@ export function ApiCallCard({
             </Group>
             <ErrorAlert error={run.error} title="The report did not run" />
             {run.data && (
+              <Text size="xs" c="dimmed" data-testid="api-date-note">
+                As the report API answers it: dates are epoch-ms strings (as in Trendz), where the preview
+                shows them readable.
+              </Text>
+            )}
+            {run.data && (
               <ScrollArea.Autosize mah={240} type="auto">
                 <Code block style={{ fontSize: 12 }} data-testid="api-run-result">
                   {JSON.stringify(run.data, null, 2)}

@@ -144,6 +144,12 @@ export function PreviewCard({
             {waitingFor ?? 'Running…'}
           </Text>
         )}
+        {result && view === 'table' && kinds.includes('date') && (
+          <Text size="xs" c="dimmed" data-testid="date-column-note">
+            Dates are shown readable here; the report API (and the JSON view) sends them as epoch-ms strings,
+            as Trendz does.
+          </Text>
+        )}
         {result && view === 'table' && (
           <ScrollArea.Autosize mah={420} type="auto">
             <Table striped stickyHeader verticalSpacing={4} fz="sm" data-testid="preview-table">
