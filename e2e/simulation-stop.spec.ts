@@ -33,11 +33,17 @@ test('a stopped simulation reads zero msgs/s at once, and its rate chart ends at
   const steady = (await series()).slice(1).sort((a, b) => a - b);
   const median = steady[Math.floor(steady.length / 2)]!;
 
+  // the page's buttons stay where they are when its description grows ("ended …" after the stop)
+  const exportButton = page.getByTestId('export-simulation');
+  const placed = await exportButton.boundingBox();
+
   await page.getByTestId('stop-simulation').click();
   // stopped means zero at once: the run and each gateway, within a second of the click
   await expect(rate).toHaveText('0.0', { timeout: 1_000 });
   for (const r of await gatewayRates.all()) await expect(r).toHaveText('0.0', { timeout: 1_000 });
   await expect(detail).toHaveAttribute('data-state', 'stopped', { timeout: 20_000 });
+  await expect(page.getByText(/ended .* \(stopped\)/)).toBeVisible();
+  expect(await exportButton.boundingBox()).toEqual(placed);
   // it ends at zero, and the gateways' disconnect announcements at the stop are not drawn as a burst
   const stopped = await series();
   expect(stopped.at(-1)).toBe(0);

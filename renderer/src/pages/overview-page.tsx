@@ -1,4 +1,4 @@
-import { Alert, Anchor, Card, Group, Paper, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { Area, AreaChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { PlatformStats } from '../api/client.ts';
@@ -8,53 +8,24 @@ import { growingWindow } from '../components/charts/time-axis.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { formatNumber, formatTime } from '../components/format.ts';
 import { PageHeader } from '../components/page-header.tsx';
+import { StatTile } from '../components/stat-tile.tsx';
 import { useStatsHistory } from '../live/live-provider.tsx';
 import { Link } from '../router.tsx';
-
-function StatCard({
-  label,
-  value,
-  note,
-  testId,
-}: {
-  label: string;
-  value: string | undefined;
-  note?: React.ReactNode;
-  testId: string;
-}) {
-  return (
-    <Paper withBorder p="md" radius="md">
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
-        {label}
-      </Text>
-      {value === undefined ? (
-        <Skeleton h={34} mt={6} w="60%" />
-      ) : (
-        <Text fz={30} fw={700} lh={1.3} data-testid={testId}>
-          {value}
-        </Text>
-      )}
-      {note && (
-        <Text size="xs" c="dimmed" mt={4}>
-          {note}
-        </Text>
-      )}
-    </Paper>
-  );
-}
 
 function Counters({ stats }: { stats: PlatformStats | undefined }) {
   const n = (v: number | undefined) => (v === undefined ? undefined : formatNumber(v));
   return (
     <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 5 }}>
-      <StatCard label="Devices" value={n(stats?.devices)} testId="stat-devices" />
-      <StatCard
+      <StatTile size="lg" label="Devices" value={n(stats?.devices)} testId="stat-devices" />
+      <StatTile
+        size="lg"
         label="Gateways"
         value={n(stats?.gateways)}
         testId="stat-gateways"
         note="Devices marked as gateways: they connect other devices"
       />
-      <StatCard
+      <StatTile
+        size="lg"
         label="Connected sessions"
         value={n(stats?.connectedSessions)}
         testId="stat-sessions"
@@ -62,13 +33,14 @@ function Counters({ stats }: { stats: PlatformStats | undefined }) {
           stats && !stats.mqttBroker ? 'Always 0 for now: the MQTT broker arrives in step 3' : 'MQTT clients'
         }
       />
-      <StatCard
+      <StatTile
+        size="lg"
         label="Messages / s"
         value={stats ? stats.messagesPerSecond.toFixed(1) : undefined}
         testId="stat-rate"
         note="Telemetry and attribute writes, last 5 s"
       />
-      <StatCard label="Stored datapoints" value={n(stats?.datapoints)} testId="stat-datapoints" />
+      <StatTile size="lg" label="Stored datapoints" value={n(stats?.datapoints)} testId="stat-datapoints" />
     </SimpleGrid>
   );
 }

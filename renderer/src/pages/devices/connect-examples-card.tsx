@@ -1,4 +1,5 @@
 import { Alert, Anchor, Card, Skeleton, Stack, Tabs, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
 import { useDeviceCredentials, usePlatformInfo } from '../../api/hooks.ts';
 import type { PlatformInfo } from '../../api/client.ts';
 import { CopyValue } from '../../components/copy-value.tsx';
@@ -33,77 +34,96 @@ export function restCurlCommand(info: PlatformInfo, deviceId: string): string {
   );
 }
 
+interface Example {
+  value: string;
+  label: string;
+  /** what to know before pasting it (null: nothing) */
+  note: ReactNode;
+  command: string;
+  copyLabel: string;
+  testId: string;
+}
+
+function examples(info: PlatformInfo, token: string, deviceId: string): Example[] {
+  return [
+    {
+      value: 'mqtt',
+      label: 'MQTT',
+      note: !info.mqttBroker && (
+        <Alert variant="light" color="yellow" p="xs">
+          <Text size="xs">
+            The MQTT broker arrives in step 3. Until then port {mqttHostPort(info).port} is reserved and
+            closes connections; this command will work as is once it lands.
+          </Text>
+        </Alert>
+      ),
+      command: mosquittoCommand(info, token),
+      copyLabel: 'Copy mosquitto_pub command',
+      testId: 'mqtt-example',
+    },
+    {
+      value: 'http',
+      label: 'HTTP',
+      note: !info.deviceHttpApi && (
+        <Alert variant="light" color="yellow" p="xs">
+          <Text size="xs">
+            The device HTTP API (<code>/api/v1/&#123;token&#125;/telemetry</code>) is not served yet.
+            Meanwhile the REST API tab works today.
+          </Text>
+        </Alert>
+      ),
+      command: deviceCurlCommand(info, token),
+      copyLabel: 'Copy curl command',
+      testId: 'curl-example',
+    },
+    {
+      value: 'rest',
+      label: 'REST API',
+      note: (
+        <Text size="xs" c="dimmed">
+          Works now. Create an API key on the{' '}
+          <Anchor component={Link} to="/security" size="xs">
+            Security
+          </Anchor>{' '}
+          page and put it in <code>SANDBOARD_API_KEY</code>.
+        </Text>
+      ),
+      command: restCurlCommand(info, deviceId),
+      copyLabel: 'Copy curl command',
+      testId: 'rest-example',
+    },
+  ];
+}
+
 /** Ready-to-paste commands that send this device telemetry, with its token and the real ports. */
 export function ConnectExamplesCard({ deviceId }: { deviceId: string }) {
   const info = usePlatformInfo();
   const credentials = useDeviceCredentials(deviceId);
   const token = credentials.data?.credentialsId;
+  const shown = info.data && token ? examples(info.data, token, deviceId) : null;
   return (
     <Card withBorder radius="md" p="md">
       <Stack gap="xs">
         <Title order={4}>Send telemetry</Title>
-        {!info.data || !token ? (
+        {!shown ? (
           <Skeleton h={80} />
         ) : (
           <Tabs defaultValue="mqtt" keepMounted={false}>
             <Tabs.List>
-              <Tabs.Tab value="mqtt">MQTT</Tabs.Tab>
-              <Tabs.Tab value="http">HTTP</Tabs.Tab>
-              <Tabs.Tab value="rest">REST API</Tabs.Tab>
+              {shown.map((e) => (
+                <Tabs.Tab key={e.value} value={e.value}>
+                  {e.label}
+                </Tabs.Tab>
+              ))}
             </Tabs.List>
-            <Tabs.Panel value="mqtt" pt="sm">
-              <Stack gap="xs">
-                {!info.data.mqttBroker && (
-                  <Alert variant="light" color="yellow" p="xs">
-                    <Text size="xs">
-                      The MQTT broker arrives in step 3. Until then port {mqttHostPort(info.data).port} is
-                      reserved and closes connections; this command will work as is once it lands.
-                    </Text>
-                  </Alert>
-                )}
-                <CopyValue
-                  value={mosquittoCommand(info.data, token)}
-                  block
-                  label="Copy mosquitto_pub command"
-                  testId="mqtt-example"
-                />
-              </Stack>
-            </Tabs.Panel>
-            <Tabs.Panel value="http" pt="sm">
-              <Stack gap="xs">
-                {!info.data.deviceHttpApi && (
-                  <Alert variant="light" color="yellow" p="xs">
-                    <Text size="xs">
-                      The device HTTP API (<code>/api/v1/&#123;token&#125;/telemetry</code>) is not served
-                      yet. Meanwhile the REST API tab works today.
-                    </Text>
-                  </Alert>
-                )}
-                <CopyValue
-                  value={deviceCurlCommand(info.data, token)}
-                  block
-                  label="Copy curl command"
-                  testId="curl-example"
-                />
-              </Stack>
-            </Tabs.Panel>
-            <Tabs.Panel value="rest" pt="sm">
-              <Stack gap="xs">
-                <Text size="xs" c="dimmed">
-                  Works now. Create an API key on the{' '}
-                  <Anchor component={Link} to="/security" size="xs">
-                    Security
-                  </Anchor>{' '}
-                  page and put it in <code>SANDBOARD_API_KEY</code>.
-                </Text>
-                <CopyValue
-                  value={restCurlCommand(info.data, deviceId)}
-                  block
-                  label="Copy curl command"
-                  testId="rest-example"
-                />
-              </Stack>
-            </Tabs.Panel>
+            {shown.map((e) => (
+              <Tabs.Panel key={e.value} value={e.value} pt="sm">
+                <Stack gap="xs">
+                  {e.note}
+                  <CopyValue value={e.command} block label={e.copyLabel} testId={e.testId} />
+                </Stack>
+              </Tabs.Panel>
+            ))}
           </Tabs>
         )}
       </Stack>
