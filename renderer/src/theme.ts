@@ -1,8 +1,10 @@
 import {
   Anchor,
+  Badge,
   createTheme,
   localStorageColorSchemeManager,
   Pagination,
+  TableScrollContainer,
   type CSSVariablesResolver,
 } from '@mantine/core';
 
@@ -20,6 +22,12 @@ export const theme = createTheme({
   components: {
     // links in running text are told apart by more than their colour
     Anchor: Anchor.extend({ defaultProps: { underline: 'always' } }),
+    // a badge is never narrower than its word ("DELIV…" in a squeezed table column)
+    Badge: Badge.extend({ styles: { root: { minWidth: 'max-content' } } }),
+    // a table that scrolls sideways can be scrolled from the keyboard
+    TableScrollContainer: TableScrollContainer.extend({
+      defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } },
+    }),
     Pagination: Pagination.extend({
       defaultProps: { getControlProps: (control) => ({ 'aria-label': PAGINATION_LABELS[control] }) },
     }),
