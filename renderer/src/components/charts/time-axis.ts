@@ -50,11 +50,7 @@ export function growingWindow(
   now: number,
   rangeMs: number,
 ): [number, number] {
-  let to = Math.max(now, lastTs ?? now);
-  let from = Math.max(to - rangeMs, firstTs ?? to - rangeMs);
-  if (to - from < MIN_TIME_SPAN_MS) {
-    if (rangeMs <= MIN_TIME_SPAN_MS) from = to - rangeMs;
-    else to = from + MIN_TIME_SPAN_MS;
-  }
-  return [from, to];
+  const end = Math.max(now, lastTs ?? now);
+  const from = Math.max(end - rangeMs, firstTs ?? end - rangeMs);
+  return [from, Math.max(end, from + MIN_TIME_SPAN_MS)];
 }
