@@ -27,6 +27,8 @@ export class Meter {
   private readonly parent: Meter | undefined;
   private readonly now: () => number;
   private startedAt: number;
+  /** when the run or gateway was told to stop: from then on the rate is zero and nothing enters the chart */
+  private haltedAt: number | null = null;
 
   constructor(parent?: Meter, now: () => number = Date.now) {
     this.parent = parent;
@@ -41,6 +43,15 @@ export class Meter {
     this.failedByReason.clear();
     this.buckets.clear();
     this.startedAt = this.now();
+    this.haltedAt = null;
+  }
+
+  /**
+   * Stopped means zero at once: the rate reads 0 and the chart ends here, though the totals still count
+   * what a stop itself sends (the devices' disconnect messages) and the last acknowledgements.
+   */
+  halt(): void {
+    this.haltedAt ??= this.now();
   }
 
   get failed(): number {
@@ -50,6 +61,7 @@ export class Meter {
   }
 
   private bucket(): Bucket {
+    if (this.haltedAt !== null) return { sent: 0, acknowledged: 0, failed: 0 };
     const sec = Math.floor(this.now() / 1000);
     let b = this.buckets.get(sec);
     if (!b) {
@@ -104,6 +116,7 @@ export class Meter {
 
   /** Publishes per second: the last 5 whole seconds (fewer just after the start). */
   messagesPerSecond(): number {
+    if (this.haltedAt !== null) return 0;
     const now = this.now();
     const sec = Math.floor(now / 1000);
     const startSec = Math.floor(this.startedAt / 1000);
@@ -117,9 +130,10 @@ export class Meter {
     return Math.round((sum / whole) * 10) / 10;
   }
 
-  /** Up to the last 60 whole seconds since the start, oldest first, zero-filled. */
+  /** Up to the last 60 whole seconds since the start, oldest first, zero-filled; a halted one ends with a zero. */
   history(): RateSample[] {
-    const sec = Math.floor(this.now() / 1000);
+    const halted = this.haltedAt !== null ? Math.floor(this.haltedAt / 1000) : null;
+    const sec = halted ?? Math.floor(this.now() / 1000);
     const from = Math.max(Math.floor(this.startedAt / 1000), sec - HISTORY_SEC);
     const samples: RateSample[] = [];
     for (let s = from; s < sec; s++) {
@@ -131,6 +145,7 @@ export class Meter {
         failed: b?.failed ?? 0,
       });
     }
+    if (halted !== null) samples.push({ ts: this.haltedAt!, sent: 0, acknowledged: 0, failed: 0 });
     return samples;
   }
 

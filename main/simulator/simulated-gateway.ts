@@ -157,6 +157,7 @@ export class SimulatedGateway {
     if (this.state === 'stopped' || this.state === 'stopping') return;
     const final: GatewayState = this.state === 'failed' || this.state === 'finished' ? this.state : 'stopped';
     this.state = 'stopping';
+    this.meter.halt();
     this.clearTimers();
     this.abort.abort();
     const client = this.client;

@@ -116,6 +116,7 @@ export class SimulationRun {
     if (this.stopping) return this.stopping;
     if (this.state === 'stopped' || this.state === 'failed') return Promise.resolve();
     this.state = 'stopping';
+    this.meter.halt();
     if (this.durationTimer) clearTimeout(this.durationTimer);
     this.stopping = Promise.all(this.gateways.map((g) => g.stop())).then(() => {
       this.stoppedAt = Date.now();

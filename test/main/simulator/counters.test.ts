@@ -55,3 +55,29 @@ describe('simulation counters', () => {
     ]);
   });
 });
+
+describe('a halted meter (a stopped run or gateway)', () => {
+  it('reads zero msgs/s at once, and its chart ends at the stop with a zero, while totals keep counting', () => {
+    let now = 200_000;
+    const m = new Meter(undefined, () => now);
+    for (let sec = 0; sec < 6; sec++) {
+      for (let i = 0; i < 10; i++) m.recordSent(1);
+      now += 1000;
+    }
+    expect(m.messagesPerSecond()).toBe(10);
+    m.halt();
+    const haltedAt = now;
+    expect(m.messagesPerSecond()).toBe(0);
+    // the stop itself publishes (device disconnects): counted, but no spike in the chart
+    for (let i = 0; i < 50; i++) m.recordSent(1);
+    now += 3000;
+    expect(m.messagesPerSecond()).toBe(0);
+    expect(m.snapshot()).toMatchObject({ sent: 110, messagesPerSecond: 0 });
+    const history = m.history();
+    expect(history.at(-1)).toEqual({ ts: haltedAt, sent: 0, acknowledged: 0, failed: 0 });
+    expect(Math.max(...history.map((s) => s.sent))).toBe(10);
+    m.reset();
+    m.recordSent(0);
+    expect(m.snapshot().sent).toBe(1);
+  });
+});
