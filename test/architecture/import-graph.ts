@@ -6,9 +6,11 @@ export const REPO = resolve(import.meta.dirname, '../..');
 
 const SOURCE = /\.(ts|tsx|mts)$/;
 const SKIP = new Set(['node_modules', 'dist', 'out']);
-// static imports and re-exports (`import x from`, `import type {..} from`, `export * from`) and import('...')
-const IMPORT =
-  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+/** Relative specifiers of `import … from`, `export … from`, side-effect `import '…'` and `import('…')`. */
+export function relativeSpecifiers(text: string): string[] {
+  const found = text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(["'])(\.[^"']*)\1/gm);
+  return [...found].map((m) => m[2]!);
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -24,9 +26,7 @@ export function importGraph(folders: string[]): Map<string, string[]> {
   for (const folder of folders) {
     for (const file of sourceFiles(join(REPO, folder))) {
       const text = readFileSync(file, 'utf8');
-      const deps = [...text.matchAll(IMPORT)].map((m) =>
-        relative(REPO, resolve(dirname(file), m[1] ?? m[2]!)),
-      );
+      const deps = relativeSpecifiers(text).map((s) => relative(REPO, resolve(dirname(file), s)));
       graph.set(relative(REPO, file), deps);
     }
   }

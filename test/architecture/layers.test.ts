@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importCycles, importGraph } from './import-graph.ts';
+import { importCycles, importGraph, relativeSpecifiers } from './import-graph.ts';
 
 /**
  * The house, as the code is read: each room and the rooms it may import (imports are the arrows). A
@@ -93,5 +93,19 @@ describe('the import graph reader', () => {
     ]);
     expect(importCycles(made)).toEqual([['main/platform/a.ts', 'main/rule-engine/b.ts']]);
     expect(MAY_IMPORT[roomOf('main/platform/a.ts')]).not.toContain(roomOf('main/rule-engine/b.ts'));
+  });
+
+  it('recognises each way a module is imported', () => {
+    expect(
+      relativeSpecifiers(
+        [
+          "import type { A } from '../electron/a.ts';",
+          "export type { B } from './b.ts';",
+          "import './side-effect.ts';",
+          "const c = await import('../main/c.ts');",
+          "import { d } from 'typebox';",
+        ].join('\n'),
+      ),
+    ).toEqual(['../electron/a.ts', './b.ts', './side-effect.ts', '../main/c.ts']);
   });
 });
