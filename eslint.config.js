@@ -25,6 +25,11 @@ export default tseslint.config(
     },
   },
   {
+    // runs inside the QuickJS script sandbox, not in Node
+    files: ['main/rule-engine/script/tbel-runtime.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.es2021 } },
+  },
+  {
     languageOptions: { globals: { ...globals.node } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
