@@ -81,4 +81,8 @@ export const NODE_TYPES = {
   log: 'org.thingsboard.rule.engine.action.TbLogNode',
   rpcCallRequest: 'org.thingsboard.rule.engine.rpc.TbSendRPCRequestNode',
   pushToEdge: 'org.thingsboard.rule.engine.edge.TbMsgPushToEdgeNode',
+  scriptFilter: 'org.thingsboard.rule.engine.filter.TbJsFilterNode',
+  scriptSwitch: 'org.thingsboard.rule.engine.filter.TbJsSwitchNode',
+  scriptTransform: 'org.thingsboard.rule.engine.transform.TbTransformMsgNode',
+  msgGenerator: 'org.thingsboard.rule.engine.debug.TbMsgGeneratorNode',
 } as const;

@@ -36,5 +36,6 @@ export async function setupRuleEngine(
       if (verbose) process.stderr.write(`${line}\n`);
     },
   });
+  life.onStop(() => engine.stop());
   return { ruleChains, engine, edgeQueue };
 }

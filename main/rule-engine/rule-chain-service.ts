@@ -112,9 +112,11 @@ export class RuleChainService {
         log: () => undefined,
       });
       try {
-        trial.load(metadata);
+        trial.load(metadata, { start: false });
       } catch (err) {
         throw invalidArgument((err as Error).message);
+      } finally {
+        trial.stop();
       }
     }
     await this.ctx.db.write((w) =>

@@ -41,8 +41,14 @@ export class RuleEngine {
     this.env = env;
   }
 
-  /** Replaces the running chain; throws (and keeps the old one) if a node cannot be built. */
-  load(metadata: RuleChainMetadata & { nodes: { id?: { id: string } }[] }): void {
+  /**
+   * Replaces the running chain; throws (and keeps the old one) if a node cannot be built. The old chain's
+   * nodes are destroyed; the new one's are started (generators begin to tick) unless `start` is false.
+   */
+  load(
+    metadata: RuleChainMetadata & { nodes: { id?: { id: string } }[] },
+    options: { start?: boolean } = {},
+  ): void {
     const nodes: CompiledNode[] = metadata.nodes.map((n, i) => {
       const def = this.registry.get(n.type);
       if (!def) throw new Error(`nodes[${i}].type: unknown node type '${n.type}'`);
@@ -61,8 +67,33 @@ export class RuleEngine {
       list.push(c.toIndex);
       from.next.set(c.type, list);
     }
+    const old = this.nodes;
     this.nodes = nodes;
     this.first = metadata.firstNodeIndex ?? (nodes.length > 0 ? 0 : null);
+    for (const c of old) c.node.destroy?.();
+    if (options.start === false) return;
+    for (const c of nodes) c.node.start?.((outputs) => this.emitFrom(c, outputs));
+  }
+
+  /** Destroys the running chain's nodes (timers, script contexts); the engine then runs nothing. */
+  stop(): void {
+    const old = this.nodes;
+    this.nodes = [];
+    this.first = null;
+    for (const c of old) c.node.destroy?.();
+  }
+
+  /** Messages a node made by itself (a generator) follow its relations like any other output. */
+  private emitFrom(compiled: CompiledNode, outputs: NodeOutput[]): void {
+    if (!this.nodes.includes(compiled)) return;
+    this.processed++;
+    const errors: string[] = [];
+    this.follow(compiled, outputs, errors).then(
+      () => {
+        if (errors.length) this.env.log(`[rule engine] ${compiled.name} failed: ${errors.join('; ')}`);
+      },
+      (err: unknown) => this.env.log(`[rule engine] ${compiled.name} failed: ${(err as Error).message}`),
+    );
   }
 
   /** Resolves with the errors of every Failure the message met on its way (empty: all went well). */
@@ -106,6 +137,10 @@ export class RuleEngine {
         },
       ];
     }
+    await this.follow(compiled, outputs, errors);
+  }
+
+  private async follow(compiled: CompiledNode, outputs: NodeOutput[], errors: string[]): Promise<void> {
     const branches: Promise<void>[] = [];
     for (const out of outputs) {
       if (out.relation === 'Failure') {

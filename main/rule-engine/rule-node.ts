@@ -10,6 +10,10 @@ export interface NodeOutput {
 /** A node's behaviour: a message in, zero or more (relation, message) pairs out. */
 export interface RuleNode {
   process(msg: TbMsg): Promise<NodeOutput[]> | NodeOutput[];
+  /** For nodes that make messages themselves (the generator): called once the chain runs. */
+  start?(emit: (outputs: NodeOutput[]) => void): void;
+  /** Frees what the node holds (timers, its script's sandbox context) when its chain is replaced. */
+  destroy?(): void;
 }
 
 /** What nodes may use: the domain services and the edge queue. */

@@ -241,8 +241,24 @@ export class ScriptSandbox {
     await Promise.all(all.map((w) => w.worker.terminate()));
   }
 
-  /** The least busy worker that is not stalled; a new one while the pool has room and none is idle. */
+  /**
+   * The least busy worker that is not stalled. The whole pool is started at the first call, so that a
+   * warm worker is at hand when one is held up by a runaway script.
+   */
   private pickWorker(scriptId: number): SandboxWorker {
+    while (this.workers.length < this.size) {
+      this.workers.push(
+        new SandboxWorker(
+          this.workerUrl,
+          this.limits.timeoutMs,
+          (r, p) => this.settle(r, p),
+          (dead) => {
+            const i = this.workers.indexOf(dead);
+            if (i >= 0) this.workers.splice(i, 1);
+          },
+        ),
+      );
+    }
     const now = Date.now();
     const live = this.workers.filter((w) => !w.stalled(now));
     let best: SandboxWorker | undefined;
@@ -254,19 +270,7 @@ export class ScriptSandbox {
       )
         best = w;
     }
-    if (best && ((best.pending.size === 0 && live.includes(best)) || this.workers.length >= this.size))
-      return best;
-    const w = new SandboxWorker(
-      this.workerUrl,
-      this.limits.timeoutMs,
-      (r, p) => this.settle(r, p),
-      (dead) => {
-        const i = this.workers.indexOf(dead);
-        if (i >= 0) this.workers.splice(i, 1);
-      },
-    );
-    this.workers.push(w);
-    return w;
+    return best!;
   }
 
   private settle(r: CallResult, p: Pending): void {

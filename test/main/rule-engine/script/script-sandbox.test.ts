@@ -58,14 +58,21 @@ describe('script sandbox (QuickJS in worker threads)', () => {
   });
 
   it('stops a script that allocates without end, whether QuickJS counts the memory or not', async () => {
-    for (const body of [
-      "var a = []; while (true) a.push('x'.repeat(1000) + a.length);",
-      // arrays grown by realloc escape QuickJS's own malloc limit: the linear memory cap stops them
-      'var a = []; while (true) a.push(new Array(1000).fill(1));',
-    ]) {
-      const err = await failureOf(run(body));
-      expect(err.reason).toBe('memory');
-      expect(err.message).toBe('Script exceeded the memory limit of 8 MiB');
+    // a time limit that cannot come first, so that the memory limit is what stops these scripts
+    const roomy = new ScriptSandbox({ limits: { timeoutMs: 20_000 }, workers: 1 });
+    try {
+      for (const body of [
+        "var a = []; while (true) a.push('x'.repeat(1000) + a.length);",
+        // arrays grown by realloc escape QuickJS's own malloc limit: the linear memory cap stops them
+        'var a = []; while (true) a.push(new Array(1000).fill(1));',
+      ]) {
+        const script = roomy.load('JS', compileProgram('JS', body, ARGS));
+        const err = await failureOf(roomy.invoke(script, {}, {}, 'X'));
+        expect(err.reason).toBe('memory');
+        expect(err.message).toBe('Script exceeded the memory limit of 8 MiB');
+      }
+    } finally {
+      await roomy.close();
     }
   });
 
