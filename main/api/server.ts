@@ -21,6 +21,7 @@ import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
 import { registerRpcAndClaimRoutes } from './routes/rpc-routes.ts';
 import { registerRuleChainRoutes } from './routes/rule-chain-routes.ts';
+import { registerRuleScriptRoutes } from './routes/rule-script-routes.ts';
 import { registerSimulationRoutes } from './routes/simulation-routes.ts';
 import type { Analytics } from '../analytics/analytics.ts';
 import { registerTableViewRoutes } from './routes/table-view-routes.ts';
@@ -89,6 +90,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   registerDeviceRoutes(api, deps);
   registerTelemetryRoutes(api, deps);
   registerRuleChainRoutes(api, deps);
+  registerRuleScriptRoutes(api);
   registerRpcAndClaimRoutes(api, deps);
   registerEdgeRoutes(api, deps);
   const edgeSimulators = registerEdgeSimulatorRoutes(api, deps);
