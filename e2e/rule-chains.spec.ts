@@ -112,3 +112,36 @@ test('the rule chain editor adds a push to edge node after Save Timeseries, vali
   await expect(page.locator('[data-testid="debug-event"][data-direction="OUT"]')).toContainText('Success');
   await saveScreenshotsInBothThemes(page, 'rule-chain-editor');
 });
+
+test('a script node form tests its script on a sample message in the sandbox', async ({ page }) => {
+  test.setTimeout(90_000);
+  await logIn(page);
+  await openFromNav(page, 'rule-chains');
+  const nodes = page.getByTestId('rule-node');
+  await expect(nodes).toHaveCount(6);
+  await page.locator('[data-testid="rule-node"][data-name="Save Timeseries"]').click();
+  await page.getByTestId('add-node').click();
+  await page.getByRole('menuitem', { name: 'Script Filter' }).click();
+  await expect(nodes).toHaveCount(7);
+  const panel = page.getByTestId('node-panel');
+  await expect(panel).toHaveAttribute('data-node', 'Script Filter');
+
+  // ThingsBoard's default TBEL filter, run on the sample telemetry (temperature 22.4)
+  const source = panel.getByTestId('script-source');
+  await expect(source).toHaveValue('return msg.temperature > 20;');
+  await panel.getByTestId('script-test-toggle').click();
+  await panel.getByTestId('script-test-run').click();
+  await expect(panel.getByTestId('script-test-output')).toHaveText('true');
+
+  await source.fill('return msg.temperature > 30;');
+  await panel.getByTestId('script-test-run').click();
+  await expect(panel.getByTestId('script-test-output')).toHaveText('false');
+
+  // what TBEL does not have is refused with the line and the construct
+  await source.fill('var t = msg.temperature;\nreturn t === 22.4;');
+  await panel.getByTestId('script-test-run').click();
+  await expect(panel.getByTestId('script-test-error')).toContainText(
+    "line 2: '===' is JavaScript; TBEL compares with == (at '===')",
+  );
+  await saveScreenshotsInBothThemes(page, 'rule-chain-script-test');
+});

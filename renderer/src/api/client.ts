@@ -21,6 +21,7 @@ import type {
   SaveDeviceRequest,
 } from '../../../shared/schemas/entities.ts';
 import type { RuleChain, RuleChainMetadata } from '../../../shared/rule-engine.ts';
+import type { TestScriptRequest, TestScriptResponse } from '../../../shared/schemas/rule-script.ts';
 import type { Edge, EdgeEvent, EdgeEventStatus, SaveEdgeRequest } from '../../../shared/schemas/edge.ts';
 import type {
   EdgeSimulatorDetails,
@@ -398,6 +399,11 @@ export class ApiClient {
 
   ruleNodeDebugEvents(nodeId: string): Promise<RuleNodeDebugEvent[]> {
     return this.request('GET', `/api/ruleNode/${enc(nodeId)}/debugEvents`);
+  }
+
+  /** Runs a node's script once on a sample message in the sandbox: {output, error}. */
+  testScript(body: TestScriptRequest, scriptLang: 'JS' | 'TBEL'): Promise<TestScriptResponse> {
+    return this.request('POST', '/api/ruleChain/testScript', { query: { scriptLang }, body });
   }
 
   customer(id: string): Promise<Customer> {

@@ -10,6 +10,7 @@ import type { CreateApiKeyRequest } from '../../../shared/schemas/auth.ts';
 import type { SaveDeviceRequest } from '../../../shared/schemas/entities.ts';
 import { useApi, useSession } from './api-context.tsx';
 import type { SaveEdgeRequest } from '../../../shared/schemas/edge.ts';
+import type { TestScriptRequest } from '../../../shared/schemas/rule-script.ts';
 import type {
   SetEdgeSimulatorRateRequest,
   StartEdgeSimulatorRequest,
@@ -399,6 +400,14 @@ export function useChangePassword() {
   const client = useApi();
   return useMutation({
     mutationFn: (body: { currentPassword: string; newPassword: string }) => client.changePassword(body),
+  });
+}
+
+export function useTestScript() {
+  const client = useApi();
+  return useMutation({
+    mutationFn: ({ body, scriptLang }: { body: TestScriptRequest; scriptLang: 'JS' | 'TBEL' }) =>
+      client.testScript(body, scriptLang),
   });
 }
 

@@ -2,6 +2,7 @@ import { Alert, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea } 
 import { useEffect, useState } from 'react';
 import type { TSchema } from 'typebox';
 import { fieldsOf, isClosed, type ConfigProblems, type FieldSpec } from './node-config.ts';
+import { hasScript, ScriptEditor } from './script-test-panel.tsx';
 
 type Config = Record<string, unknown>;
 
@@ -141,17 +142,22 @@ function ConfigJson({ config, onChange }: { config: Config; onChange: (config: C
 
 /** A node's configuration form, generated from its type's schema, with problems shown inline. */
 export function NodeConfigForm({
+  nodeType,
   schema,
   config,
   problems,
   onChange,
 }: {
+  nodeType?: string;
   schema: TSchema | undefined;
   config: Config;
   problems: ConfigProblems;
   onChange: (config: Config) => void;
 }) {
-  const fields = schema ? fieldsOf(schema) : [];
+  const script = nodeType !== undefined && hasScript(nodeType);
+  const fields = (schema ? fieldsOf(schema) : []).filter(
+    (f) => !script || (f.key !== 'jsScript' && f.key !== 'tbelScript'),
+  );
   return (
     <Stack gap="xs" data-testid="node-config-form">
       {fields.map((f) => (
@@ -163,6 +169,7 @@ export function NodeConfigForm({
           onChange={(v) => onChange(v === undefined ? without(config, f.key) : { ...config, [f.key]: v })}
         />
       ))}
+      {script && <ScriptEditor nodeType={nodeType} config={config} onChange={onChange} />}
       {!schema && (
         <Text size="xs" c="dimmed">
           No form for this node type: edit its configuration as JSON.

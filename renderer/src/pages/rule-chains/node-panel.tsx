@@ -193,6 +193,7 @@ export function NodePanel({
         />
         <Divider label="Configuration" labelPosition="left" />
         <NodeConfigForm
+          nodeType={node.type}
           schema={configSchema(node.type)}
           config={node.configuration}
           problems={problems}

@@ -1,0 +1,148 @@
+import { Alert, Button, Code, Collapse, Group, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { useState } from 'react';
+import { NODE_TYPES } from '../../../../shared/rule-engine.ts';
+import { useTestScript } from '../../api/hooks.ts';
+
+type Config = Record<string, unknown>;
+
+/** What each script node does with its script's result (RuleChainController.testScript's scriptType). */
+const SCRIPT_TYPES: Record<string, { scriptType: string; argNames: [string, string, string] }> = {
+  [NODE_TYPES.scriptFilter]: { scriptType: 'filter', argNames: ['msg', 'metadata', 'msgType'] },
+  [NODE_TYPES.scriptSwitch]: { scriptType: 'switch', argNames: ['msg', 'metadata', 'msgType'] },
+  [NODE_TYPES.scriptTransform]: { scriptType: 'update', argNames: ['msg', 'metadata', 'msgType'] },
+  [NODE_TYPES.log]: { scriptType: 'string', argNames: ['msg', 'metadata', 'msgType'] },
+  [NODE_TYPES.msgGenerator]: { scriptType: 'generate', argNames: ['prevMsg', 'prevMetadata', 'prevMsgType'] },
+};
+
+export const hasScript = (nodeType: string) => nodeType in SCRIPT_TYPES;
+
+const mono = { input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } };
+
+/**
+ * The script of a script node (jsScript or tbelScript, per scriptLang) and a "test script" panel that
+ * runs it on a sample message in the platform's sandbox, as ThingsBoard's node form does.
+ */
+export function ScriptEditor({
+  nodeType,
+  config,
+  onChange,
+}: {
+  nodeType: string;
+  config: Config;
+  onChange: (config: Config) => void;
+}) {
+  const spec = SCRIPT_TYPES[nodeType]!;
+  const lang = config.scriptLang === 'TBEL' ? 'TBEL' : 'JS';
+  const key = lang === 'TBEL' ? 'tbelScript' : 'jsScript';
+  const script = typeof config[key] === 'string' ? (config[key] as string) : '';
+  const [open, setOpen] = useState(false);
+  const [msg, setMsg] = useState('{\n  "temperature": 22.4,\n  "humidity": 78\n}');
+  const [metadata, setMetadata] = useState(
+    '{\n  "deviceName": "Test device",\n  "deviceType": "default",\n  "ts": "1700000000000"\n}',
+  );
+  const [msgType, setMsgType] = useState('POST_TELEMETRY_REQUEST');
+  const [inputError, setInputError] = useState<string | null>(null);
+  const test = useTestScript();
+
+  const run = () => {
+    let meta: Record<string, string>;
+    try {
+      meta = JSON.parse(metadata) as Record<string, string>;
+    } catch (err) {
+      setInputError(`Metadata is not JSON: ${(err as Error).message}`);
+      return;
+    }
+    setInputError(null);
+    test.mutate({
+      body: { script, scriptType: spec.scriptType, argNames: spec.argNames, msg, metadata: meta, msgType },
+      scriptLang: lang,
+    });
+  };
+
+  return (
+    <Stack gap="xs" data-testid="script-editor">
+      <Textarea
+        label={lang === 'TBEL' ? 'TBEL script' : 'JavaScript'}
+        description={`function (${spec.argNames.join(', ')}) { … }`}
+        autosize
+        minRows={4}
+        maxRows={16}
+        spellCheck={false}
+        value={script}
+        styles={mono}
+        onChange={(e) => onChange({ ...config, [key]: e.currentTarget.value })}
+        data-testid="script-source"
+      />
+      <Group gap="xs">
+        <Button size="xs" variant="light" onClick={() => setOpen((o) => !o)} data-testid="script-test-toggle">
+          {open ? 'Hide test' : 'Test script'}
+        </Button>
+      </Group>
+      <Collapse expanded={open}>
+        <Stack gap="xs" data-testid="script-test-panel">
+          <Textarea
+            label={spec.argNames[0] === 'msg' ? 'Message' : 'Previous message'}
+            autosize
+            minRows={3}
+            maxRows={10}
+            spellCheck={false}
+            value={msg}
+            styles={mono}
+            onChange={(e) => setMsg(e.currentTarget.value)}
+            data-testid="script-test-msg"
+          />
+          <Textarea
+            label="Metadata"
+            autosize
+            minRows={3}
+            maxRows={10}
+            spellCheck={false}
+            value={metadata}
+            styles={mono}
+            onChange={(e) => setMetadata(e.currentTarget.value)}
+            data-testid="script-test-metadata"
+          />
+          <TextInput
+            label="Message type"
+            value={msgType}
+            onChange={(e) => setMsgType(e.currentTarget.value)}
+            data-testid="script-test-msgtype"
+          />
+          <Group gap="xs">
+            <Button size="xs" onClick={run} loading={test.isPending} data-testid="script-test-run">
+              Run
+            </Button>
+            <Text size="xs" c="dimmed">
+              Runs in the sandbox, with the same limits as the rule engine.
+            </Text>
+          </Group>
+          {inputError && (
+            <Alert color="red" variant="light" p="xs">
+              {inputError}
+            </Alert>
+          )}
+          {test.error && (
+            <Alert color="red" variant="light" p="xs">
+              {(test.error as Error).message}
+            </Alert>
+          )}
+          {test.data?.error && (
+            <Alert color="red" variant="light" p="xs" title="Error" data-testid="script-test-error">
+              {test.data.error}
+            </Alert>
+          )}
+          {test.data && !test.data.error && (
+            <div>
+              <Text size="sm" fw={500}>
+                Output
+              </Text>
+              <Code block data-testid="script-test-output">
+                {test.data.output}
+              </Code>
+            </div>
+          )}
+        </Stack>
+      </Collapse>
+    </Stack>
+  );
+}
