@@ -2,14 +2,16 @@ import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type {
-  CallResult,
-  FailureReason,
-  InvokeCall,
-  SandboxLimits,
-  ScriptProgram,
-  WorkerReply,
-  WorkerRequest,
+import {
+  describeThrown,
+  type CallResult,
+  type FailureReason,
+  type GroupItem,
+  type InvokeCall,
+  type SandboxLimits,
+  type ScriptProgram,
+  type WorkerReply,
+  type WorkerRequest,
 } from './script-protocol.ts';
 import type { ScriptLang } from './script-program.ts';
 
@@ -52,7 +54,6 @@ interface Pending {
   scriptId: number;
 }
 
-const BATCH_MAX = 256;
 const WATCHDOG_GRACE_MS = 2_000;
 const STALLED_MS = 20;
 
@@ -62,25 +63,28 @@ class SandboxWorker {
   readonly pending = new Map<number, Pending>();
   readonly loaded = new Set<number>();
   private outbox: InvokeCall[] = [];
-  private flushScheduled = false;
   private watchdog: NodeJS.Timeout | null = null;
-  /** when the worker last answered, or last became busy */
-  private lastProgress = Date.now();
+  /** when the batch the worker is running was sent; null when it is idle */
+  private inFlightSince: number | null = null;
   dead = false;
 
+  private stallTimer: NodeJS.Timeout | null = null;
   private readonly timeoutMs: number;
   private readonly onResult: (r: CallResult, p: Pending) => void;
   private readonly onDeath: (w: SandboxWorker) => void;
+  private readonly onStall: (w: SandboxWorker) => void;
 
   constructor(
     url: URL,
     timeoutMs: number,
     onResult: (r: CallResult, p: Pending) => void,
     onDeath: (w: SandboxWorker) => void,
+    onStall: (w: SandboxWorker) => void,
   ) {
     this.timeoutMs = timeoutMs;
     this.onResult = onResult;
     this.onDeath = onDeath;
+    this.onStall = onStall;
     this.worker = new Worker(url, { name: 'sandboard-script-sandbox' });
     this.worker.unref();
     this.worker.on('message', (reply: WorkerReply) => this.receive(reply));
@@ -88,33 +92,50 @@ class SandboxWorker {
     this.worker.on('exit', () => this.die('the script sandbox stopped'));
   }
 
-  /** Busy without an answer for a while: probably running away; new calls go elsewhere. */
-  stalled(now: number): boolean {
-    return this.pending.size > 0 && now - this.lastProgress > STALLED_MS;
+  get idle(): boolean {
+    return this.inFlightSince === null;
   }
 
+  /** Running one batch for a while: probably a runaway script; new calls go elsewhere. */
+  stalled(now: number): boolean {
+    return this.inFlightSince !== null && now - this.inFlightSince > STALLED_MS;
+  }
+
+  /**
+   * An idle worker gets the call at once; a busy one collects calls and gets them as one batch when it
+   * answers: the busier the platform, the larger the batches and the cheaper each call.
+   */
   send(call: InvokeCall, pending: Pending): void {
-    if (this.pending.size === 0) this.lastProgress = Date.now();
     this.pending.set(call.callId, pending);
     this.outbox.push(call);
-    if (this.outbox.length >= BATCH_MAX) this.flush();
-    else if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
+    if (this.inFlightSince === null) this.flush();
   }
 
   post(req: WorkerRequest): void {
     if (!this.dead) this.worker.postMessage(req);
   }
 
+  /** The calls waiting for the running batch to end, handed over to another worker. */
+  takeQueued(): { call: InvokeCall; pending: Pending }[] {
+    const queued = this.outbox.map((call) => ({ call, pending: this.pending.get(call.callId)! }));
+    for (const call of this.outbox) this.pending.delete(call.callId);
+    this.outbox = [];
+    this.arm();
+    return queued;
+  }
+
   private flush(): void {
-    this.flushScheduled = false;
     if (this.dead || this.outbox.length === 0) return;
     const calls = this.outbox;
     this.outbox = [];
+    this.inFlightSince = Date.now();
     this.post({ kind: 'invoke', calls });
     this.arm();
+    this.stallTimer ??= setTimeout(() => {
+      this.stallTimer = null;
+      this.onStall(this);
+    }, STALLED_MS + 1);
+    this.stallTimer.unref();
   }
 
   /** A worker that stops answering (a script QuickJS cannot interrupt) is replaced. */
@@ -133,20 +154,45 @@ class SandboxWorker {
   }
 
   private receive(reply: WorkerReply): void {
-    this.lastProgress = Date.now();
-    for (const r of reply.results) {
-      const p = this.pending.get(r.callId);
-      if (!p) continue;
-      this.pending.delete(r.callId);
-      this.onResult(r, p);
+    this.inFlightSince = null;
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = null;
+    for (const r of reply.results) this.deliver(r);
+    for (const g of reply.groups) {
+      const items = JSON.parse(g.json) as GroupItem[];
+      g.callIds.forEach((callId, i) => {
+        const item = items[i]!;
+        this.deliver(
+          item.e === undefined
+            ? { callId, ok: true, value: item.v }
+            : {
+                callId,
+                ok: false,
+                reason: item.k ?? 'runtime',
+                error:
+                  item.n || item.s
+                    ? describeThrown({ name: item.n, message: item.e, stack: item.s })
+                    : item.e,
+              },
+        );
+      });
     }
+    this.flush();
     this.arm();
+  }
+
+  private deliver(r: CallResult): void {
+    const p = this.pending.get(r.callId);
+    if (!p) return;
+    this.pending.delete(r.callId);
+    this.onResult(r, p);
   }
 
   private die(why: string): void {
     if (this.dead) return;
     this.dead = true;
     if (this.watchdog) clearTimeout(this.watchdog);
+    if (this.stallTimer) clearTimeout(this.stallTimer);
     for (const p of this.pending.values()) p.reject(new ScriptError('timeout', why));
     this.pending.clear();
     this.onDeath(this);
@@ -217,22 +263,40 @@ export class ScriptSandbox {
       }
       this.errors.delete(script.id);
     }
-    const worker = this.pickWorker(script.id);
-    const first = !worker.loaded.has(script.id);
-    worker.loaded.add(script.id);
     return new Promise((resolve, reject) => {
-      worker.send(
+      this.dispatch(
+        this.pickWorker(),
         {
           callId: this.nextCallId++,
           scriptId: script.id,
-          program: first ? program : undefined,
-          data,
-          metadata,
+          dataJson: JSON.stringify(data ?? {}) ?? '{}',
+          metadataJson: JSON.stringify(metadata ?? {}),
           msgType,
         },
         { resolve, reject, scriptId: script.id },
       );
     });
+  }
+
+  /** Sends a call, with its script's program the first time this worker sees the script. */
+  private dispatch(worker: SandboxWorker, call: InvokeCall, pending: Pending): void {
+    const program = this.programs.get(call.scriptId);
+    if (!program) {
+      pending.reject(new ScriptError('compile', 'The script was released'));
+      return;
+    }
+    if (worker.loaded.has(call.scriptId)) delete call.program;
+    else call.program = program;
+    worker.loaded.add(call.scriptId);
+    worker.send(call, pending);
+  }
+
+  /** A worker held up by one batch (a runaway script): what waits behind it goes to another worker. */
+  private rescue(stalled: SandboxWorker): void {
+    const now = Date.now();
+    const other = this.workers.find((w) => w !== stalled && !w.stalled(now));
+    if (!other) return;
+    for (const { call, pending } of stalled.takeQueued()) this.dispatch(other, call, pending);
   }
 
   /** Stops the workers; calls still running fail. */
@@ -242,10 +306,11 @@ export class ScriptSandbox {
   }
 
   /**
-   * The least busy worker that is not stalled. The whole pool is started at the first call, so that a
-   * warm worker is at hand when one is held up by a runaway script.
+   * The first worker that is not stalled: one worker takes everything while it keeps up (the larger its
+   * batches, the cheaper each call); the others take over when it is held up by a runaway script. The
+   * whole pool is started at the first call, so that a warm worker is at hand for that.
    */
-  private pickWorker(scriptId: number): SandboxWorker {
+  private pickWorker(): SandboxWorker {
     while (this.workers.length < this.size) {
       this.workers.push(
         new SandboxWorker(
@@ -256,21 +321,14 @@ export class ScriptSandbox {
             const i = this.workers.indexOf(dead);
             if (i >= 0) this.workers.splice(i, 1);
           },
+          (stalled) => this.rescue(stalled),
         ),
       );
     }
     const now = Date.now();
-    const live = this.workers.filter((w) => !w.stalled(now));
-    let best: SandboxWorker | undefined;
-    for (const w of live.length ? live : this.workers) {
-      if (
-        !best ||
-        w.pending.size < best.pending.size ||
-        (w.pending.size === best.pending.size && w.loaded.has(scriptId) && !best.loaded.has(scriptId))
-      )
-        best = w;
-    }
-    return best!;
+    const live = this.workers.find((w) => !w.stalled(now));
+    if (live) return live;
+    return this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
   }
 
   private settle(r: CallResult, p: Pending): void {

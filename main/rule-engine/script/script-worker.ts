@@ -17,9 +17,10 @@ import {
   type QuickJSSyncVariant,
 } from 'quickjs-emscripten-core';
 import {
-  PROGRAM_LINE_OFFSET,
+  describeThrown,
   type CallResult,
   type FailureReason,
+  type GroupResult,
   type InvokeCall,
   type ScriptProgram,
   type WorkerRequest,
@@ -76,14 +77,6 @@ function memoryMessage(p: ScriptProgram): string {
   return `Script exceeded the memory limit of ${Math.round((p.limits.memoryBytes / MiB) * 10) / 10} MiB`;
 }
 
-/** The script's line of the first stack frame in the user's code ("at f (script:5:3)"). */
-function userLine(stack: unknown): number | null {
-  const m = typeof stack === 'string' ? /\(?script:(\d+)(?::\d+)?\)?/.exec(stack) : null;
-  if (!m) return null;
-  const line = Number(m[1]) - PROGRAM_LINE_OFFSET;
-  return line >= 1 ? line : null;
-}
-
 /** Turns an exception dumped from QuickJS into a failure with the reason and the user's line. */
 function failureOf(p: ScriptProgram, inst: Instance, dumped: unknown): ScriptFailure {
   const e = dumped as { name?: string; message?: string; stack?: string; lineNumber?: number } | null;
@@ -91,13 +84,8 @@ function failureOf(p: ScriptProgram, inst: Instance, dumped: unknown): ScriptFai
     return new ScriptFailure('memory', memoryMessage(p));
   if (e?.name === 'InternalError' && e.message === 'interrupted')
     return new ScriptFailure('timeout', timeoutMessage(p));
-  const text =
-    e && typeof e === 'object' && 'message' in e
-      ? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message}`
-      : `Script threw ${JSON.stringify(dumped)}`;
-  const line =
-    userLine(e?.stack) ?? (typeof e?.lineNumber === 'number' ? e.lineNumber - PROGRAM_LINE_OFFSET : null);
-  return new ScriptFailure('runtime', line !== null && line >= 1 ? `${text} (line ${line})` : text);
+  if (e && typeof e === 'object' && 'message' in e) return new ScriptFailure('runtime', describeThrown(e));
+  return new ScriptFailure('runtime', `Script threw ${JSON.stringify(dumped)}`);
 }
 
 function dispose(inst: Instance | null): void {
@@ -158,62 +146,92 @@ async function instantiate(p: ScriptProgram): Promise<Instance> {
   return inst;
 }
 
-async function invoke(call: InvokeCall): Promise<CallResult> {
-  if (call.program) scripts.set(call.scriptId, { program: call.program, instance: null });
-  const script = scripts.get(call.scriptId);
-  if (!script) return { callId: call.callId, ok: false, reason: 'compile', error: 'Script is not loaded' };
+/** Runs calls of one script as one QuickJS call; throws ScriptFailure when the batch as a whole fails. */
+function runBatch(script: Script, inst: Instance, calls: InvokeCall[]): string {
   const p = script.program;
+  let text = '[';
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
+    text += `${i ? ',' : ''}[${c.dataJson},${c.metadataJson},${JSON.stringify(c.msgType)}]`;
+  }
+  text += ']';
+  const ctx = inst.context;
+  inst.overMemory = false;
+  inst.deadline = Date.now() + p.limits.timeoutMs;
+  const arg = ctx.newString(text);
+  const max = ctx.newNumber(p.limits.maxResultChars);
+  const r = ctx.callFunction(inst.fn, ctx.undefined, arg, max);
+  arg.dispose();
+  max.dispose();
+  if (r.error) {
+    const failure = failureOf(p, inst, ctx.dump(r.error));
+    r.error.dispose();
+    throw failure;
+  }
+  const json = ctx.getString(r.value);
+  r.value.dispose();
+  return json;
+}
+
+/**
+ * Runs the calls of one script: together when they can, and one by one when the batch fails (so that a
+ * runaway message fails alone). After a timeout or memory failure the instance is rebuilt.
+ */
+async function invokeScript(
+  script: Script,
+  calls: InvokeCall[],
+  results: CallResult[],
+  groups: GroupResult[],
+): Promise<void> {
   try {
-    const a = JSON.stringify(call.data ?? {}) ?? '{}';
-    const b = JSON.stringify(call.metadata ?? {});
-    if (a.length + b.length > p.limits.maxArgsChars)
-      throw new ScriptFailure(
-        'size',
-        `Script input arguments exceed maximum allowed total args size of ${p.limits.maxArgsChars} symbols`,
-      );
-    script.instance ??= await instantiate(p);
+    script.instance ??= await instantiate(script.program);
     const inst = script.instance;
-    const ctx = inst.context;
-    inst.overMemory = false;
-    inst.deadline = Date.now() + p.limits.timeoutMs;
-    const args = [ctx.newString(a), ctx.newString(b), ctx.newString(call.msgType)];
-    const r = ctx.callFunction(inst.fn, ctx.undefined, args);
-    for (const h of args) h.dispose();
-    let json: string | undefined;
-    if (r.error) {
-      const failure = failureOf(p, inst, ctx.dump(r.error));
-      r.error.dispose();
-      if (failure.reason !== 'runtime') {
-        dispose(inst);
-        script.instance = null;
-      }
-      throw failure;
-    } else {
-      json = ctx.typeof(r.value) === 'string' ? ctx.getString(r.value) : undefined;
-      r.value.dispose();
-    }
+    const json = runBatch(script, inst, calls);
     if (inst.memory.buffer.byteLength > inst.heapCap) {
       dispose(inst);
       script.instance = null;
     }
-    if (json !== undefined && json.length > p.limits.maxResultChars)
-      throw new ScriptFailure(
-        'size',
-        `Script invocation result exceeds maximum allowed size of ${p.limits.maxResultChars} symbols`,
-      );
-    return { callId: call.callId, ok: true, value: json === undefined ? undefined : JSON.parse(json) };
+    groups.push({ callIds: calls.map((c) => c.callId), json });
   } catch (err) {
-    if (err instanceof ScriptFailure)
-      return { callId: call.callId, ok: false, reason: err.reason, error: err.message };
     dispose(script.instance);
     script.instance = null;
-    return {
-      callId: call.callId,
-      ok: false,
-      reason: 'runtime',
-      error: (err as Error).message ?? String(err),
-    };
+    if (calls.length > 1 && err instanceof ScriptFailure && err.reason !== 'compile') {
+      for (const c of calls) await invokeScript(script, [c], results, groups);
+      return;
+    }
+    const reason = err instanceof ScriptFailure ? err.reason : 'runtime';
+    const error = (err as Error).message ?? String(err);
+    for (const c of calls) results.push({ callId: c.callId, ok: false, reason, error });
   }
+}
+
+async function invoke(calls: InvokeCall[]): Promise<{ results: CallResult[]; groups: GroupResult[] }> {
+  const results: CallResult[] = [];
+  const groups: GroupResult[] = [];
+  const byScript = new Map<number, InvokeCall[]>();
+  for (const c of calls) {
+    if (c.program) scripts.set(c.scriptId, { program: c.program, instance: null });
+    const script = scripts.get(c.scriptId);
+    if (!script) {
+      results.push({ callId: c.callId, ok: false, reason: 'compile', error: 'Script is not loaded' });
+      continue;
+    }
+    const max = script.program.limits.maxArgsChars;
+    if (c.dataJson.length + c.metadataJson.length > max) {
+      results.push({
+        callId: c.callId,
+        ok: false,
+        reason: 'size',
+        error: `Script input arguments exceed maximum allowed total args size of ${max} symbols`,
+      });
+      continue;
+    }
+    const list = byScript.get(c.scriptId);
+    if (list) list.push(c);
+    else byScript.set(c.scriptId, [c]);
+  }
+  for (const [id, list] of byScript) await invokeScript(scripts.get(id)!, list, results, groups);
+  return { results, groups };
 }
 
 const queue: WorkerRequest[] = [];
@@ -230,9 +248,7 @@ async function drain(): Promise<void> {
       }
       continue;
     }
-    const results: CallResult[] = [];
-    for (const call of req.calls) results.push(await invoke(call));
-    parentPort!.postMessage({ kind: 'results', results });
+    parentPort!.postMessage({ kind: 'results', ...(await invoke(req.calls)) });
   }
   draining = false;
 }
