@@ -31,6 +31,7 @@ import {
   values,
   type LoadResult,
 } from './lib/gateway-load.ts';
+import { benchHttp, createBenchGateways, tenantToken } from './lib/bench-http.ts';
 import { processCpuMs } from './lib/proc-cpu.ts';
 import { startRawAedes } from './lib/raw-aedes.ts';
 import { rawSqljsInsertRate, type RawRow } from './lib/raw-sqljs.ts';
@@ -109,27 +110,9 @@ async function platformRun(): Promise<PlatformRun> {
     profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
   );
   try {
-    const http = async <T>(path: string, init: RequestInit & { token?: string } = {}) => {
-      const headers = new Headers(init.headers);
-      if (init.body) headers.set('content-type', 'application/json');
-      if (init.token) headers.set('x-authorization', `Bearer ${init.token}`);
-      const res = await fetch(`${serve.urls.http}${path}`, { ...init, headers });
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
-      return JSON.parse(text) as T;
-    };
-    const { token } = await http<{ token: string }>('/api/auth/login', {
-      method: 'POST',
-      body: JSON.stringify({ username: 'tenant@thingsboard.org', password: 'tenant' }),
-    });
-    const tokens = Array.from({ length: GATEWAYS }, (_, g) => `bench-gateway-${g}`);
-    for (const [g, accessToken] of tokens.entries()) {
-      await http(`/api/device?accessToken=${accessToken}`, {
-        method: 'POST',
-        token,
-        body: JSON.stringify({ name: `Bench Gateway ${g}`, additionalInfo: { gateway: true } }),
-      });
-    }
+    const http = benchHttp(serve.urls.http);
+    const token = await tenantToken(http);
+    const tokens = await createBenchGateways(http, token, GATEWAYS);
     const clients = await connectClients(serve.urls.mqtt, tokens);
     const connectStarted = performance.now();
     await connectDevices(clients, WINDOW);

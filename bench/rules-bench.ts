@@ -23,6 +23,7 @@ import {
   runLoad,
   type LoadResult,
 } from './lib/gateway-load.ts';
+import { benchHttp, createBenchGateways, tenantToken, type BenchHttp } from './lib/bench-http.ts';
 import { processCpuMs, threadTimes } from './lib/proc-cpu.ts';
 import { startServeChild } from './lib/serve-child.ts';
 
@@ -55,8 +56,6 @@ const threadGroup = (name: string) =>
     : /sandbox|Worker/i.test(name)
       ? name
       : 'other threads';
-
-type Http = <T>(path: string, init?: RequestInit & { token?: string }) => Promise<T>;
 
 function scriptChain(root: { ruleChainId: unknown; nodes: { type: string }[] }) {
   const script = LANG === 'TBEL' ? 'tbelScript' : 'jsScript';
@@ -111,7 +110,7 @@ async function measure(pid: number, clients: MqttClient[], base: number): Promis
 }
 
 /** The latest pressure of one device: the script run stores it rounded to one decimal. */
-async function latestPressure(http: Http, token: string): Promise<number> {
+async function latestPressure(http: BenchHttp, token: string): Promise<number> {
   const device = await http<{ id: { id: string } }>(
     `/api/tenant/devices?deviceName=${encodeURIComponent(deviceName(0, 0))}`,
     { token },
@@ -127,27 +126,9 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-rules-'));
   const serve = await startServeChild(dataDir);
   try {
-    const http: Http = async <T>(path: string, init: RequestInit & { token?: string } = {}) => {
-      const headers = new Headers(init.headers);
-      if (init.body) headers.set('content-type', 'application/json');
-      if (init.token) headers.set('x-authorization', `Bearer ${init.token}`);
-      const res = await fetch(`${serve.urls.http}${path}`, { ...init, headers });
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
-      return JSON.parse(text) as T;
-    };
-    const { token } = await http<{ token: string }>('/api/auth/login', {
-      method: 'POST',
-      body: JSON.stringify({ username: 'tenant@thingsboard.org', password: 'tenant' }),
-    });
-    const tokens = Array.from({ length: GATEWAYS }, (_, g) => `bench-gateway-${g}`);
-    for (const [g, accessToken] of tokens.entries()) {
-      await http(`/api/device?accessToken=${accessToken}`, {
-        method: 'POST',
-        token,
-        body: JSON.stringify({ name: `Bench Gateway ${g}`, additionalInfo: { gateway: true } }),
-      });
-    }
+    const http = benchHttp(serve.urls.http);
+    const token = await tenantToken(http);
+    const tokens = await createBenchGateways(http, token, GATEWAYS);
     const clients = await connectClients(serve.urls.mqtt, tokens);
     await connectDevices(clients, WINDOW);
     const pid = serve.child.pid!;

@@ -19,7 +19,8 @@ const scriptFields = {
   jsScript: Type.Optional(Type.String({ title: 'JavaScript' })),
   tbelScript: Type.Optional(Type.String({ title: 'TBEL script' })),
 };
-const ORIGINATOR_TYPES = [
+/** The originators a generator node may use (TbMsgGeneratorNode's supported entity types). */
+export const GENERATOR_ORIGINATOR_TYPES = [
   'DEVICE',
   'ASSET',
   'ENTITY_VIEW',
@@ -56,7 +57,7 @@ export const RULE_NODE_CONFIGURATION_SCHEMAS: Record<string, TSchema> = {
     periodInSeconds: Type.Integer({ minimum: 1, title: 'Period (s)' }),
     originatorType: Type.Optional(
       Type.Union(
-        ORIGINATOR_TYPES.map((t) => Type.Literal(t)),
+        GENERATOR_ORIGINATOR_TYPES.map((t) => Type.Literal(t)),
         { title: 'Originator type' },
       ),
     ),

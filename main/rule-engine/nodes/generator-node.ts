@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NODE_TYPES, type MsgType } from '../../../shared/rule-engine.ts';
+import { GENERATOR_ORIGINATOR_TYPES } from '../../../shared/rule-node-schemas.ts';
 import type { Originator, TbMsg } from '../../platform/tb-msg.ts';
 import { failure, type NodeDefinition } from '../rule-node.ts';
 import { checkScriptConfig, RuleScript } from '../script/rule-script.ts';
@@ -8,17 +9,6 @@ const DEFAULT_SCRIPT =
   'var msg = { temp: 42, humidity: 77 };\nvar metadata = { data: 40 };\nvar msgType = "POST_TELEMETRY_REQUEST";\n\n' +
   'return { msg: msg, metadata: metadata, msgType: msgType };';
 const ARG_NAMES = ['prevMsg', 'prevMetadata', 'prevMsgType'];
-const ORIGINATOR_TYPES = [
-  'DEVICE',
-  'ASSET',
-  'ENTITY_VIEW',
-  'TENANT',
-  'CUSTOMER',
-  'USER',
-  'DASHBOARD',
-  'EDGE',
-  'RULE_NODE',
-];
 const isInt = (v: unknown, min: number) => typeof v === 'number' && Number.isInteger(v) && v >= min;
 
 /**
@@ -41,8 +31,8 @@ export const generatorNode: NodeDefinition = {
     if (c.msgCount !== undefined && !isInt(c.msgCount, 0)) return "'msgCount' must be an integer >= 0";
     if (!isInt(c.periodInSeconds, 1)) return "'periodInSeconds' must be an integer >= 1";
     const type = c.originatorType ?? 'RULE_NODE';
-    if (typeof type !== 'string' || !ORIGINATOR_TYPES.includes(type))
-      return `'originatorType' must be one of ${ORIGINATOR_TYPES.join(', ')}`;
+    if (typeof type !== 'string' || !GENERATOR_ORIGINATOR_TYPES.includes(type))
+      return `'originatorType' must be one of ${GENERATOR_ORIGINATOR_TYPES.join(', ')}`;
     if (
       type !== 'RULE_NODE' &&
       type !== 'TENANT' &&

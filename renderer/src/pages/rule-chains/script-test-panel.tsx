@@ -18,6 +18,32 @@ export const hasScript = (nodeType: string) => nodeType in SCRIPT_TYPES;
 
 const mono = { input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } };
 
+/** A monospace text area for code and JSON. */
+function CodeArea(props: {
+  label: string;
+  description?: string;
+  value: string;
+  onChange: (value: string) => void;
+  testId: string;
+  minRows?: number;
+  maxRows?: number;
+}) {
+  return (
+    <Textarea
+      label={props.label}
+      description={props.description}
+      autosize
+      minRows={props.minRows ?? 3}
+      maxRows={props.maxRows ?? 10}
+      spellCheck={false}
+      value={props.value}
+      styles={mono}
+      onChange={(e) => props.onChange(e.currentTarget.value)}
+      data-testid={props.testId}
+    />
+  );
+}
+
 /**
  * The script of a script node (jsScript or tbelScript, per scriptLang) and a "test script" panel that
  * runs it on a sample message in the platform's sandbox, as ThingsBoard's node form does.
@@ -61,17 +87,14 @@ export function ScriptEditor({
 
   return (
     <Stack gap="xs" data-testid="script-editor">
-      <Textarea
+      <CodeArea
         label={lang === 'TBEL' ? 'TBEL script' : 'JavaScript'}
         description={`function (${spec.argNames.join(', ')}) { … }`}
-        autosize
         minRows={4}
         maxRows={16}
-        spellCheck={false}
         value={script}
-        styles={mono}
-        onChange={(e) => onChange({ ...config, [key]: e.currentTarget.value })}
-        data-testid="script-source"
+        onChange={(v) => onChange({ ...config, [key]: v })}
+        testId="script-source"
       />
       <Group gap="xs">
         <Button size="xs" variant="light" onClick={() => setOpen((o) => !o)} data-testid="script-test-toggle">
@@ -80,28 +103,13 @@ export function ScriptEditor({
       </Group>
       <Collapse expanded={open}>
         <Stack gap="xs" data-testid="script-test-panel">
-          <Textarea
+          <CodeArea
             label={spec.argNames[0] === 'msg' ? 'Message' : 'Previous message'}
-            autosize
-            minRows={3}
-            maxRows={10}
-            spellCheck={false}
             value={msg}
-            styles={mono}
-            onChange={(e) => setMsg(e.currentTarget.value)}
-            data-testid="script-test-msg"
+            onChange={setMsg}
+            testId="script-test-msg"
           />
-          <Textarea
-            label="Metadata"
-            autosize
-            minRows={3}
-            maxRows={10}
-            spellCheck={false}
-            value={metadata}
-            styles={mono}
-            onChange={(e) => setMetadata(e.currentTarget.value)}
-            data-testid="script-test-metadata"
-          />
+          <CodeArea label="Metadata" value={metadata} onChange={setMetadata} testId="script-test-metadata" />
           <TextInput
             label="Message type"
             value={msgType}
