@@ -49,13 +49,15 @@ interface Run extends LoadResult {
   threads: Map<string, number>;
 }
 
-/** The server's threads by what they do: the main (event loop) thread, the script sandbox workers, the rest. */
+/** The server's threads by what they do (Linux keeps 15 characters of a thread's name). */
 const threadGroup = (name: string) =>
   name === 'node' || name === 'MainThread'
     ? 'main thread'
-    : /sandbox|Worker/i.test(name)
-      ? name
-      : 'other threads';
+    : name.startsWith('sandboard-scrip')
+      ? 'script sandbox'
+      : name === 'V8Worker'
+        ? 'V8 helpers (GC)'
+        : 'other threads';
 
 function scriptChain(root: { ruleChainId: unknown; nodes: { type: string }[] }) {
   const script = LANG === 'TBEL' ? 'tbelScript' : 'jsScript';
