@@ -6,6 +6,7 @@ import { requireCustomerAccess, requireTenantAdmin, type Principal } from './aut
 import { ref, type PlatformContext } from './context.ts';
 import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { parseJson, queryPage } from './paging.ts';
+import { announceSessionsEnded } from './auth/sessions.ts';
 
 interface CustomerRow {
   id: string;
@@ -97,6 +98,7 @@ export class CustomerService {
       return deleted;
     });
     if (n === 0) throw notFound(`Customer with id [${id}] is not found`);
+    announceSessionsEnded(this.ctx, userIds);
     return userIds;
   }
 

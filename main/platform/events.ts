@@ -11,6 +11,8 @@ export interface PlatformEventMap {
   deviceDeleted: [{ deviceId: string; name: string }];
   credentialsChanged: [{ deviceId: string; oldToken: string | null; newToken: string }];
   transportLimitsChanged: [TransportLimits];
+  /** these users' tokens issued before now no longer verify (password, authority, disabled, deleted) */
+  sessionsEnded: [{ userIds: string[] }];
 }
 
 export class PlatformEvents extends EventEmitter<PlatformEventMap> {}

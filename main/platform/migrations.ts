@@ -131,4 +131,11 @@ export const migrations: Migration[] = [
       w.run('CREATE UNIQUE INDEX device_profiles_provision_key ON device_profiles(provision_device_key)');
     },
   },
+  {
+    version: 15,
+    name: 'users can be disabled',
+    up(w) {
+      w.run('ALTER TABLE users ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1');
+    },
+  },
 ];

@@ -8,6 +8,7 @@ import { requireTenantAdmin } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import { forbidden, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { parseJson, queryPage } from './paging.ts';
+import { announceSessionsEnded, endSessions } from './auth/sessions.ts';
 
 export interface UserRow {
   id: string;
@@ -20,6 +21,7 @@ export interface UserRow {
   password_hash: string | null;
   default_password: number;
   tokens_valid_from: number;
+  enabled: number;
   additional_info: string | null;
 }
 
@@ -32,6 +34,9 @@ export class UserService {
 
   constructor(ctx: PlatformContext) {
     this.ctx = ctx;
+    ctx.events.on('sessionsEnded', ({ userIds }) => {
+      for (const id of userIds) this.cache.delete(id);
+    });
   }
 
   toUser(row: UserRow): User {
@@ -45,7 +50,7 @@ export class UserService {
       authority: row.authority,
       firstName: row.first_name,
       lastName: row.last_name,
-      additionalInfo: parseJson(row.additional_info),
+      additionalInfo: { ...parseJson(row.additional_info), userCredentialsEnabled: row.enabled !== 0 },
     };
   }
 
@@ -87,12 +92,20 @@ export class UserService {
     }
     const passwordHash = input.password ? await bcrypt.hash(input.password, BCRYPT_ROUNDS) : null;
     const existingId = input.id?.id;
+    let ended = false;
     try {
       const id = await this.ctx.db.write((w) => {
-        const info = JSON.stringify(input.additionalInfo ?? {});
+        const { userCredentialsEnabled: _derived, ...additionalInfo } = input.additionalInfo ?? {};
+        const info = JSON.stringify(additionalInfo);
         if (existingId) {
           const existing = w.get<UserRow>('SELECT * FROM users WHERE id = ?', [existingId]);
           if (!existing) throw notFound(`User with id [${existingId}] is not found`);
+          // a new password, another login name, role or customer: what the old tokens stood for is gone
+          ended =
+            passwordHash !== null ||
+            existing.email.toLowerCase() !== input.email.toLowerCase() ||
+            existing.authority !== input.authority ||
+            existing.customer_id !== customerId;
           w.run(
             `UPDATE users SET email = ?, authority = ?, customer_id = ?, first_name = ?, last_name = ?, additional_info = ?,
              password_hash = COALESCE(?, password_hash), default_password = CASE WHEN ? IS NULL THEN default_password ELSE 0 END
@@ -109,6 +122,7 @@ export class UserService {
               existingId,
             ],
           );
+          if (ended) endSessions(this.ctx, w, [existingId]);
           return existingId;
         }
         const newId = randomUUID();
@@ -130,6 +144,7 @@ export class UserService {
         return newId;
       });
       this.cache.delete(id);
+      if (ended) announceSessionsEnded(this.ctx, [id]);
       return this.toUser(this.findRow(id)!);
     } catch (err) {
       if (isUniqueViolation(err))
@@ -148,6 +163,23 @@ export class UserService {
     });
     this.cache.delete(id);
     if (changes === 0) throw notFound(`User with id [${id}] is not found`);
+    announceSessionsEnded(this.ctx, [id]);
+  }
+
+  /** ThingsBoard's userCredentialsEnabled: a disabled user cannot log in, and its sessions end at once. */
+  async setEnabled(id: string, enabled: boolean, actor: Principal): Promise<void> {
+    requireTenantAdmin(actor);
+    if (id === actor.userId && !enabled) throw invalidArgument('You cannot disable yourself');
+    const changed = await this.ctx.db.write((w) => {
+      const row = w.get<UserRow>('SELECT * FROM users WHERE id = ?', [id]);
+      if (!row) throw notFound(`User with id [${id}] is not found`);
+      if ((row.enabled !== 0) === enabled) return false;
+      w.run('UPDATE users SET enabled = ? WHERE id = ?', [enabled ? 1 : 0, id]);
+      if (!enabled) endSessions(this.ctx, w, [id]);
+      return !enabled;
+    });
+    this.cache.delete(id);
+    if (changed) announceSessionsEnded(this.ctx, [id]);
   }
 
   page(q: PageQuery, filter: { customerId?: string }): PageData<User> {
@@ -183,16 +215,12 @@ export class UserService {
   /** Sets a new password and makes every token issued before now invalid. */
   async setPassword(userId: string, password: string): Promise<void> {
     const hash = await bcrypt.hash(password, BCRYPT_ROUNDS);
-    // Exact milliseconds: tokens carry iatMs, so older tokens of the same second are outdated too.
-    const validFrom = this.ctx.now();
-    await this.ctx.db.write((w) =>
-      w.run('UPDATE users SET password_hash = ?, default_password = 0, tokens_valid_from = ? WHERE id = ?', [
-        hash,
-        validFrom,
-        userId,
-      ]),
-    );
+    await this.ctx.db.write((w) => {
+      w.run('UPDATE users SET password_hash = ?, default_password = 0 WHERE id = ?', [hash, userId]);
+      endSessions(this.ctx, w, [userId]);
+    });
     this.cache.delete(userId);
+    announceSessionsEnded(this.ctx, [userId]);
   }
 
   /** Creates ThingsBoard's demo logins on first start. Returns the ones it created. */

@@ -72,6 +72,26 @@ export function registerCustomerRoutes(app: Api, { services }: RouteDeps): void 
     },
     async (request) => services.users.save(request.body, principalOf(request)),
   );
+  app.post(
+    '/api/user/:id/userCredentialsEnabled',
+    {
+      schema: {
+        tags: userTags,
+        summary: 'Enable or disable a user; disabling ends its sessions and refresh tokens at once',
+        params: IdParams,
+        querystring: Type.Object({ userCredentialsEnabled: Type.Boolean({ default: true }) }),
+        response: emptyOk,
+      },
+    },
+    async (request, reply) => {
+      await services.users.setEnabled(
+        request.params.id,
+        request.query.userCredentialsEnabled,
+        principalOf(request),
+      );
+      return reply.code(200).send(undefined);
+    },
+  );
   app.get(
     '/api/user/:id',
     {

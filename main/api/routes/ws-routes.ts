@@ -200,10 +200,10 @@ class LiveConnection {
   }
 
   /** Once a second: check the token again now and then, resync after drops, push changed counters. */
-  tick(force = false): void {
+  tick(force = false, recheck = false): void {
     if (!this.principal || this.disposed) return;
     const now = Date.now();
-    if (now - this.lastCheck >= RECHECK_MS || (this.expiresAt > 0 && now >= this.expiresAt)) {
+    if (recheck || now - this.lastCheck >= RECHECK_MS || (this.expiresAt > 0 && now >= this.expiresAt)) {
       this.lastCheck = now;
       try {
         this.hub.services.auth.authenticate(`Bearer ${this.token}`);
@@ -259,6 +259,11 @@ class LiveHub {
           change: e.created ? 'created' : 'updated',
         };
         for (const c of this.connections) if (c.maySee(customerId)) c.send(message);
+      },
+      // a password, role or access change ends the user's live connections now, not at the next recheck
+      sessionsEnded: (e) => {
+        for (const c of this.connections)
+          if (c.principal && e.userIds.includes(c.principal.userId)) c.tick(false, true);
       },
       deviceDeleted: (e) => {
         const message: WsServerMessage = { type: 'device', deviceId: e.deviceId, change: 'deleted' };
@@ -323,7 +328,7 @@ export interface WsRouteDeps {
 /**
  * The live WebSocket: telemetry and attribute changes of the devices a connection subscribes to (and
  * may see), device list changes, and the overview's counters. Authenticated by a JWT in the first
- * message or the `token` query parameter, never by a cookie.
+ * message, never by a cookie nor the URL (URLs end up in logs and histories).
  */
 export async function registerWsRoutes(
   app: FastifyInstance,
@@ -335,8 +340,11 @@ export async function registerWsRoutes(
   const handler = (socket: LiveSocket, request: FastifyRequest) => {
     const connection = new LiveConnection(socket, hub);
     hub.add(connection);
-    const token = (request.query as { token?: unknown }).token;
-    if (typeof token === 'string' && token) connection.authenticate(token);
+    if ((request.query as { token?: unknown }).token !== undefined)
+      connection.close(
+        WsCloseCode.UNAUTHENTICATED,
+        'Tokens in URLs are not accepted: send {"type":"auth","token":"<JWT>"}',
+      );
   };
   app.get(
     WS_PATH,

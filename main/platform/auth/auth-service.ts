@@ -17,6 +17,7 @@ export interface AuthSettings {
 }
 
 const expired = (message: string) => new PlatformError(401, ErrorCode.JWT_TOKEN_EXPIRED, message);
+const notActive = () => unauthorized('User account is not active');
 
 /** Login, refresh and logout with HS512 JWTs, and authentication of every request (JWT or API key). */
 export class AuthService {
@@ -64,14 +65,13 @@ export class AuthService {
       throw unauthorized('Invalid username or password');
     }
     this.limiter.recordSuccess(client);
+    if (!user.enabled) throw notActive();
     return this.issue(user, randomUUID());
   }
 
   async refresh(refreshToken: string): Promise<JwtPair> {
     const claims = this.verifyJwt(refreshToken, true);
-    const user = this.users.findRow(claims.userId);
-    if (!user) throw unauthorized('User not found');
-    return this.issue(user, claims.sessionId);
+    return this.issue(this.activeUser(claims.userId), claims.sessionId);
   }
 
   async logout(p: Principal): Promise<void> {
@@ -105,9 +105,7 @@ export class AuthService {
     const value = space > 0 ? header.slice(space + 1).trim() : '';
     if (scheme === 'bearer' && value) {
       const claims = this.verifyJwt(value, false);
-      const user = this.users.findRow(claims.userId);
-      if (!user) throw unauthorized('User not found');
-      return this.principal(user, claims.sessionId, 'JWT');
+      return this.principal(this.activeUser(claims.userId), claims.sessionId, 'JWT');
     }
     if (scheme === 'apikey' && value) {
       const check = this.apiKeys.check(value);
@@ -116,11 +114,17 @@ export class AuthService {
           throw new PlatformError(401, ErrorCode.CREDENTIALS_EXPIRED, 'API key has expired');
         throw unauthorized(check.reason === 'disabled' ? 'API key is disabled' : 'Invalid API key');
       }
-      const user = this.users.findRow(check.userId);
-      if (!user) throw unauthorized('User not found');
-      return this.principal(user, null, 'API_KEY');
+      return this.principal(this.activeUser(check.userId), null, 'API_KEY');
     }
     throw unauthorized('Authentication failed: use "Bearer <JWT>" or "ApiKey <key>"');
+  }
+
+  /** The user a credential stands for, while it exists and is enabled. */
+  private activeUser(userId: string): UserRow {
+    const user = this.users.findRow(userId);
+    if (!user) throw unauthorized('User not found');
+    if (!user.enabled) throw notActive();
+    return user;
   }
 
   private principal(user: UserRow, sessionId: string | null, via: Principal['via']): Principal {
@@ -148,7 +152,7 @@ export class AuthService {
     const user = this.users.findRow(claims.userId);
     const issuedMs = typeof claims.iatMs === 'number' ? claims.iatMs : claims.iat * 1000;
     if (user && issuedMs < user.tokens_valid_from)
-      throw expired('Token has expired: the password was changed');
+      throw expired('Token has expired: the password, role or access of this user changed');
     return claims;
   }
 

@@ -1,72 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { WsServerMessage } from '../../../shared/ws-messages.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
-import { CUSTOMER, createDevice, okEmpty, withLoginPair, type ApiPlatform } from './api-kit.ts';
-
-/** A WebSocket client that queues what it receives and lets a test await the next matching message. */
-class Client {
-  readonly ws: WebSocket;
-  private readonly received: WsServerMessage[] = [];
-  private waiters: { match: (m: WsServerMessage) => boolean; resolve: (m: WsServerMessage) => void }[] = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-
-  constructor(url: string) {
-    this.ws = new WebSocket(url);
-    this.ws.addEventListener('message', (event) => {
-      const message = JSON.parse(String(event.data)) as WsServerMessage;
-      const waiter = this.waiters.find((w) => w.match(message));
-      if (waiter) {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        waiter.resolve(message);
-      } else this.received.push(message);
-    });
-    this.closed = new Promise((resolve) =>
-      this.ws.addEventListener('close', (e) => resolve({ code: e.code, reason: e.reason })),
-    );
-  }
-
-  opened(): Promise<void> {
-    if (this.ws.readyState === WebSocket.OPEN) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.ws.addEventListener('open', () => resolve());
-      this.ws.addEventListener('error', () => reject(new Error('WebSocket failed to open')));
-    });
-  }
-
-  send(message: unknown): void {
-    this.ws.send(JSON.stringify(message));
-  }
-
-  next<T extends WsServerMessage['type']>(
-    type: T,
-    where: (m: Extract<WsServerMessage, { type: T }>) => boolean = () => true,
-  ): Promise<Extract<WsServerMessage, { type: T }>> {
-    const match = (m: WsServerMessage) =>
-      m.type === type && where(m as Extract<WsServerMessage, { type: T }>);
-    const i = this.received.findIndex(match);
-    if (i >= 0)
-      return Promise.resolve(this.received.splice(i, 1)[0] as Extract<WsServerMessage, { type: T }>);
-    return new Promise((resolve) =>
-      this.waiters.push({ match, resolve: (m) => resolve(m as Extract<WsServerMessage, { type: T }>) }),
-    );
-  }
-
-  has(type: WsServerMessage['type']): boolean {
-    return this.received.some((m) => m.type === type);
-  }
-}
-
-function wsUrl(p: ApiPlatform, query = ''): string {
-  return `${p.urls.http.replace(/^http/, 'ws')}/api/ws${query}`;
-}
-
-async function connect(p: ApiPlatform, token: string): Promise<Client> {
-  const client = new Client(wsUrl(p));
-  await client.opened();
-  client.send({ type: 'auth', token });
-  await client.next('ready');
-  return client;
-}
+import { LiveClient as Client, connectLive as connect, liveUrl as wsUrl } from '../../helpers/live-ws.ts';
+import { CUSTOMER, createDevice, okEmpty, withLoginPair } from './api-kit.ts';
 
 describe('live WebSocket /api/ws', () => {
   it('refuses a connection without a valid token', async () => {
@@ -86,11 +21,13 @@ describe('live WebSocket /api/ws', () => {
     expect((await badQuery.closed).code).toBe(4401);
   });
 
-  it('authenticates by query token and pushes the counters when they change', async () => {
+  it('refuses a token in the URL, even a valid one, and pushes the counters when they change', async () => {
     const p = withLoginPair(await startTestPlatform());
     const token = await p.login();
-    const client = new Client(wsUrl(p, `?token=${encodeURIComponent(token)}`));
-    await client.next('ready');
+    const inUrl = new Client(wsUrl(p, `?token=${encodeURIComponent(token)}`));
+    expect((await inUrl.closed).code).toBe(4401);
+    expect(inUrl.has('ready')).toBe(false);
+    const client = await connect(p, token);
     const first = await client.next('stats');
     expect(first.stats.devices).toBe(0);
     await createDevice(p, token, { name: 'counted' });
