@@ -137,7 +137,7 @@ describe('bad input', () => {
 describe('hardening', () => {
   const platform = useSharedPlatform();
 
-  it('refuses a Host header that is not ours with 403, answers loopback names', async () => {
+  it('refuses a Host header that is not ours with 421, answers loopback names', async () => {
     const p = platform();
     const port = new URL(p.urls.http).port;
     const evil = await rawRequest(p.urls.http, {
@@ -146,14 +146,14 @@ describe('hardening', () => {
       headers: { host: `attacker.example:${port}`, 'content-type': 'application/json' },
       body: JSON.stringify(TENANT),
     });
-    expect(evil.status).toBe(403);
-    expect(parseError(evil.body)).toMatchObject({ status: 403, errorCode: 20 });
+    expect(evil.status).toBe(421);
+    expect(parseError(evil.body)).toMatchObject({ status: 421, errorCode: 20 });
     expect(parseError(evil.body).message).toContain('attacker.example');
     const evilDocs = await rawRequest(p.urls.http, {
       path: '/v3/api-docs',
       headers: { host: 'attacker.example' },
     });
-    expect(evilDocs.status).toBe(403);
+    expect(evilDocs.status).toBe(421);
 
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'LOCALHOST']) {
       const ok = await rawRequest(p.urls.http, {
