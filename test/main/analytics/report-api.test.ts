@@ -243,7 +243,7 @@ describe('report API', () => {
       headers: { host: 'evil.example', 'content-type': 'application/json' },
       body: JSON.stringify({ viewConfigId: viewId }),
     });
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(421);
     expect(res.body).toContain('is not allowed');
   });
 });

@@ -106,6 +106,6 @@ describe('Sandboard info endpoints', () => {
     const missingAsset = await rawRequest(p.urls.http, { path: '/assets/nope-123.js' });
     expect(missingAsset.status).toBe(404);
     const badHost = await rawRequest(p.urls.http, { path: '/', headers: { host: 'evil.example' } });
-    expect(badHost.status).toBe(403);
+    expect(badHost.status).toBe(421);
   });
 });
