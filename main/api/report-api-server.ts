@@ -12,6 +12,7 @@ import { ErrorResponse } from '../../shared/schemas/common.ts';
 import { ReportRequest, ReportResponse } from '../../shared/schemas/table-view.ts';
 import { installErrorHandlers } from './errors.ts';
 import { installHostCheck } from './host-check.ts';
+import { installJsonBodyParser } from './json-body.ts';
 import { clientGone } from './routes/table-view-routes.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { ErrorCode, PlatformError } from '../platform/errors.ts';
@@ -69,6 +70,7 @@ export async function startReportApiServer(
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandlers(app);
+  installJsonBodyParser(app);
   installHostCheck(app, options.allowedHosts);
   await app.register(swagger, {
     openapi: {

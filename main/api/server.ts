@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { installAuthentication } from './authenticate.ts';
 import { installErrorHandlers } from './errors.ts';
 import { installHostCheck } from './host-check.ts';
+import { installJsonBodyParser } from './json-body.ts';
 import { registerOpenApi } from './openapi.ts';
 import type { Api, RouteDeps } from './route-types.ts';
 import { registerApiKeyRoutes } from './routes/api-key-routes.ts';
@@ -56,24 +57,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandlers(app);
-  // ThingsBoard's clients POST some actions (assignments, defaults) with a JSON content type and no body.
-  const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text !== '') jsonParser(request, text, done);
-    else if (!request.routeOptions.schema?.body) done(null, undefined);
-    else {
-      const empty = Object.assign(
-        new Error("Body cannot be empty when content-type is set to 'application/json'"),
-        {
-          code: 'FST_ERR_CTP_EMPTY_JSON_BODY',
-          statusCode: 400,
-        },
-      );
-      done(empty, undefined);
-    }
-  });
+  installJsonBodyParser(app);
   installHostCheck(app, options.allowedHosts);
   installAuthentication(app, services.auth);
   app.addHook('onSend', async (_request, reply) => {

@@ -5,6 +5,7 @@ import type { Row } from '../store/durable-db.ts';
 import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
+import { entityName } from './names.ts';
 import { parseJson, queryPage } from './paging.ts';
 import { announceSessionsEnded } from './auth/sessions.ts';
 
@@ -53,8 +54,9 @@ export class CustomerService {
     return this.toCustomer(row);
   }
 
-  async save(input: SaveCustomerRequest, actor: Principal): Promise<Customer> {
+  async save(request: SaveCustomerRequest, actor: Principal): Promise<Customer> {
     requireTenantAdmin(actor);
+    const input = { ...request, title: entityName(request.title, 'Customer title') };
     const id = input.id?.id ?? randomUUID();
     const values = [input.title, input.email, input.phone, input.country, input.city, input.address];
     const info = JSON.stringify(input.additionalInfo ?? {});

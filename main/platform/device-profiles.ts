@@ -9,6 +9,7 @@ import type { Row, Writer } from '../store/durable-db.ts';
 import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
+import { entityName } from './names.ts';
 import { parseJson, queryPage } from './paging.ts';
 
 export interface DeviceProfileRow {
@@ -112,7 +113,8 @@ export class DeviceProfileService {
   }
 
   /** Finds a profile by name or creates it, inside the caller's write (gateways and devices name profiles). */
-  findOrCreate(w: Writer, name: string): DeviceProfileRow {
+  findOrCreate(w: Writer, profileName: string): DeviceProfileRow {
+    const name = entityName(profileName, 'Device profile name');
     const existing = w.get<DeviceProfileRow>('SELECT * FROM device_profiles WHERE name = ?', [name]);
     if (existing) return existing;
     const row: DeviceProfileRow = {
@@ -159,8 +161,9 @@ export class DeviceProfileService {
     return this.toProfile(row);
   }
 
-  async save(input: SaveDeviceProfileRequest, actor: Principal): Promise<DeviceProfile> {
+  async save(request: SaveDeviceProfileRequest, actor: Principal): Promise<DeviceProfile> {
     requireTenantAdmin(actor);
+    const input = { ...request, name: entityName(request.name, 'Device profile name') };
     const id = input.id?.id ?? randomUUID();
     try {
       await this.ctx.db.write((w) => {

@@ -12,6 +12,8 @@ import { requireCustomerAccess, requireTenantAdmin, type Principal } from './aut
 import { ref, type PlatformContext } from './context.ts';
 import type { DeviceProfileService } from './device-profiles.ts';
 import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
+import { jsonText } from './kv-value.ts';
+import { entityName } from './names.ts';
 import { parseJson, queryPage } from './paging.ts';
 
 export interface DeviceRow {
@@ -197,8 +199,9 @@ export class DeviceService {
     return this.toDevice(row);
   }
 
-  async save(input: SaveDeviceRequest, actor: Principal, accessToken?: string): Promise<Device> {
+  async save(request: SaveDeviceRequest, actor: Principal, accessToken?: string): Promise<Device> {
     requireTenantAdmin(actor);
+    const input = { ...request, name: entityName(request.name, 'Device name') };
     const customerId = input.customerId?.id && input.customerId.id !== NULL_UUID ? input.customerId.id : null;
     if (customerId && !this.ctx.db.get('SELECT 1 FROM customers WHERE id = ?', [customerId])) {
       throw invalidArgument(`Customer with id [${customerId}] is not found`);
@@ -207,7 +210,7 @@ export class DeviceService {
     try {
       const id = await this.ctx.db.write((w) => {
         const profile = this.resolveProfile(w, input);
-        const info = JSON.stringify(input.additionalInfo ?? {});
+        const info = jsonText(input.additionalInfo ?? {});
         if (input.id?.id) {
           const id = input.id.id;
           const n = w.run(
@@ -259,10 +262,11 @@ export class DeviceService {
   ): string {
     const id = randomUUID();
     const now = this.ctx.now();
+    const name = entityName(d.name, 'Device name');
     w.run(
       `INSERT INTO devices (id, created_time, name, type, label, device_profile_id, customer_id, additional_info)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, now, d.name, d.profileName, d.label, d.profileId, d.customerId, d.info],
+      [id, now, name, d.profileName, d.label, d.profileId, d.customerId, d.info],
     );
     const c: NewCredentials =
       typeof credentials === 'object'

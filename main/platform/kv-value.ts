@@ -1,4 +1,6 @@
 import type { SqlValue } from 'sql.js';
+import { jsonTooDeep, tooDeepMessage } from '../../shared/limits.ts';
+import { invalidArgument } from './errors.ts';
 
 /** How a telemetry or attribute value is kept: t is b(oolean), l(ong), d(ouble), s(tring) or j(son). */
 export type KvType = 'b' | 'l' | 'd' | 's' | 'j';
@@ -17,8 +19,15 @@ export function encodeKv(value: unknown): { t: KvType; v: string | number } {
     case 'bigint':
       return { t: 's', v: value.toString() };
     default:
-      return { t: 'j', v: JSON.stringify(value ?? null) };
+      return { t: 'j', v: jsonText(value ?? null) };
   }
+}
+
+/** JSON text of a value, refused (400) rather than overflowing the stack when it nests too deep. */
+export function jsonText(value: unknown): string {
+  const deep = jsonTooDeep(value, 'value');
+  if (deep) throw invalidArgument(tooDeepMessage(deep));
+  return JSON.stringify(value);
 }
 
 export function decodeKv(t: string, v: SqlValue): KvValue {

@@ -1,3 +1,5 @@
+import { jsonTooDeep, tooDeepMessage } from '../../shared/limits.ts';
+
 /** MQTT 5 reason codes Sandboard answers with, as ThingsBoard does (the HTTP API maps them to statuses). */
 export const ReasonCode = {
   SUCCESS: 0x00,
@@ -25,12 +27,17 @@ export class TransportError extends Error {
 export const payloadInvalid = (message: string) =>
   new TransportError(ReasonCode.PAYLOAD_FORMAT_INVALID, message);
 
+/** A JSON payload, at most MAX_JSON_DEPTH deep: deeper ones get 0x99 (v5) or a disconnect (3.1.1). */
 export function parseJsonPayload(payload: Buffer): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(payload.toString('utf8')) as unknown;
+    value = JSON.parse(payload.toString('utf8')) as unknown;
   } catch (err) {
     throw payloadInvalid(`Invalid JSON: ${(err as Error).message}`);
   }
+  const deep = jsonTooDeep(value, 'payload');
+  if (deep) throw payloadInvalid(tooDeepMessage(deep));
+  return value;
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> =>

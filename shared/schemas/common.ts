@@ -1,3 +1,4 @@
+import { PageNumber, PageSize } from '../limits.ts';
 import { Type, type Static, type TSchema } from 'typebox';
 
 export const NULL_UUID = '13814000-1dd2-11b2-8080-808080808080';
@@ -50,12 +51,8 @@ export const SortOrder = Type.Union([Type.Literal('ASC'), Type.Literal('DESC')])
 
 export function PageQuery<S extends string>(sortProperties: readonly S[]) {
   return Type.Object({
-    pageSize: Type.Integer({
-      minimum: 1,
-      maximum: 10_000,
-      description: 'Maximum amount of entities in one page',
-    }),
-    page: Type.Integer({ minimum: 0, description: 'Sequence number of the page, starting from 0' }),
+    pageSize: PageSize(),
+    page: PageNumber(),
     textSearch: Type.Optional(
       Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name' }),
     ),

@@ -1,3 +1,4 @@
+import { jsonTooDeep, tooDeepMessage } from '../limits.ts';
 /**
  * The gateway REST connector: its configuration file rest.json (the ThingsBoard IoT Gateway's own, in the
  * 3.7+ format and the legacy one), a validator whose errors name each JSON path, the gateway's default
@@ -616,6 +617,15 @@ export function validateRestConfig(value: unknown): RestConfigValidation {
       valid: false,
       format: 'new',
       errors: [{ path: '', message: 'must be a JSON object (the content of rest.json)' }],
+      warnings,
+    };
+  // checked before the schema walk, which recurses
+  const deep = jsonTooDeep(value, '$');
+  if (deep)
+    return {
+      valid: false,
+      format: 'new',
+      errors: [{ path: deep.replace(/^\$\.?/, ''), message: tooDeepMessage(deep) }],
       warnings,
     };
   const errors = explain(RestConfigSchema as unknown as Schema, value, '', warnings);

@@ -2,6 +2,7 @@
  * Table views (saved report definitions), the report API's request and response, the UI's preview, and
  * the demo-data loader's status. Pure TypeBox: the server validates with these and the UI types with them.
  */
+import { EpochMs, MAX_EPOCH_MS } from '../limits.ts';
 import { Type, type Static } from 'typebox';
 import { EntityId, Uuid } from './common.ts';
 import { AttributeScope } from './telemetry.ts';
@@ -112,8 +113,10 @@ export type RelativeUnit = (typeof RELATIVE_UNITS)[number];
 export const TimeRange = Type.Object(
   {
     type: lit(['FIXED', 'RELATIVE'] as const),
-    startTs: Type.Optional(Type.Integer({ minimum: 0, description: 'FIXED: inclusive, epoch ms' })),
-    endTs: Type.Optional(Type.Integer({ minimum: 1, description: 'FIXED: exclusive, epoch ms' })),
+    startTs: Type.Optional(EpochMs('FIXED: inclusive, epoch ms')),
+    endTs: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_EPOCH_MS, description: 'FIXED: exclusive, epoch ms' }),
+    ),
     last: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 100_000, description: 'RELATIVE: how many units' }),
     ),
@@ -195,7 +198,7 @@ export type SaveTableViewRequest = Static<typeof SaveTableViewRequest>;
 
 const FilterValue = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]);
 const RangeTs = Type.Optional(
-  Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "epoch ms; blank: the view's" }),
+  Type.Union([EpochMs(), Type.Null()], { description: "epoch ms; blank: the view's" }),
 );
 const ReportOverrides = {
   rangeStartTs: RangeTs,

@@ -1,3 +1,4 @@
+import { EpochMs, MAX_EPOCH_MS } from '../limits.ts';
 import { Type, type Static } from 'typebox';
 
 export const AttributeScope = Type.Union([
@@ -28,10 +29,8 @@ export const Aggregation = Type.Union(
 
 export const TimeseriesQuery = Type.Object({
   keys: Type.Optional(Type.String({ description: 'Comma-separated keys; all keys when absent' })),
-  startTs: Type.Optional(
-    Type.Integer({ description: 'Epoch ms; without startTs and endTs the latest values are returned' }),
-  ),
-  endTs: Type.Optional(Type.Integer()),
+  startTs: Type.Optional(EpochMs('Epoch ms; without startTs and endTs the latest values are returned')),
+  endTs: Type.Optional(EpochMs()),
   interval: Type.Optional(Type.Integer({ minimum: 0, description: 'Aggregation interval in ms' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 100 })),
   agg: Type.Optional(Aggregation),
@@ -41,7 +40,8 @@ export const TimeseriesQuery = Type.Object({
 export type TimeseriesQuery = Static<typeof TimeseriesQuery>;
 
 export const TelemetryEntry = Type.Object({
-  ts: Type.Integer(),
+  // no "type" keyword: the schema layer would coerce null to 0 (1970); parseTelemetry checks it instead
+  ts: Type.Unsafe<number>({ description: `Epoch ms, 0 to ${MAX_EPOCH_MS} (a number or a string of digits)` }),
   values: Type.Record(Type.String(), Type.Unknown()),
 });
 export const TelemetryBody = Type.Union(

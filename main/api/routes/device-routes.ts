@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageNumber, PageSize } from '../../../shared/limits.ts';
 import { PageData, PageQuery, Uuid } from '../../../shared/schemas/common.ts';
 import {
   Device,
@@ -62,8 +63,8 @@ export function registerDeviceRoutes(app: Api, { services }: RouteDeps): void {
         querystring: Type.Object({
           deviceName: Type.Optional(Type.String({ minLength: 1 })),
           type: Type.Optional(Type.String()),
-          pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
-          page: Type.Optional(Type.Integer({ minimum: 0 })),
+          pageSize: Type.Optional(PageSize()),
+          page: Type.Optional(PageNumber()),
           textSearch: Type.Optional(Type.String({ maxLength: 255 })),
           sortProperty: Type.Optional(Type.Union(DEVICE_SORT.map((s) => Type.Literal(s)))),
           sortOrder: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')])),

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { PageNumber, PageSize } from '../../../shared/limits.ts';
 import { ErrorResponse, PageData, PageQuery, Uuid } from '../../../shared/schemas/common.ts';
 import {
   AckRequest,
@@ -149,8 +150,8 @@ export function registerEdgeRoutes(app: Api, { services, edgeQueue }: RouteDeps)
         summary: "An edge's events, newest first unless sortOrder=ASC, with their status",
         params: Type.Object({ edgeId: Uuid }),
         querystring: Type.Object({
-          pageSize: Type.Integer({ minimum: 1, maximum: 10_000 }),
-          page: Type.Integer({ minimum: 0 }),
+          pageSize: PageSize(),
+          page: PageNumber(),
           startTime: Type.Optional(Type.Integer()),
           endTime: Type.Optional(Type.Integer()),
           status: Type.Optional(EdgeEventStatus),

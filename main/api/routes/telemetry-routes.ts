@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { EpochMs } from '../../../shared/limits.ts';
 import { Uuid } from '../../../shared/schemas/common.ts';
 import {
   ATTRIBUTE_SCOPES,
@@ -224,8 +225,8 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
         querystring: Type.Object({
           keys: Type.String({ minLength: 1 }),
           deleteAllDataForKeys: Type.Optional(Type.Boolean()),
-          startTs: Type.Optional(Type.Integer()),
-          endTs: Type.Optional(Type.Integer()),
+          startTs: Type.Optional(EpochMs()),
+          endTs: Type.Optional(EpochMs()),
         }),
         response: emptyOk,
       },

@@ -1,3 +1,4 @@
+import { jsonTooDeep, tooDeepMessage } from '../../../shared/limits.ts';
 import { parseAttributes, parseTelemetry } from '../../platform/telemetry-payload.ts';
 import {
   attributeAnswer,
@@ -27,11 +28,15 @@ const RPC_REQUEST = /^v1\/devices\/me\/rpc\/request\/(\d+)$/;
 function rpcAnswer(payload: Buffer): unknown {
   if (payload.length === 0) return null;
   const text = payload.toString('utf8');
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     return text;
   }
+  const deep = jsonTooDeep(value, 'payload');
+  if (deep) throw payloadInvalid(tooDeepMessage(deep));
+  return value;
 }
 
 /** ThingsBoard's device MQTT API (v1/devices/me/...). Returns false when the topic is not a device topic. */

@@ -1,4 +1,5 @@
 import { DeviceLimitError, type DeviceRow } from '../../platform/devices.ts';
+import { checkName } from '../../../shared/limits.ts';
 import type { TsEntry } from '../../platform/telemetry-repository.ts';
 import {
   isObject,
@@ -7,14 +8,20 @@ import {
   payloadInvalid,
   ReasonCode,
 } from '../transport-error.ts';
+import { entryTs, keyedValues, type ParseResult } from '../../platform/telemetry-payload.ts';
 import { sendJson, type Session } from './session-registry.ts';
 import { attributeValues, consumeLimit, postAttributes, postTelemetry } from '../device-messages.ts';
 import type { TransportContext } from './transport-context.ts';
 
+/** A sub-device's name as every gateway topic gives it: trimmed, non-blank, at most 255 characters. */
+function subDeviceName(value: unknown, where = "'device'"): string {
+  const checked = checkName(value, where);
+  if (!checked.ok) throw payloadInvalid(checked.error);
+  return checked.name;
+}
+
 function deviceNameOf(body: Record<string, unknown>): string {
-  if (typeof body.device !== 'string' || body.device === '')
-    throw payloadInvalid("'device' must be a non-empty string");
-  return body.device;
+  return subDeviceName(body.device);
 }
 
 function objectPayload(payload: Buffer, shape: string): Record<string, unknown> {
@@ -27,19 +34,17 @@ function objectPayload(payload: Buffer, shape: string): Record<string, unknown> 
 export async function connectSubDevice(
   ctx: TransportContext,
   session: Session,
-  name: string,
+  rawName: string,
   type?: unknown,
 ): Promise<DeviceRow> {
+  // the telemetry, attributes and claim topics name devices by their keys: checked here, for every topic
+  const name = subDeviceName(rawName, `Device name '${rawName.slice(0, 40)}'`);
+  const profile = typeof type === 'string' && type.trim() !== '' ? subDeviceName(type, "'type'") : 'default';
   const known = session.subDevices.get(name);
   if (known) return known;
   let device: DeviceRow;
   try {
-    device = await ctx.services.devices.connectViaGateway(
-      session.device,
-      name,
-      typeof type === 'string' && type !== '' ? type : 'default',
-      ctx.deviceLimit,
-    );
+    device = await ctx.services.devices.connectViaGateway(session.device, name, profile, ctx.deviceLimit);
   } catch (err) {
     if (err instanceof DeviceLimitError) throw new TransportError(ReasonCode.QUOTA_EXCEEDED, err.message);
     throw new TransportError(ReasonCode.UNSPECIFIED_ERROR, (err as Error).message);
@@ -51,19 +56,21 @@ export async function connectSubDevice(
 }
 
 /** Telemetry entries of one device in a gateway message: [{ts, values}|{k:v}]; non-objects are skipped. */
-function gatewayEntries(list: unknown[], now: number): TsEntry[] {
+function gatewayEntries(name: string, list: unknown[], now: number): TsEntry[] {
   const entries: TsEntry[] = [];
-  for (const item of list) {
+  const valid = <T>(result: ParseResult<T>): T => {
+    if (!result.ok) throw payloadInvalid(result.error);
+    return result.value;
+  };
+  for (const [i, item] of list.entries()) {
     if (!isObject(item)) continue;
+    const where = `${name.slice(0, 40)}[${i}]`;
     if ('ts' in item && 'values' in item) {
-      const ts = typeof item.ts === 'string' ? Number(item.ts) : item.ts;
-      if (typeof ts !== 'number' || !Number.isFinite(ts) || !isObject(item.values)) {
-        throw payloadInvalid('A telemetry entry is {"ts": ms, "values": {...}}');
-      }
-      entries.push({ ts: Math.trunc(ts), values: item.values });
+      if (!isObject(item.values)) throw payloadInvalid('A telemetry entry is {"ts": ms, "values": {...}}');
+      entries.push({ ts: valid(entryTs(item.ts, where)), values: valid(keyedValues(item.values, where)) });
     } else {
       const { metadata: _ignored, ...values } = item;
-      entries.push({ ts: now, values });
+      entries.push({ ts: now, values: valid(keyedValues(values, where)) });
     }
   }
   return entries;
@@ -95,10 +102,14 @@ export async function handleGatewayTopic(
     case 'v1/gateway/telemetry': {
       const body = objectPayload(payload, '{"device": [{"ts": ms, "values": {...}}]}');
       const now = Date.now();
+      // every device's name and entries are checked before any device is created
+      const perDevice = Object.entries(body).flatMap(([name, list]) => {
+        if (!Array.isArray(list)) return [];
+        subDeviceName(name, `Device name '${name.slice(0, 40)}'`);
+        return [[name, gatewayEntries(name, list, now)] as const];
+      });
       await Promise.all(
-        Object.entries(body).map(async ([name, list]) => {
-          if (!Array.isArray(list)) return;
-          const entries = gatewayEntries(list, now);
+        perDevice.map(async ([name, entries]) => {
           const device = await connectSubDevice(ctx, session, name);
           if (entries.length) await postTelemetry(ctx, device, entries, scope);
         }),
@@ -107,13 +118,17 @@ export async function handleGatewayTopic(
     }
     case 'v1/gateway/attributes': {
       const body = objectPayload(payload, '{"device": {"key": value}}');
-      for (const [name, values] of Object.entries(body)) {
+      const perDevice = Object.entries(body).map(([name, values]) => {
         if (!isObject(values)) throw payloadInvalid(`Attributes of '${name}' must be a JSON object`);
-      }
+        subDeviceName(name, `Device name '${name.slice(0, 40)}'`);
+        const keyed = keyedValues(values, `attributes of '${name.slice(0, 40)}'`);
+        if (!keyed.ok) throw payloadInvalid(keyed.error);
+        return [name, keyed.value] as const;
+      });
       await Promise.all(
-        Object.entries(body).map(async ([name, values]) => {
+        perDevice.map(async ([name, values]) => {
           const device = await connectSubDevice(ctx, session, name);
-          await postAttributes(ctx, device, values as Record<string, unknown>, scope);
+          await postAttributes(ctx, device, values, scope);
         }),
       );
       return true;
@@ -149,6 +164,7 @@ export async function handleGatewayTopic(
     }
     case 'v1/gateway/claim': {
       const body = objectPayload(payload, '{"device": {"secretKey":"..","durationMs":N}}');
+      for (const name of Object.keys(body)) subDeviceName(name, `Device name '${name.slice(0, 40)}'`);
       await Promise.all(
         Object.entries(body).map(async ([name, claim]) => {
           const device = await connectSubDevice(ctx, session, name);

@@ -21,6 +21,7 @@ interface OpenApiDoc {
 /** POST/PUT routes that take no body; every other POST/PUT must declare one. */
 const BODYLESS = new Set([
   'POST /api/auth/logout',
+  'POST /api/user/{id}/userCredentialsEnabled',
   'POST /api/customer/{customerId}/device/{id}',
   'POST /api/deviceProfile/{id}/default',
   'PUT /api/apiKey/{id}/enabled/{enabled}',
@@ -35,6 +36,7 @@ const EXPECTED = [
   'POST /api/auth/token',
   'GET /api/auth/user',
   'POST /api/auth/logout',
+  'POST /api/user/{id}/userCredentialsEnabled',
   'POST /api/auth/changePassword',
   'POST /api/apiKey',
   'GET /api/apiKeys/{userId}',

@@ -165,6 +165,15 @@ describe('rest.json', () => {
       { path: '', message: 'must be a JSON object (the content of rest.json)' },
     ]);
   });
+
+  it('refuses a rest.json nested 4,600 levels deep, naming where, without overflowing the stack', () => {
+    const deep = JSON.parse(`{"mapping":[${'{"a":'.repeat(4_600)}1${'}'.repeat(4_600)}]}`) as unknown;
+    const v = validateRestConfig(deep);
+    expect(v.valid).toBe(false);
+    expect(v.errors[0]!.path).toMatch(/^mapping\[0\]\.a\.a/);
+    expect(v.errors[0]!.message).toMatch(/nested deeper than 64 levels/);
+    expect(() => loadRestConfig(deep)).toThrow(RestConfigError);
+  });
 });
 
 describe('expressions', () => {

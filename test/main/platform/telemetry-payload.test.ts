@@ -21,7 +21,7 @@ describe('parseTelemetry', () => {
     expect(parseTelemetry([1], 0)).toEqual({ ok: false, error: '[0] must be a JSON object' });
     expect(parseTelemetry({ ts: 'x', values: {} }, 0)).toEqual({
       ok: false,
-      error: 'body.ts must be a number of milliseconds',
+      error: 'body.ts must be a number of milliseconds from 0 to 253402300799999',
     });
     expect(parseTelemetry({ ts: 1, values: [] }, 0)).toEqual({
       ok: false,

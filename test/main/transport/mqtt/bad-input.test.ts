@@ -21,6 +21,8 @@ const TOPIC_NAME_INVALID = 0x90;
 /** ThingsBoard's answer to an attribute request it cannot process */
 const IMPLEMENTATION_SPECIFIC_ERROR = 0x83;
 const MAX_PACKET_BYTES = 65_536; // the default mqttMaxPacketBytes
+/** JSON nested 4,600 levels deep: JSON.stringify of it overflows V8's stack */
+const DEEP = '{"a":'.repeat(4_600) + '1' + '}'.repeat(4_600);
 
 interface Case {
   topic: string;
@@ -72,6 +74,60 @@ const DEVICE_CASES: Case[] = [
     what: 'values that are not an object',
     topic: 'v1/devices/me/telemetry',
     payload: { ts: 1, values: [1] },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'telemetry nested 4,600 levels',
+    topic: 'v1/devices/me/telemetry',
+    payload: `{"t":${DEEP}}`,
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'attributes nested 4,600 levels',
+    topic: 'v1/devices/me/attributes',
+    payload: `{"a":${DEEP}}`,
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'an RPC answer nested 4,600 levels',
+    topic: 'v1/devices/me/rpc/response/1',
+    payload: DEEP,
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'ts null',
+    topic: 'v1/devices/me/telemetry',
+    payload: { ts: null, values: { t: 1 } },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'ts 1e300',
+    topic: 'v1/devices/me/telemetry',
+    payload: '{"ts":1e300,"values":{"t":1}}',
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'ts empty string',
+    topic: 'v1/devices/me/telemetry',
+    payload: { ts: '', values: { t: 1 } },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'blank telemetry key',
+    topic: 'v1/devices/me/telemetry',
+    payload: { ' ': 1 },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'telemetry key of 256 characters',
+    topic: 'v1/devices/me/telemetry',
+    payload: { ['k'.repeat(256)]: 1 },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'empty attribute key',
+    topic: 'v1/devices/me/attributes',
+    payload: { '': 1 },
     code: PAYLOAD_FORMAT_INVALID,
   },
   {
@@ -190,6 +246,66 @@ const GATEWAY_CASES: Case[] = [
     code: PAYLOAD_FORMAT_INVALID,
   },
   { what: 'non-JSON claim', topic: 'v1/gateway/claim', payload: 'x', code: PAYLOAD_FORMAT_INVALID },
+  {
+    what: 'telemetry of a device named ""',
+    topic: 'v1/gateway/telemetry',
+    payload: { '': [{ t: 1 }] },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'attributes of a device named ""',
+    topic: 'v1/gateway/attributes',
+    payload: { '': { a: 1 } },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'telemetry of a blank device name',
+    topic: 'v1/gateway/telemetry',
+    payload: { '   ': [{ t: 1 }] },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'claim of a device named ""',
+    topic: 'v1/gateway/claim',
+    payload: { '': { secretKey: 'k' } },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'connect with a blank name',
+    topic: 'v1/gateway/connect',
+    payload: { device: ' \t ' },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'connect with a 256-character name',
+    topic: 'v1/gateway/connect',
+    payload: { device: 'd'.repeat(256) },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'telemetry with a good and a blank device: neither is created',
+    topic: 'v1/gateway/telemetry',
+    payload: { A: [{ t: 1 }], '': [{ t: 1 }] },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'gateway telemetry nested 4,600 levels',
+    topic: 'v1/gateway/telemetry',
+    payload: `{"A":[{"t":${DEEP}}]}`,
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'gateway telemetry with ts null',
+    topic: 'v1/gateway/telemetry',
+    payload: { A: [{ ts: null, values: { t: 1 } }] },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
+  {
+    what: 'gateway attributes with a blank key',
+    topic: 'v1/gateway/attributes',
+    payload: { A: { ' ': 1 } },
+    code: PAYLOAD_FORMAT_INVALID,
+  },
   { what: 'unknown gateway topic', topic: 'v1/gateway/unknown', payload: {}, code: TOPIC_NAME_INVALID },
 ];
 
@@ -237,6 +353,9 @@ describe.each(VERSIONS.map((v) => [versionName(v), v] as const))('bad input over
     const { a } = await run(GATEWAY_CASES, true);
     const res = await a.p.http('/api/tenant/devices?deviceName=A', { token: a.token });
     expect(res.status).toBe(404);
+    const all = await a.p.http('/api/tenant/devices?page=0&pageSize=1000', { token: a.token });
+    const names = ((await all.json()) as { data: { name: string }[] }).data.map((d) => d.name);
+    expect(names.filter((n) => n.trim() === '' || n.length > 255)).toEqual([]);
   });
 
   it(`answers a packet over the maximum size with ${version === 5 ? 'DISCONNECT 0x95' : 'a closed connection'}`, async () => {
