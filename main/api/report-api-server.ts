@@ -10,7 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { ErrorResponse } from '../../shared/schemas/common.ts';
 import { ReportRequest, ReportResponse } from '../../shared/schemas/table-view.ts';
-import { installErrorHandlers } from './errors.ts';
+import { errorServerOptions, installErrorHandlers } from './errors.ts';
 import { installHostCheck } from './host-check.ts';
 import { installJsonBodyParser } from './json-body.ts';
 import { clientGone } from './routes/table-view-routes.ts';
@@ -65,6 +65,7 @@ export async function startReportApiServer(
   options: ReportApiServerOptions,
 ): Promise<FastifyInstance> {
   const app = Fastify({
+    ...errorServerOptions(),
     bodyLimit: options.bodyLimitBytes,
     logger: { level: options.logLevel, stream: process.stderr },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installAuthentication } from './authenticate.ts';
-import { installErrorHandlers } from './errors.ts';
+import { errorServerOptions, installErrorHandlers } from './errors.ts';
 import { installHostCheck } from './host-check.ts';
 import { installJsonBodyParser } from './json-body.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -49,6 +49,7 @@ export interface ApiServerOptions {
 export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions): Promise<FastifyInstance> {
   const { services } = deps;
   const app = Fastify({
+    ...errorServerOptions(),
     bodyLimit: options.bodyLimitBytes,
     forceCloseConnections: true,
     logger: { level: options.logLevel, stream: process.stderr },
