@@ -139,6 +139,8 @@ interface DurableResult extends RunResult {
   groups: number;
   journalBytes: number;
   closeMs: number;
+  /** store size taken by the datapoints, over an empty store: what the size budget is spent on */
+  bytesPerDatapoint: number;
 }
 
 async function runDurable(messages: Message[]): Promise<DurableResult> {
@@ -146,6 +148,7 @@ async function runDurable(messages: Message[]): Promise<DurableResult> {
   try {
     const db = await DurableDb.open({ dir, migrations });
     const telemetry = new TelemetryRepository(db);
+    const emptyBytes = db.sizeBytes().usedBytes;
     const groupsBefore = db.getStats().groupsCommitted;
     const writeLatencyMs: number[] = [];
     let rows = 0;
@@ -184,6 +187,7 @@ async function runDurable(messages: Message[]): Promise<DurableResult> {
     const stats = db.getStats();
     const stored = telemetry.countDatapoints();
     if (stored !== rows) throw new Error(`DurableDb stored ${stored} rows instead of ${rows}`);
+    const bytesPerDatapoint = (db.sizeBytes().usedBytes - emptyBytes) / rows;
     const closeStarted = performance.now();
     await db.close();
     const closeMs = performance.now() - closeStarted;
@@ -196,6 +200,7 @@ async function runDurable(messages: Message[]): Promise<DurableResult> {
       groups: stats.groupsCommitted - groupsBefore,
       journalBytes: stats.journalBytes,
       closeMs,
+      bytesPerDatapoint,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -258,6 +263,10 @@ printFigures({
   'write latency p50': [percentile(d.writeLatencyMs, 50), 'ms'],
   'write latency p99': [percentile(d.writeLatencyMs, 99), 'ms'],
   'close (snapshot) time': [d.closeMs, 'ms'],
+  'store size per datapoint': [
+    d.bytesPerDatapoint,
+    `bytes (a 1 GiB SANDBOARD_STORE_BUDGET_MB holds ~${Math.round((1024 ** 3 * 0.9) / d.bytesPerDatapoint / 1e6)} million before size-based retention)`,
+  ],
 });
 printBench({
   name: 'store',
@@ -272,4 +281,5 @@ printBench({
   writeP50Ms: percentile(d.writeLatencyMs, 50),
   writeP99Ms: percentile(d.writeLatencyMs, 99),
   closeMs: d.closeMs,
+  bytesPerDatapoint: d.bytesPerDatapoint,
 });

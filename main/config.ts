@@ -34,6 +34,8 @@ export interface PlatformConfig {
   reportQueueCapacity: number;
   /** report worker threads, each with a read replica of the store; 0 = min(pool size, CPU cores, 4) */
   reportWorkers: number;
+  /** the store's size budget (sql.js keeps the whole database in memory); 0 = none */
+  storeBudgetBytes: number;
   /** tests only, never from the environment: a slow report, a forced query plan */
   analyticsTestHooks?: { reportDelayMs?: number; plan?: 'bucket' | 'scan' };
 }
@@ -83,5 +85,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     reportPoolSize: Math.max(1, intFromEnv(env, 'SIMPLE_API_RATE_LIMITER_THREAD_POOL_SIZE', 10)),
     reportQueueCapacity: intFromEnv(env, 'SIMPLE_API_RATE_LIMITER_QUEUE_CAPACITY', 10),
     reportWorkers: intFromEnv(env, 'SANDBOARD_REPORT_WORKERS', 0),
+    storeBudgetBytes: intFromEnv(env, 'SANDBOARD_STORE_BUDGET_MB', 1024) * 1024 * 1024,
   };
 }

@@ -30,7 +30,7 @@ export async function openServices(
       loginMaxFailures: config.loginMaxFailures,
       loginWindowMs: config.loginWindowMs,
     },
-    { claimDurationMs: config.claimDurationMs },
+    { claimDurationMs: config.claimDurationMs, storeBudgetBytes: config.storeBudgetBytes },
   );
 }
 

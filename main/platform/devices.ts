@@ -14,6 +14,7 @@ import type { DeviceProfileService } from './device-profiles.ts';
 import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { jsonText } from './kv-value.ts';
 import { entityName } from './names.ts';
+import type { StoreBudget } from './store-budget.ts';
 import { parseJson, queryPage } from './paging.ts';
 
 export interface DeviceRow {
@@ -109,10 +110,12 @@ export function generateAccessToken(): string {
 export class DeviceService {
   private readonly ctx: PlatformContext;
   private readonly profiles: DeviceProfileService;
+  private readonly storage: StoreBudget | undefined;
 
-  constructor(ctx: PlatformContext, profiles: DeviceProfileService) {
+  constructor(ctx: PlatformContext, profiles: DeviceProfileService, storage?: StoreBudget) {
     this.ctx = ctx;
     this.profiles = profiles;
+    this.storage = storage;
   }
 
   toDevice(row: DeviceRow): Device {
@@ -202,6 +205,7 @@ export class DeviceService {
   async save(request: SaveDeviceRequest, actor: Principal, accessToken?: string): Promise<Device> {
     requireTenantAdmin(actor);
     const input = { ...request, name: entityName(request.name, 'Device name') };
+    if (!input.id?.id) await this.storage?.admit();
     const customerId = input.customerId?.id && input.customerId.id !== NULL_UUID ? input.customerId.id : null;
     if (customerId && !this.ctx.db.get('SELECT 1 FROM customers WHERE id = ?', [customerId])) {
       throw invalidArgument(`Customer with id [${customerId}] is not found`);
@@ -383,6 +387,7 @@ export class DeviceService {
    * the gateway's customer. limit > 0 caps the number of devices.
    */
   async connectViaGateway(gateway: DeviceRow, name: string, type: string, limit: number): Promise<DeviceRow> {
+    if (!this.findRowByName(name)) await this.storage?.admit();
     let created = false;
     const id = await this.ctx.db.write((w) => {
       const existing = w.get<DeviceRow>('SELECT * FROM devices WHERE name = ?', [name]);

@@ -9,6 +9,7 @@ import { DeviceService } from './devices.ts';
 import { ProvisionService } from './provisioning.ts';
 import { RpcService } from './rpc.ts';
 import { ScenarioService } from './scenarios.ts';
+import { StoreBudget } from './store-budget.ts';
 import { TelemetryService } from './telemetry.ts';
 import { TransportLimitsService } from './transport-limits.ts';
 import { UserService } from './users.ts';
@@ -28,15 +29,20 @@ export interface Services {
   scenarios: ScenarioService;
   provisioning: ProvisionService;
   transportLimits: TransportLimitsService;
+  /** the store's size budget: size-based retention and refusal of growing writes */
+  storage: StoreBudget;
 }
 
 export interface ServiceSettings {
   /** device.claim.duration, ms */
   claimDurationMs: number;
+  /** the store's size budget in bytes; 0 = none */
+  storeBudgetBytes: number;
 }
 
 export const DEFAULT_SERVICE_SETTINGS: ServiceSettings = {
   claimDurationMs: 86_400_000,
+  storeBudgetBytes: 1024 * 1024 * 1024,
 };
 
 export function createServices(
@@ -48,8 +54,9 @@ export function createServices(
   const users = new UserService(ctx);
   const profiles = new DeviceProfileService(ctx);
   const apiKeys = new ApiKeyService(ctx);
-  const devices = new DeviceService(ctx, profiles);
-  const telemetry = new TelemetryService(ctx);
+  const storage = new StoreBudget(ctx, settings.storeBudgetBytes);
+  const devices = new DeviceService(ctx, profiles, storage);
+  const telemetry = new TelemetryService(ctx, storage);
   return {
     ctx,
     users,
@@ -61,6 +68,7 @@ export function createServices(
     edges: new EdgeService(ctx, devices),
     scenarios: new ScenarioService(ctx),
     telemetry,
+    storage,
     provisioning: new ProvisionService(ctx, { profiles, devices, telemetry }),
     transportLimits: new TransportLimitsService(ctx),
     apiKeys,

@@ -159,6 +159,42 @@ export class TelemetryRepository {
     return w.run('DELETE FROM ts_kv WHERE ts < ?', [cutoffTs]);
   }
 
+  /** Every series with history: its oldest and newest timestamps (index seeks, no scan). */
+  seriesBounds(): { entityNum: number; keyId: number; oldest: number; newest: number }[] {
+    const out: { entityNum: number; keyId: number; oldest: number; newest: number }[] = [];
+    for (const s of this.db.all<{ entity_num: number; key_id: number }>(
+      'SELECT entity_num, key_id FROM ts_kv_latest',
+    )) {
+      const end = (order: 'ASC' | 'DESC') =>
+        this.db.get<{ ts: number }>(
+          `SELECT ts FROM ts_kv WHERE entity_num = ? AND key_id = ? ORDER BY ts ${order} LIMIT 1`,
+          [s.entity_num, s.key_id],
+        )?.ts;
+      const oldest = end('ASC');
+      if (oldest !== undefined)
+        out.push({ entityNum: s.entity_num, keyId: s.key_id, oldest, newest: end('DESC')! });
+    }
+    return out;
+  }
+
+  /** Drops the history of these series before cutoffTs (the latest values stay); returns how many datapoints went. */
+  purgeSeriesOlderThan(
+    w: Writer,
+    series: { entityNum: number; keyId: number; oldest: number }[],
+    cutoffTs: number,
+  ): number {
+    let n = 0;
+    for (const s of series) {
+      if (s.oldest < cutoffTs)
+        n += w.run('DELETE FROM ts_kv WHERE entity_num = ? AND key_id = ? AND ts < ?', [
+          s.entityNum,
+          s.keyId,
+          cutoffTs,
+        ]);
+    }
+    return n;
+  }
+
   countDatapoints(): number {
     return Number(this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ts_kv')?.n ?? 0);
   }

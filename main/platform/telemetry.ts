@@ -4,6 +4,7 @@ import type { Aggregation, TsEntry } from './telemetry-repository.ts';
 import { decodeKv, encodeKv } from './kv-value.ts';
 import type { PlatformContext } from './context.ts';
 import type { DeviceRow } from './devices.ts';
+import type { StoreBudget } from './store-budget.ts';
 
 export interface TimeseriesRequest {
   keys?: string[];
@@ -19,11 +20,14 @@ export interface TimeseriesRequest {
 /** Time series and attributes of devices: durable writes, then an event. */
 export class TelemetryService {
   private readonly ctx: PlatformContext;
-  constructor(ctx: PlatformContext) {
+  private readonly storage: StoreBudget | undefined;
+  constructor(ctx: PlatformContext, storage?: StoreBudget) {
     this.ctx = ctx;
+    this.storage = storage;
   }
 
   async saveTimeseries(device: DeviceRow, entries: TsEntry[]): Promise<number> {
+    await this.storage?.admit();
     const count = await this.ctx.db.write((w) => this.ctx.telemetry.save(w, device.num, entries));
     this.ctx.events.emit('telemetry', { deviceId: device.id, entries });
     return count;
@@ -73,6 +77,7 @@ export class TelemetryService {
     scope: AttributeScope,
     values: Record<string, unknown>,
   ): Promise<void> {
+    await this.storage?.admit();
     const ts = this.ctx.now();
     await this.ctx.db.write((w) => {
       for (const [key, value] of Object.entries(values)) {

@@ -182,6 +182,18 @@ export class DurableDb {
     return this.db;
   }
 
+  /**
+   * How much of sql.js's memory the database takes, cheaply (three pragmas, no scan): allocated pages,
+   * and those holding data (freed pages are reused before the file grows again).
+   */
+  sizeBytes(): { allocatedBytes: number; usedBytes: number } {
+    const pragma = (name: string) => Number(Object.values(this.get(`PRAGMA ${name}`) ?? {})[0] ?? 0);
+    const pageSize = pragma('page_size');
+    const pages = pragma('page_count');
+    const free = pragma('freelist_count');
+    return { allocatedBytes: pages * pageSize, usedBytes: (pages - free) * pageSize };
+  }
+
   getStats(): DurableDbStats {
     return { ...this.stats, seq: this.seq, journalBytes: this.journal.size };
   }

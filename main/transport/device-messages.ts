@@ -7,6 +7,7 @@ import type { RuleEngine } from '../rule-engine/rule-engine.ts';
 import type { DeviceActivity } from './device-activity.ts';
 import type { LimitScope, TransportLimiter } from './rate-limiter.ts';
 import { RateLimitedError, ReasonCode, TransportError } from './transport-error.ts';
+import { StoreFullError } from '../platform/store-budget.ts';
 
 /** ThingsBoard's transport.mqtt.msg_queue_size_per_device_limit, which it reports as maxInflightMessages. */
 const MAX_INFLIGHT_MESSAGES = 100;
@@ -56,6 +57,16 @@ async function processAll(core: TransportCore, msgs: ReturnType<typeof newMsg>[]
   if (errors.length) throw new TransportError(ReasonCode.UNSPECIFIED_ERROR, errors.join('; '));
 }
 
+/** A full store answers 0x97 quota exceeded (MQTT v5; 3.1.1: a disconnect; HTTP: 507), before the rule engine runs. */
+export async function admitWrite(core: TransportCore): Promise<void> {
+  try {
+    await core.services.storage.admit();
+  } catch (err) {
+    if (err instanceof StoreFullError) throw new TransportError(ReasonCode.QUOTA_EXCEEDED, err.message);
+    throw err;
+  }
+}
+
 /** One POST_TELEMETRY_REQUEST per timestamp, as ThingsBoard's transport does; resolves once stored. */
 export async function postTelemetry(
   core: TransportCore,
@@ -69,6 +80,7 @@ export async function postTelemetry(
     consumeLimit(core, device, scope, Math.max(1, dataPoints));
   }
   core.activity.touch(device);
+  await admitWrite(core);
   const byTs = new Map<number, Record<string, unknown>>();
   for (const e of entries) {
     if (Object.keys(e.values).length === 0) continue;
@@ -92,6 +104,7 @@ export async function postAttributes(
   consumeLimit(core, device, scope);
   core.activity.touch(device);
   if (Object.keys(values).length === 0) return;
+  await admitWrite(core);
   await processAll(core, [
     newMsg(
       'POST_ATTRIBUTES_REQUEST',

@@ -25,6 +25,23 @@ export const PlatformStats = Type.Object({
   messagesPerSecond: Type.Number({ description: 'Telemetry and attribute messages per second, last 5 s' }),
   datapoints: Type.Integer({ description: 'Stored time series datapoints' }),
   ts: Type.Integer({ description: 'When these counters were taken (epoch ms)' }),
+  store: Type.Optional(
+    Type.Object(
+      {
+        usedBytes: Type.Integer(),
+        budgetBytes: Type.Integer({ description: 'SANDBOARD_STORE_BUDGET_MB; 0 = no budget' }),
+        warning: Type.Boolean({ description: '80% of the budget or more is used' }),
+        full: Type.Boolean({
+          description: 'the budget is used up: telemetry, attributes and new devices are refused',
+        }),
+        prunedDatapoints: Type.Integer({
+          description: 'oldest datapoints dropped by size-based retention since start',
+        }),
+        lastPrunedAt: Type.Union([Type.Integer(), Type.Null()]),
+      },
+      { description: "The store's size against its budget (tenant administrators only)" },
+    ),
+  ),
 });
 export type PlatformStats = Static<typeof PlatformStats>;
 

@@ -192,6 +192,7 @@ export class LiveStats {
       messagesPerSecond: rate,
       datapoints,
       ts: now,
+      ...(key === TENANT_SCOPE ? { store: this.services.storage.usage() } : {}),
     };
     return stats;
   }

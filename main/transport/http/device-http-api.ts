@@ -40,12 +40,14 @@ const httpError = (status: number, errorCode: number, message: string) =>
 const requestTimeout = () =>
   httpError(408, ErrorCode.GENERAL, 'Request timeout: nothing arrived within the timeout');
 
-/** A refused device message as an HTTP answer: 429 for a rate limit, 400 for a bad payload. */
+/** A refused device message as an HTTP answer: 429 for a rate limit, 400 for a bad payload, 507 for a full store. */
 function asHttpError(err: unknown): unknown {
   if (err instanceof RateLimitedError) return httpError(429, ErrorCode.TOO_MANY_REQUESTS, err.message);
   if (err instanceof TransportError) {
     if (err.reasonCode === ReasonCode.PAYLOAD_FORMAT_INVALID)
       return httpError(400, ErrorCode.BAD_REQUEST_PARAMS, err.message);
+    // the store is full (rate limits are answered above)
+    if (err.reasonCode === ReasonCode.QUOTA_EXCEEDED) return httpError(507, ErrorCode.GENERAL, err.message);
     return httpError(500, ErrorCode.GENERAL, err.message);
   }
   return err;

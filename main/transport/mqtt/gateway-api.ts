@@ -1,4 +1,5 @@
 import { DeviceLimitError, type DeviceRow } from '../../platform/devices.ts';
+import { StoreFullError } from '../../platform/store-budget.ts';
 import { checkName } from '../../../shared/limits.ts';
 import type { TsEntry } from '../../platform/telemetry-repository.ts';
 import {
@@ -46,7 +47,8 @@ export async function connectSubDevice(
   try {
     device = await ctx.services.devices.connectViaGateway(session.device, name, profile, ctx.deviceLimit);
   } catch (err) {
-    if (err instanceof DeviceLimitError) throw new TransportError(ReasonCode.QUOTA_EXCEEDED, err.message);
+    if (err instanceof DeviceLimitError || err instanceof StoreFullError)
+      throw new TransportError(ReasonCode.QUOTA_EXCEEDED, err.message);
     throw new TransportError(ReasonCode.UNSPECIFIED_ERROR, (err as Error).message);
   }
   ctx.registry.connectSubDevice(session, device);

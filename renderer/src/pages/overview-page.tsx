@@ -93,12 +93,40 @@ function MessageRateChart() {
   );
 }
 
+const mib = (bytes: number) => `${formatNumber(Math.round(bytes / 1024 / 1024))} MiB`;
+
+/** The store's size against its budget, from 80% on (and after size-based retention dropped data). */
+function StoreWarning({ store }: { store: PlatformStats['store'] }) {
+  if (!store || store.budgetBytes <= 0 || (!store.warning && store.prunedDatapoints === 0)) return null;
+  const percent = Math.round((store.usedBytes / store.budgetBytes) * 100);
+  return (
+    <Alert
+      variant="light"
+      color={store.full ? 'red' : 'yellow'}
+      title={store.full ? 'The store is full' : `The store is ${percent}% full`}
+      data-testid="store-warning"
+    >
+      <Text size="sm">
+        {mib(store.usedBytes)} of the {mib(store.budgetBytes)} budget (SANDBOARD_STORE_BUDGET_MB) is used.{' '}
+        {store.full
+          ? 'Telemetry, attributes and new devices are refused (HTTP 507, MQTT 0x97) until devices or attributes are deleted or the budget is raised.'
+          : 'From 90% the oldest telemetry history is dropped to make room; attributes and devices are kept.'}
+        {store.prunedDatapoints > 0 &&
+          ` Size-based retention has dropped ${formatNumber(store.prunedDatapoints)} of the oldest datapoints${
+            store.lastPrunedAt ? `, last at ${formatTime(store.lastPrunedAt)}` : ''
+          }.`}
+      </Text>
+    </Alert>
+  );
+}
+
 export default function OverviewPage() {
   const stats = useStats();
   return (
     <Stack gap="lg">
       <PageHeader title="Overview" description="The platform at a glance. Counters update live." />
       <ErrorAlert error={stats.error} title="Could not load the counters" />
+      <StoreWarning store={stats.data?.store} />
       <Counters stats={stats.data} />
       <MessageRateChart />
       {stats.data && stats.data.devices === 0 && (
