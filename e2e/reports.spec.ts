@@ -93,8 +93,11 @@ test('the smart-building demo loads, a view built in the UI is charted, and its 
   await expect(page.getByTestId('table-view-link')).toHaveCount(4);
   await expect(page.getByTestId('editing-title')).toHaveText('Energy per building per day');
   const curl = page.getByTestId('api-curl');
-  await expect(curl).toContainText('/apiTrendz/publicApi/buildReport?jwt=');
+  await expect(curl).toContainText("/apiTrendz/publicApi/buildReport' \\");
   const command = (await curl.textContent())!;
+  // the token travels in the jwt header, never in the URL
+  expect(command).toMatch(/-H 'jwt: eyJ[\w.-]+'/);
+  expect(command).not.toContain('?jwt=');
   expect(command).toContain("-H 'Content-Type: application/json'");
   await saveScreenshotsInBothThemes(page, 'reports-view');
 

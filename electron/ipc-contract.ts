@@ -11,6 +11,7 @@ export const Channel = {
   saveFile: 'sandboard:save-file',
   coreStatus: 'sandboard:core-status',
   openConvertersFolder: 'sandboard:open-converters-folder',
+  demoLogins: 'sandboard:demo-logins',
   /** main → renderer push; the only channel the renderer listens on */
   coreStatusChanged: 'sandboard:core-status-changed',
 } as const;
@@ -23,3 +24,16 @@ export const CONVERTERS_FOLDER = 'converters';
 
 /** Files a renderer may read or write through the bridge are capped at this size. */
 export const MAX_FILE_BYTES = 32 * 1024 * 1024;
+
+/** The core's file of random demo logins (the core's DEMO_LOGINS_FILE), owner-only. */
+export const DEMO_LOGINS_FILE = 'demo-logins.json';
+
+/**
+ * How the shell knows a response is its core's (main/api/shell-proof.ts is the core's side): it sends a
+ * fresh nonce with every request and wants HMAC-SHA256(per-launch secret, nonce), base64url, back.
+ */
+export const SHELL_PROOF = {
+  secretEnv: 'SANDBOARD_SHELL_SECRET',
+  nonceHeader: 'x-sandboard-nonce',
+  proofHeader: 'x-sandboard-proof',
+} as const;

@@ -75,9 +75,15 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
 
 async function serve(argv: string[]): Promise<void> {
   const config = parseServeArgs(argv);
+  // read once: nothing this process starts (gateway threads, report workers) needs to see it
+  delete process.env.SANDBOARD_SHELL_SECRET;
   const platform = await startPlatform(config);
   for (const login of platform.seededLogins) {
-    process.stderr.write(`First start: demo login ${login.email} / ${login.password}\n`);
+    process.stderr.write(
+      config.randomDemoPasswords
+        ? `First start: demo login ${login.email}, its password in ${config.dataDir}/demo-logins.json\n`
+        : `First start: demo login ${login.email} / ${login.password}\n`,
+    );
   }
   process.stdout.write(`sandboard ready ${JSON.stringify(platform.urls)}\n`);
   let stopping = false;

@@ -64,6 +64,13 @@ export interface SavedFile {
   name: string;
 }
 
+/** A demo login of this install, with its random per-install password (DATA_DIR/demo-logins.json). */
+export interface DemoLogin {
+  email: string;
+  password: string;
+  authority: 'TENANT_ADMIN' | 'CUSTOMER_USER';
+}
+
 /** `window.sandboard` in the desktop app: plain functions only (no getters, no generic invoke). */
 export interface SandboardBridge {
   /** The desktop app's version, e.g. "0.1.0". */
@@ -76,6 +83,11 @@ export interface SandboardBridge {
   saveFile(options: SaveFileOptions): Promise<SavedFile | null>;
   /** Shows the folder custom REST converters go in, in the file manager; false before the core is ready. */
   openConvertersFolder(): Promise<boolean>;
+  /**
+   * This install's demo logins with their random per-install passwords (empty when there are none): the
+   * only way they reach the UI, since no endpoint of the core lists them.
+   */
+  demoLogins(): Promise<DemoLogin[]>;
   /** The platform core's current status. */
   coreStatus(): Promise<CoreStatus>;
   /**

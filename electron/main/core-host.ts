@@ -1,12 +1,13 @@
 // Runs the platform core (main/, which never imports Electron) in an Electron utility process: picks
 // its ports, waits for its `sandboard ready {...}` line, restarts it when it crashes and tells the user,
 // and stops it gracefully when the app quits.
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { app, dialog, Notification, utilityProcess, type ForkOptions } from 'electron';
 import type { CoreStatus, CoreUrls } from '../../shared/desktop-bridge.ts';
-import { CORE_STOP_MESSAGE } from '../ipc-contract.ts';
+import { CORE_STOP_MESSAGE, SHELL_PROOF } from '../ipc-contract.ts';
 
 const READY_LINE = /^sandboard ready (\{.*\})\s*$/;
 
@@ -117,6 +118,7 @@ export class CoreHost extends EventEmitter<{ status: [CoreStatus] }> {
   private restartTimer: NodeJS.Timeout | null = null;
   private crashTimes: number[] = [];
   private stopping = false;
+  private launchSecret: string | null = null;
 
   constructor(options: CoreHostOptions) {
     super();
@@ -146,6 +148,19 @@ export class CoreHost extends EventEmitter<{ status: [CoreStatus] }> {
     const urls = this.status.urls;
     if (!urls) return new Set();
     return new Set([urls.http, urls.analytics].filter((u) => URL.canParse(u)).map((u) => new URL(u).origin));
+  }
+
+  /**
+   * The running core's per-launch secret: its responses carry an HMAC of the shell's nonce with it. Null
+   * unless a core is ready: while it starts or restarts, nothing on its port is trusted.
+   */
+  proofSecret(): string | null {
+    return this.status.state === 'ready' ? this.launchSecret : null;
+  }
+
+  /** The core answers now (not starting, restarting, failed or stopped). */
+  isReady(): boolean {
+    return this.status.state === 'ready' && this.child !== null;
   }
 
   /** A process is running or about to be restarted: quitting has to stop it first. */
@@ -243,11 +258,19 @@ export class CoreHost extends EventEmitter<{ status: [CoreStatus] }> {
     const args = ['serve', '--data-dir', dataDir, '--host', host];
     args.push('--http-port', String(ports.http), '--mqtt-port', String(ports.mqtt));
     args.push('--analytics-port', String(ports.analytics));
+    // a new secret for every launch: a process that takes the port while the core restarts cannot prove
+    // itself with one it saw before; random demo passwords for the install (DATA_DIR/demo-logins.json)
+    const secret = randomBytes(32).toString('base64url');
     const child = this.options.fork(this.options.entry, args, {
       stdio: 'pipe',
       serviceName: 'Sandboard core',
-      ...(this.options.env ? { env: this.options.env } : {}),
+      env: {
+        ...(this.options.env ?? process.env),
+        [SHELL_PROOF.secretEnv]: secret,
+        SANDBOARD_DEMO_PASSWORDS: 'random',
+      },
     });
+    this.launchSecret = secret;
     this.child = child;
     let exitedResolve = () => {};
     this.childExited = new Promise((resolve) => (exitedResolve = resolve));
@@ -271,6 +294,7 @@ export class CoreHost extends EventEmitter<{ status: [CoreStatus] }> {
         if (this.child === child) {
           this.child = null;
           this.childExited = null;
+          this.launchSecret = null;
         }
         exitedResolve();
         if (!ready) {

@@ -27,6 +27,8 @@ if (setupSingleInstance(() => windows.main())) {
     coreOrigin: () => core.httpOrigin(),
     allowedOrigins: () => core.origins(),
     openExternal: (url) => shell.openExternal(url),
+    coreReady: () => core.isReady(),
+    proofSecret: () => core.proofSecret(),
   });
   setupIpc({ windows, coreOrigin: () => core.httpOrigin(), coreStatus: () => core.status });
   core.on('status', (status) => broadcastCoreStatus(windows, status));

@@ -11,8 +11,14 @@ import {
   type FileFilter as ElectronFileFilter,
   type IpcMainInvokeEvent,
 } from 'electron';
-import type { CoreStatus, FileFilter, OpenedFile, SavedFile } from '../../shared/desktop-bridge.ts';
-import { Channel, CONVERTERS_FOLDER, MAX_FILE_BYTES } from '../ipc-contract.ts';
+import type {
+  CoreStatus,
+  DemoLogin,
+  FileFilter,
+  OpenedFile,
+  SavedFile,
+} from '../../shared/desktop-bridge.ts';
+import { Channel, CONVERTERS_FOLDER, DEMO_LOGINS_FILE, MAX_FILE_BYTES } from '../ipc-contract.ts';
 import { toExternalHttpUrl } from './security.ts';
 import type { WindowRegistry } from './windows.ts';
 
@@ -129,6 +135,29 @@ export async function openConvertersFolder(status: CoreStatus): Promise<boolean>
   return true;
 }
 
+/**
+ * This install's demo logins with their random passwords, from the core's owner-only file: the only way
+ * they reach the UI (the core's /api/noauth/demoLogins does not list them). Empty until the core has
+ * written the file, or when it is not there.
+ */
+export async function readDemoLogins(status: CoreStatus): Promise<DemoLogin[]> {
+  const dataDir = status.urls?.dataDir;
+  if (!dataDir) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(join(dataDir, DEMO_LOGINS_FILE), 'utf8'));
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  return parsed.flatMap((item: unknown): DemoLogin[] => {
+    const { email, password, authority } = (item ?? {}) as Record<string, unknown>;
+    if (typeof email !== 'string' || typeof password !== 'string') return [];
+    if (authority !== 'TENANT_ADMIN' && authority !== 'CUSTOMER_USER') return [];
+    return [{ email, password, authority }];
+  });
+}
+
 /** Registers the bridge's handlers; returns a function that removes them. */
 export function setupIpc(deps: IpcDeps): () => void {
   const channels: string[] = [];
@@ -147,6 +176,7 @@ export function setupIpc(deps: IpcDeps): () => void {
   handle(Channel.saveFile, (win, options) => saveFile(win, options));
   handle(Channel.coreStatus, () => deps.coreStatus());
   handle(Channel.openConvertersFolder, () => openConvertersFolder(deps.coreStatus()));
+  handle(Channel.demoLogins, () => readDemoLogins(deps.coreStatus()));
   return () => {
     for (const channel of channels) ipcMain.removeHandler(channel);
   };

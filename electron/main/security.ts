@@ -1,14 +1,18 @@
 // Hardening for every web page the app shows: windows only ever load the core's origin; navigation and
 // new windows elsewhere are denied (http(s) links go to the OS browser); no permissions; no remote
-// content; a CSP on top of the one the core sends.
+// content; a CSP on top of the one the core sends; the core's origin trusted only while the core is
+// ready, and each of its responses proven to be the core's (a per-launch secret, see SHELL_PROOF).
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   app,
   session,
   type OnBeforeRequestListenerDetails,
+  type OnBeforeSendHeadersListenerDetails,
   type OnHeadersReceivedListenerDetails,
   type Session,
   type WebContents,
 } from 'electron';
+import { SHELL_PROOF } from '../ipc-contract.ts';
 
 export interface SecurityDeps {
   /** the core's UI origin (http://127.0.0.1:8080), null until it is ready */
@@ -16,6 +20,29 @@ export interface SecurityDeps {
   /** every origin of the core's HTTP servers (UI + REST, analytics) */
   allowedOrigins: () => ReadonlySet<string>;
   openExternal: (url: string) => unknown;
+  /** false while the core starts, restarts or is gone: then nothing is sent to its origins */
+  coreReady?: () => boolean;
+  /** the running core's per-launch secret; null: responses are not checked (no core of ours to prove) */
+  proofSecret?: () => string | null;
+}
+
+const MAX_PENDING_NONCES = 10_000;
+
+/** HMAC-SHA256(secret, nonce), base64url: what the core answers a nonce with (main/api/shell-proof.ts). */
+export function expectedProof(secret: string, nonce: string): string {
+  return createHmac('sha256', secret).update(nonce).digest('base64url');
+}
+
+function header(headers: Record<string, string[] | string> | undefined, name: string): string | undefined {
+  const key = headers && Object.keys(headers).find((k) => k.toLowerCase() === name);
+  const value = key ? headers[key] : undefined;
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 const MAX_URL_LENGTH = 4096;
@@ -108,13 +135,45 @@ export function hardenSession(ses: Session, deps: SecurityDeps): void {
     return permission === 'clipboard-sanitized-write' && isCoreUrl(requestingOrigin, deps.coreOrigin());
   });
   ses.setDevicePermissionHandler(() => false);
+  const toCore = (url: string) => {
+    const origin = originOf(url);
+    return origin !== null && deps.allowedOrigins().has(origin);
+  };
   ses.webRequest.onBeforeRequest((details: OnBeforeRequestListenerDetails, callback) => {
-    callback({ cancel: !isAllowedRequest(details.url, deps.allowedOrigins()) });
+    // While the core restarts another process may hold its port: it gets no request (and no token).
+    const notReady = toCore(details.url) && deps.coreReady?.() === false;
+    callback({ cancel: notReady || !isAllowedRequest(details.url, deps.allowedOrigins()) });
+  });
+  const nonces = new Map<number, string>();
+  ses.webRequest.onBeforeSendHeaders((details: OnBeforeSendHeadersListenerDetails, callback) => {
+    if (!deps.proofSecret?.() || !toCore(details.url)) {
+      callback({});
+      return;
+    }
+    if (nonces.size >= MAX_PENDING_NONCES) nonces.delete(nonces.keys().next().value!);
+    const nonce = randomBytes(16).toString('base64url');
+    nonces.set(details.id, nonce);
+    callback({ requestHeaders: { ...details.requestHeaders, [SHELL_PROOF.nonceHeader]: nonce } });
   });
   ses.webRequest.onHeadersReceived((details: OnHeadersReceivedListenerDetails, callback) => {
     const allowed = deps.allowedOrigins();
     const origin = originOf(details.url);
-    if (!details.responseHeaders || origin === null || !allowed.has(origin)) {
+    const nonce = nonces.get(details.id);
+    nonces.delete(details.id);
+    if (origin === null || !allowed.has(origin)) {
+      callback({});
+      return;
+    }
+    const secret = deps.proofSecret?.() ?? null;
+    if (secret !== null) {
+      const proof = header(details.responseHeaders, SHELL_PROOF.proofHeader);
+      if (!nonce || !proof || !sameText(proof, expectedProof(secret, nonce))) {
+        process.stderr.write(`refused a response from ${origin} that is not the core's: ${details.url}\n`);
+        callback({ cancel: true });
+        return;
+      }
+    }
+    if (!details.responseHeaders) {
       callback({});
       return;
     }

@@ -3,6 +3,7 @@
 // invoke(channel), no getters or Proxies across the context bridge.
 import type {
   CoreStatus,
+  DemoLogin,
   OpenedFile,
   OpenFileOptions,
   SandboardBridge,
@@ -35,6 +36,8 @@ export function createBridge(ipc: PreloadIpc) {
 
     openConvertersFolder: (): Promise<boolean> =>
       ipc.invoke(Channel.openConvertersFolder) as Promise<boolean>,
+
+    demoLogins: (): Promise<DemoLogin[]> => ipc.invoke(Channel.demoLogins) as Promise<DemoLogin[]>,
 
     coreStatus: (): Promise<CoreStatus> => ipc.invoke(Channel.coreStatus) as Promise<CoreStatus>,
 

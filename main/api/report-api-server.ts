@@ -13,6 +13,7 @@ import { ReportRequest, ReportResponse } from '../../shared/schemas/table-view.t
 import { errorServerOptions, installErrorHandlers } from './errors.ts';
 import { installHostCheck } from './host-check.ts';
 import { installJsonBodyParser } from './json-body.ts';
+import { installShellProof } from './shell-proof.ts';
 import { clientGone } from './routes/table-view-routes.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { ErrorCode, PlatformError } from '../platform/errors.ts';
@@ -25,6 +26,8 @@ export interface ReportApiServerOptions {
   allowedHosts: Set<string>;
   logLevel: string;
   version: string;
+  /** desktop installs: the shell's per-launch secret (see shell-proof.ts) */
+  shellSecret?: string;
 }
 
 export const REPORT_PATHS = ['/apiAnalytics/publicApi/buildReport', '/apiTrendz/publicApi/buildReport'];
@@ -72,6 +75,7 @@ export async function startReportApiServer(
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandlers(app);
   installJsonBodyParser(app);
+  installShellProof(app, options.shellSecret);
   installHostCheck(app, options.allowedHosts);
   await app.register(swagger, {
     openapi: {

@@ -4,6 +4,7 @@ import { installAuthentication } from './authenticate.ts';
 import { errorServerOptions, installErrorHandlers } from './errors.ts';
 import { installHostCheck } from './host-check.ts';
 import { installJsonBodyParser } from './json-body.ts';
+import { installShellProof } from './shell-proof.ts';
 import { registerOpenApi } from './openapi.ts';
 import type { Api, RouteDeps } from './route-types.ts';
 import { registerApiKeyRoutes } from './routes/api-key-routes.ts';
@@ -43,6 +44,8 @@ export interface ApiServerOptions {
   restConnectors?: RestConnectorManager;
   /** the transports' core: with it, the device HTTP API (/api/v1/{token}/...) is served */
   deviceTransport?: { core: TransportCore; defaultTimeoutMs: number };
+  /** desktop installs: the shell's per-launch secret (see shell-proof.ts) */
+  shellSecret?: string;
 }
 
 /** The platform's Fastify app: REST with ThingsBoard's paths, the OpenAPI document and the explorer. */
@@ -59,6 +62,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
 
   installErrorHandlers(app);
   installJsonBodyParser(app);
+  installShellProof(app, options.shellSecret);
   installHostCheck(app, options.allowedHosts);
   installAuthentication(app, services.auth);
   app.addHook('onSend', async (_request, reply) => {
@@ -96,7 +100,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   const stats = new LiveStats(services, options.links);
   app.addHook('onClose', async () => stats.stop());
   registerInfoRoutes(api, { services, stats, links: options.links ?? {}, version: options.version });
-  await registerWsRoutes(app, { services, stats });
+  await registerWsRoutes(app, { services, stats, allowedHosts: options.allowedHosts });
   await registerUiRoutes(app);
   return app;
 }

@@ -1,4 +1,5 @@
 import type { PlatformConfig } from '../config.ts';
+import { loadOrCreateDemoPasswords } from '../platform/auth/demo-passwords.ts';
 import { loadOrCreateSigningKey } from '../platform/auth/signing-key.ts';
 import { createContext } from '../platform/context.ts';
 import { createServices, type Services } from '../platform/services.ts';
@@ -39,7 +40,9 @@ export async function setupDomain(db: DurableDb, config: PlatformConfig, life: L
   const services = await openServices(db, loadOrCreateSigningKey(config.dataDir), config);
   life.onStop(() => services.rpc.stop());
   await services.profiles.seedDefault();
-  const seededLogins = await services.users.seedDemoUsers();
+  const seededLogins = await services.users.seedDemoUsers(
+    config.randomDemoPasswords ? loadOrCreateDemoPasswords(config.dataDir) : undefined,
+  );
 
   if (!LOOPBACK_HOSTS.has(config.host)) {
     const defaults = services.users.usersWithDefaultPasswords();

@@ -29,6 +29,7 @@ export async function setupHttp(
     bodyLimitBytes: config.bodyLimitBytes,
     allowedHosts: hosts,
     logLevel: config.logLevel,
+    ...(config.shellSecret ? { shellSecret: config.shellSecret } : {}),
   });
   // Waiting RPC calls end first, so that closing the server does not wait for them.
   life.onStop(async () => {
@@ -44,6 +45,7 @@ export async function setupHttp(
     allowedHosts: hosts,
     logLevel: config.logLevel,
     version: VERSION,
+    ...(config.shellSecret ? { shellSecret: config.shellSecret } : {}),
   });
   life.onStop(() => reportApi.close());
   return { api, reportApi };

@@ -9,6 +9,7 @@ import { ref, type PlatformContext } from './context.ts';
 import { forbidden, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { parseJson, queryPage } from './paging.ts';
 import { announceSessionsEnded, endSessions } from './auth/sessions.ts';
+import type { DemoPasswords } from './auth/demo-passwords.ts';
 
 export interface UserRow {
   id: string;
@@ -223,8 +224,13 @@ export class UserService {
     announceSessionsEnded(this.ctx, [userId]);
   }
 
-  /** Creates ThingsBoard's demo logins on first start. Returns the ones it created. */
-  async seedDemoUsers(): Promise<{ email: string; password: string; authority: Authority }[]> {
+  /**
+   * Creates ThingsBoard's demo logins on first start. Returns the ones it created. With `random`
+   * (desktop installs) their passwords are those instead of the public ones, and so not "default".
+   */
+  async seedDemoUsers(
+    random?: DemoPasswords,
+  ): Promise<{ email: string; password: string; authority: Authority }[]> {
     if (this.ctx.db.get('SELECT 1 FROM users LIMIT 1')) return [];
     // The demo passwords are public, so their bcrypt hashes are precomputed: first start skips ~200 ms of hashing.
     const demo = [
@@ -241,6 +247,13 @@ export class UserService {
         authority: 'CUSTOMER_USER' as const,
       },
     ];
+    if (random) {
+      for (const d of demo) {
+        d.password = d.authority === 'TENANT_ADMIN' ? random.tenant : random.customer;
+        d.hash = await bcrypt.hash(d.password, BCRYPT_ROUNDS);
+      }
+    }
+    const defaultPassword = random ? 0 : 1;
     const now = this.ctx.now();
     await this.ctx.db.write((w) => {
       const customerId = randomUUID();
@@ -253,7 +266,7 @@ export class UserService {
       demo.forEach((d) => {
         w.run(
           `INSERT INTO users (id, created_time, email, authority, customer_id, first_name, last_name, password_hash, default_password, additional_info)
-           VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, 1, '{}')`,
+           VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?, '{}')`,
           [
             randomUUID(),
             now,
@@ -261,6 +274,7 @@ export class UserService {
             d.authority,
             d.authority === 'CUSTOMER_USER' ? customerId : null,
             d.hash,
+            defaultPassword,
           ],
         );
       });

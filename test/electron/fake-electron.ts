@@ -148,8 +148,14 @@ export class FakeSession {
     null;
   headersReceived:
     | ((
-        details: { url: string; responseHeaders?: Record<string, string[]> },
-        callback: (r: { responseHeaders?: Record<string, string[]> }) => void,
+        details: { id?: number; url: string; responseHeaders?: Record<string, string[]> },
+        callback: (r: { cancel?: boolean; responseHeaders?: Record<string, string[]> }) => void,
+      ) => void)
+    | null = null;
+  beforeSendHeaders:
+    | ((
+        details: { id: number; url: string; requestHeaders: Record<string, string> },
+        callback: (r: { requestHeaders?: Record<string, string> }) => void,
       ) => void)
     | null = null;
   setPermissionRequestHandler(handler: FakeSession['permissionRequest']): void {
@@ -167,6 +173,9 @@ export class FakeSession {
     },
     onHeadersReceived: (handler: FakeSession['headersReceived']) => {
       this.headersReceived = handler;
+    },
+    onBeforeSendHeaders: (handler: FakeSession['beforeSendHeaders']) => {
+      this.beforeSendHeaders = handler;
     },
   };
 }

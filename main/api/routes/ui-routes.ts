@@ -9,9 +9,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** The built React app (npm run build:ui). */
 export const DEFAULT_UI_ROOT = resolve(here, '..', '..', '..', 'renderer', 'dist');
 
-/** The UI's Content-Security-Policy: nothing but this origin, its WebSocket, and the embedded explorer. */
+/** The UI's Content-Security-Policy: nothing but this origin ('self' covers its own WebSocket) and the embedded explorer. */
 export const UI_CSP =
-  "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self' 'unsafe-inline'; " +
+  "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; " +
   "frame-src 'self'; frame-ancestors 'self'; object-src 'none'; base-uri 'self'; form-action 'self'";
 
 /** Paths that never fall back to the app: the API, the explorer and the OpenAPI document. */

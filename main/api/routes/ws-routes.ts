@@ -323,6 +323,20 @@ class LiveHub {
 export interface WsRouteDeps {
   services: Services;
   stats: LiveStats;
+  /** the host names this server answers (host-check.ts); a browser's Origin must be one of them */
+  allowedHosts?: Set<string>;
+}
+
+/**
+ * A WebSocket from a browser carries the page's Origin (browsers let any site open one to 127.0.0.1):
+ * only pages of this server's own names may connect. Clients without an Origin (scripts, SDKs) may.
+ */
+function originAllowed(origin: string | undefined, host: string | undefined, allowed: Set<string>): boolean {
+  if (origin === undefined) return true;
+  if (!URL.canParse(origin)) return false;
+  const url = new URL(origin);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  return url.host === host?.toLowerCase() || allowed.has(url.hostname.toLowerCase());
 }
 
 /**
@@ -332,7 +346,7 @@ export interface WsRouteDeps {
  */
 export async function registerWsRoutes(
   app: FastifyInstance,
-  { services, stats }: WsRouteDeps,
+  { services, stats, allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]']) }: WsRouteDeps,
 ): Promise<void> {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   const hub = new LiveHub(services, stats);
@@ -353,6 +367,23 @@ export async function registerWsRoutes(
       // authentication happens on the socket (browsers cannot set headers on a WebSocket)
       config: { public: true },
       schema: { hide: true },
+      preValidation: async (request, reply) => {
+        if (originAllowed(request.headers.origin, request.headers.host, allowedHosts)) return;
+        const message = `Origin '${request.headers.origin}' may not open the live WebSocket`;
+        // an upgrade's socket is destroyed once a reply through Fastify is done, possibly before the
+        // answer left: write it on the socket and end it
+        const body = JSON.stringify({
+          status: 403,
+          message,
+          errorCode: ErrorCode.PERMISSION_DENIED,
+          timestamp: Date.now(),
+        });
+        reply.hijack();
+        request.raw.socket.end(
+          `HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+            `Connection: close\r\n\r\n${body}`,
+        );
+      },
     },
     handler as never,
   );

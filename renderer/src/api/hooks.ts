@@ -30,6 +30,7 @@ import type {
 } from './client.ts';
 import type { SimulationState } from '../../../shared/schemas/simulation.ts';
 import { queryKeys, type HistoryWindow } from './query-keys.ts';
+import type { SandboardBridge } from '../../../shared/desktop-bridge.ts';
 
 /** Ranges above this are fetched aggregated (AVG) instead of raw points. */
 export const RAW_HISTORY_MAX_RANGE_MS = 60 * 60_000;
@@ -49,7 +50,15 @@ export function useCurrentUser() {
 
 export function useDemoLogins() {
   const client = useApi();
-  return useQuery({ queryKey: queryKeys.demoLogins, queryFn: () => client.demoLogins(), staleTime: 0 });
+  return useQuery({
+    queryKey: queryKeys.demoLogins,
+    queryFn: () => {
+      // a desktop install's demo passwords are random and only its preload bridge hands them out
+      const desktop = (window as Window & { sandboard?: Partial<SandboardBridge> }).sandboard;
+      return desktop?.demoLogins ? desktop.demoLogins() : client.demoLogins();
+    },
+    staleTime: 0,
+  });
 }
 
 export function usePlatformInfo() {

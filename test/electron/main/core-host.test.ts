@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ForkOptions } from 'electron';
-import { CORE_STOP_MESSAGE } from '../../../electron/ipc-contract.ts';
+import { CORE_STOP_MESSAGE, SHELL_PROOF } from '../../../electron/ipc-contract.ts';
 import type { CoreStatus } from '../../../shared/desktop-bridge.ts';
 import {
   CoreHost,
@@ -183,6 +183,30 @@ describe('core host', () => {
     await vi.waitFor(() => expect(host.status.state).toBe('ready'));
     expect(host.status).toMatchObject({ restarts: 1, urls: { http: 'http://127.0.0.1:8080' } });
     expect(states(statuses)).toEqual(['starting', 'ready', 'restarting', 'ready']);
+  });
+
+  it('gives every launch its own proof secret and random demo passwords, and no secret once it stopped', async () => {
+    const { host, nextChild } = fakeHost({ env: { PATH: '/bin' } });
+    const started = host.start();
+    const first = await nextChild();
+    expect(host.proofSecret()).toBeNull();
+    first.say(READY(8080));
+    await started;
+    const env = first.options.env as Record<string, string>;
+    expect(env).toMatchObject({ PATH: '/bin', SANDBOARD_DEMO_PASSWORDS: 'random' });
+    expect(env[SHELL_PROOF.secretEnv]).toMatch(/^[\w-]{43}$/);
+    expect(host.proofSecret()).toBe(env[SHELL_PROOF.secretEnv]);
+    expect(host.isReady()).toBe(true);
+    first.exit(1);
+    // restarting: nothing on the port is trusted
+    expect(host.isReady()).toBe(false);
+    expect(host.proofSecret()).toBeNull();
+    const second = await nextChild();
+    second.say(READY(8080));
+    await vi.waitFor(() => expect(host.status.state).toBe('ready'));
+    const secondSecret = (second.options.env as Record<string, string>)[SHELL_PROOF.secretEnv];
+    expect(secondSecret).not.toBe(env[SHELL_PROOF.secretEnv]);
+    expect(host.proofSecret()).toBe(secondSecret);
   });
 
   it('gives up after repeated crashes', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { BrowserWindow as ElectronWindow, IpcMainInvokeEvent } from 'electron';
-import { Channel, CONVERTERS_FOLDER } from '../../../electron/ipc-contract.ts';
+import { Channel, CONVERTERS_FOLDER, DEMO_LOGINS_FILE } from '../../../electron/ipc-contract.ts';
 import type { CoreStatus } from '../../../shared/desktop-bridge.ts';
 import { broadcastCoreStatus, isTrustedSender, setupIpc } from '../../../electron/main/ipc.ts';
 import { convertersDirOf } from '../../../main/gateway/connectors/rest/converters.ts';
@@ -70,6 +70,7 @@ describe('IPC sender check', () => {
       Channel.openFile,
       Channel.saveFile,
       Channel.openConvertersFolder,
+      Channel.demoLogins,
     ];
     for (const channel of channels) {
       await expect(invoke(channel, eventFrom(win, 'https://evil.example/'), {})).rejects.toThrow(/Refused/);
@@ -141,6 +142,22 @@ describe('bridge handlers', () => {
     expect(statSync(folder).isDirectory()).toBe(true);
     shell.openPath.mockResolvedValueOnce('No application is associated');
     await expect(invoke(Channel.openConvertersFolder, ok())).rejects.toThrow(/No application/);
+  });
+
+  it("hands this install's random demo logins from the core's file to the core's own window only", async () => {
+    await expect(invoke(Channel.demoLogins, ok())).resolves.toEqual([]);
+    currentStatus = { ...status, urls: { http: CORE, mqtt: CORE, analytics: CORE, dataDir: dir } };
+    await expect(invoke(Channel.demoLogins, ok())).resolves.toEqual([]);
+    const logins = [
+      { email: 'tenant@thingsboard.org', password: 'r4nd0m-t', authority: 'TENANT_ADMIN' },
+      { email: 'customer@thingsboard.org', password: 'r4nd0m-c', authority: 'CUSTOMER_USER' },
+      { email: 'odd', password: 5, authority: 'TENANT_ADMIN' },
+    ];
+    writeFileSync(join(dir, DEMO_LOGINS_FILE), JSON.stringify(logins));
+    await expect(invoke(Channel.demoLogins, ok())).resolves.toEqual(logins.slice(0, 2));
+    await expect(invoke(Channel.demoLogins, eventFrom(win, 'https://evil.example/'))).rejects.toThrow(
+      /Refused/,
+    );
   });
 
   it('opens the folder the core loads converters from', () => {

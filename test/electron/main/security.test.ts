@@ -1,7 +1,10 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Session, WebContents } from 'electron';
+import { shellProof } from '../../../main/api/shell-proof.ts';
+import { SHELL_PROOF } from '../../../electron/ipc-contract.ts';
 import {
   buildCsp,
+  expectedProof,
   hardenSession,
   hardenWebContents,
   isAllowedRequest,
@@ -168,6 +171,70 @@ describe('session', () => {
     expect(csp?.[1]).toContain("script-src 'self'");
     expect(csp?.[1]).toContain('ws://127.0.0.1:8080');
     expect(csp?.[1]).toContain("object-src 'none'");
+  });
+
+  it("sends nothing to the core's origins while the core is not ready (another process may hold its port)", () => {
+    let ready = false;
+    deps = { ...deps, coreReady: () => ready };
+    const ses = hardenedSession();
+    const cancelled = (url: string) => {
+      let result: { cancel?: boolean } = {};
+      ses.beforeRequest?.({ url }, (r) => (result = r));
+      return result.cancel;
+    };
+    expect(cancelled(`${CORE}/api/auth/user`)).toBe(true);
+    expect(cancelled('ws://127.0.0.1:8080/api/ws')).toBe(true);
+    expect(cancelled(`${ANALYTICS}/apiTrendz/publicApi/buildReport`)).toBe(true);
+    expect(cancelled('data:image/png;base64,AAAA')).toBe(false);
+    ready = true;
+    expect(cancelled(`${CORE}/api/auth/user`)).toBe(false);
+  });
+
+  it("trusts a response only with this launch's proof of the nonce the shell sent", () => {
+    let secret: string | null = 'launch-secret-1';
+    deps = { ...deps, proofSecret: () => secret };
+    const ses = hardenedSession();
+    let id = 0;
+    const send = (url: string) => {
+      let headers: Record<string, string> = {};
+      const details = { id: ++id, url, requestHeaders: { Accept: '*/*' } };
+      ses.beforeSendHeaders?.(details, (r) => (headers = r.requestHeaders ?? details.requestHeaders));
+      return { id: details.id, nonce: headers[SHELL_PROOF.nonceHeader] };
+    };
+    const receive = (request: { id: number }, url: string, proof?: string) => {
+      let result: { cancel?: boolean; responseHeaders?: Record<string, string[]> } = {};
+      const responseHeaders: Record<string, string[]> = proof ? { [SHELL_PROOF.proofHeader]: [proof] } : {};
+      ses.headersReceived?.({ id: request.id, url, responseHeaders }, (r) => (result = r));
+      return result;
+    };
+
+    const good = send(`${CORE}/assets/index.js`);
+    expect(good.nonce).toMatch(/^[\w-]{22}$/);
+    const accepted = receive(good, `${CORE}/assets/index.js`, expectedProof('launch-secret-1', good.nonce!));
+    expect(accepted.cancel).toBeUndefined();
+    expect(accepted.responseHeaders?.['Content-Security-Policy']?.[0]).toContain("script-src 'self'");
+
+    // an impostor on the port: no proof, a proof replayed from another response, a proof of another launch
+    const none = send(`${CORE}/assets/index.js`);
+    expect(receive(none, `${CORE}/assets/index.js`).cancel).toBe(true);
+    const replayed = send(`${CORE}/`);
+    expect(receive(replayed, `${CORE}/`, expectedProof('launch-secret-1', good.nonce!)).cancel).toBe(true);
+    const otherLaunch = send('ws://127.0.0.1:8080/api/ws');
+    expect(
+      receive(otherLaunch, 'ws://127.0.0.1:8080/api/ws', expectedProof('launch-secret-0', otherLaunch.nonce!))
+        .cancel,
+    ).toBe(true);
+    // each nonce is fresh
+    expect(new Set([good.nonce, none.nonce, replayed.nonce, otherLaunch.nonce]).size).toBe(4);
+    // no nonce goes anywhere but the core
+    expect(send('https://thingsboard.io/').nonce).toBeUndefined();
+    // no secret (a plain browser session or tests): responses are not checked
+    secret = null;
+    expect(receive(send(`${CORE}/`), `${CORE}/`).cancel).toBeUndefined();
+  });
+
+  it("agrees with the core on the proof's form", () => {
+    expect(shellProof('s3cret', 'nonce-1')).toBe(expectedProof('s3cret', 'nonce-1'));
   });
 
   it('builds a CSP without inline scripts or remote hosts', () => {

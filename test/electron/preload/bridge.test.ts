@@ -38,6 +38,7 @@ describe('preload bridge', () => {
       [
         'appVersion',
         'coreStatus',
+        'demoLogins',
         'onCoreStatus',
         'openConvertersFolder',
         'openExternal',
@@ -56,6 +57,7 @@ describe('preload bridge', () => {
     await bridge.saveFile({ suggestedName: 'a.json', contents: '{}' });
     await bridge.coreStatus();
     await bridge.openConvertersFolder();
+    await bridge.demoLogins();
     expect(ipc.invoke.mock.calls.map(([channel]) => channel)).toEqual([
       Channel.appVersion,
       Channel.openExternal,
@@ -63,6 +65,7 @@ describe('preload bridge', () => {
       Channel.saveFile,
       Channel.coreStatus,
       Channel.openConvertersFolder,
+      Channel.demoLogins,
     ]);
   });
 

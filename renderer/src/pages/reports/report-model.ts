@@ -284,9 +284,11 @@ export function buildReportCurl(
   jwt: string,
   body: Record<string, unknown>,
 ): string {
-  const url = `${analyticsUrl.replace(/\/+$/, '')}${path}?jwt=${encodeURIComponent(jwt)}`;
+  // the JWT in a header, not the URL (URLs end up in shell histories and logs); ?jwt= stays for Trendz clients
+  const url = `${analyticsUrl.replace(/\/+$/, '')}${path}`;
   return [
     `curl -X POST ${shellQuote(url)}`,
+    `  -H ${shellQuote(`jwt: ${jwt}`)}`,
     `  -H 'Content-Type: application/json'`,
     `  -d ${shellQuote(JSON.stringify(body))}`,
   ].join(' \\\n');
