@@ -429,6 +429,20 @@ export class DeviceService {
     return this.findRow(id)!;
   }
 
+  /**
+   * Whether a device belongs to a gateway: the gateway created it (a relation from it) or it is
+   * assigned to it (a relation from it, or additionalInfo.lastConnectedGateway naming it).
+   */
+  belongsToGateway(gatewayId: string, device: DeviceRow): boolean {
+    if (parseJson(device.additional_info).lastConnectedGateway === gatewayId) return true;
+    return (
+      this.ctx.db.get(
+        "SELECT 1 FROM relations WHERE from_id = ? AND from_type = 'DEVICE' AND to_id = ? AND to_type = 'DEVICE' LIMIT 1",
+        [gatewayId, device.id],
+      ) !== undefined
+    );
+  }
+
   count(filter: { gateway?: boolean } = {}): number {
     const sql = filter.gateway
       ? `SELECT COUNT(*) AS n FROM devices WHERE json_extract(additional_info, '$.gateway') IN (1, 'true')`

@@ -43,6 +43,18 @@ export async function connectSubDevice(
   const profile = typeof type === 'string' && type.trim() !== '' ? subDeviceName(type, "'type'") : 'default';
   const known = session.subDevices.get(name);
   if (known) return known;
+  if (session.confined) {
+    const existing = ctx.services.devices.findRowByName(name);
+    if (existing && !ctx.services.devices.belongsToGateway(session.device.id, existing)) {
+      process.stderr.write(
+        `gateway '${session.device.name}' (confined) refused: device '${name}' was neither created by it nor assigned to it\n`,
+      );
+      throw new TransportError(
+        ReasonCode.NOT_AUTHORIZED,
+        `Device '${name}' was neither created by this gateway nor assigned to it (gatewayConfined)`,
+      );
+    }
+  }
   let device: DeviceRow;
   try {
     device = await ctx.services.devices.connectViaGateway(session.device, name, profile, ctx.deviceLimit);

@@ -110,11 +110,13 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
   broker.on('client', (client) => {
     const device = authenticated.get(client);
     if (!device) return;
-    const gateway = parseJson(device.additional_info).gateway === true;
+    const info = parseJson(device.additional_info);
+    const gateway = info.gateway === true;
     registry.add({
       client,
       device,
       gateway,
+      confined: gateway && info.gatewayConfined === true,
       subscriptions: new Map(),
       subDevices: new Map(),
       scopes: { own: ownScope(device, gateway), viaGateway: viaGatewayScope(device) },

@@ -8,6 +8,12 @@ export interface Session {
   client: Client;
   device: DeviceRow;
   gateway: boolean;
+  /**
+   * Sandboard's per-gateway option additionalInfo.gatewayConfined (off by default, as in ThingsBoard,
+   * where a gateway reaches any device of the tenant by name): writes only to devices it created or that
+   * are assigned to it
+   */
+  confined?: boolean;
   /** accepted subscription filters with their QoS */
   subscriptions: Map<string, number>;
   /** devices connected through this gateway session, by name */
