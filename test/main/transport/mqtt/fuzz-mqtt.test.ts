@@ -74,7 +74,9 @@ describe('MQTT fuzzing of the device and gateway APIs', () => {
         ),
         fc.tuple(
           fc.constantFrom('device' as const, 'gateway' as const),
-          nastyString.filter((t) => t !== '' && !/[#+\u0000]/.test(t)),
+          nastyString.filter(
+            (t) => t !== '' && ![...t].some((c) => c === '#' || c === '+' || c.charCodeAt(0) === 0),
+          ),
           payload,
         ),
       );
