@@ -137,7 +137,7 @@ describe('bad input', () => {
 describe('hardening', () => {
   const platform = useSharedPlatform();
 
-  it('refuses a Host header that is not ours with 421, answers loopback names', async () => {
+  it('refuses a Host header that is not ours with 421', async () => {
     const p = platform();
     const port = new URL(p.urls.http).port;
     const evil = await rawRequest(p.urls.http, {
@@ -154,17 +154,7 @@ describe('hardening', () => {
       headers: { host: 'attacker.example' },
     });
     expect(evilDocs.status).toBe(421);
-
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'LOCALHOST']) {
-      const ok = await rawRequest(p.urls.http, {
-        path: '/api/auth/login',
-        method: 'POST',
-        headers: { host, 'content-type': 'application/json' },
-        body: JSON.stringify(TENANT),
-      });
-      expect(ok.status, host).toBe(200);
-      expect(JSON.parse(ok.body)).toHaveProperty('token');
-    }
+    // the loopback names in every spelling, and the malformed hosts: host-check.test.ts
   });
 
   it('ignores cookies: a request with a valid token only in a Cookie is 401', async () => {

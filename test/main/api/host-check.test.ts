@@ -25,6 +25,7 @@ describe('Host header, parsed as RFC 9110 says', () => {
         body: JSON.stringify(TENANT),
       });
       expect(ok.status, host).toBe(200);
+      expect(JSON.parse(ok.body)).toHaveProperty('token');
     }
   });
 
