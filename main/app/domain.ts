@@ -40,9 +40,9 @@ export async function setupDomain(db: DurableDb, config: PlatformConfig, life: L
   const services = await openServices(db, loadOrCreateSigningKey(config.dataDir), config);
   life.onStop(() => services.rpc.stop());
   await services.profiles.seedDefault();
-  const seededLogins = await services.users.seedDemoUsers(
-    config.randomDemoPasswords ? loadOrCreateDemoPasswords(config.dataDir) : undefined,
-  );
+  const demoPasswords = config.randomDemoPasswords ? loadOrCreateDemoPasswords(config.dataDir) : undefined;
+  const seededLogins = await services.users.seedDemoUsers(demoPasswords);
+  if (demoPasswords) await services.users.replacePublicDemoPasswords(demoPasswords);
 
   if (!LOOPBACK_HOSTS.has(config.host)) {
     const defaults = services.users.usersWithDefaultPasswords();

@@ -282,6 +282,31 @@ export class UserService {
     return demo.map(({ email, password, authority }) => ({ email, password, authority }));
   }
 
+  /**
+   * A desktop install made before its demo passwords were random: demo users that still have the public
+   * password get this install's random one (and their sessions end), so no local process can log in
+   * with what every ThingsBoard user knows.
+   */
+  async replacePublicDemoPasswords(random: DemoPasswords): Promise<string[]> {
+    const replaced: string[] = [];
+    for (const [email, password] of [
+      ['tenant@thingsboard.org', random.tenant],
+      ['customer@thingsboard.org', random.customer],
+    ] as const) {
+      const row = this.findRowByEmail(email);
+      if (!row || row.default_password !== 1) continue;
+      const hash = await bcrypt.hash(password, BCRYPT_ROUNDS);
+      await this.ctx.db.write((w) => {
+        w.run('UPDATE users SET password_hash = ?, default_password = 0 WHERE id = ?', [hash, row.id]);
+        endSessions(this.ctx, w, [row.id]);
+      });
+      this.cache.delete(row.id);
+      announceSessionsEnded(this.ctx, [row.id]);
+      replaced.push(email);
+    }
+    return replaced;
+  }
+
   usersWithDefaultPasswords(): string[] {
     return this.ctx.db
       .all<{ email: string }>('SELECT email FROM users WHERE default_password = 1')

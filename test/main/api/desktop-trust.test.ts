@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { shellProof } from '../../../main/api/shell-proof.ts';
 import { SHELL_PROOF } from '../../../electron/ipc-contract.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
 import { okJson, rawRequest, withLoginPair } from './api-kit.ts';
 
 /** A WebSocket handshake by hand: the answer's status and headers (fetch cannot show an upgrade's headers). */
@@ -48,6 +49,25 @@ describe("the desktop shell's trust", () => {
     const logins = JSON.parse(readFileSync(file, 'utf8')) as { email: string; password: string }[];
     expect(logins.map((l) => l.email)).toEqual(['tenant@thingsboard.org', 'customer@thingsboard.org']);
     for (const l of logins) expect(l.password).toMatch(/^[\w-]{16}$/);
+    expect(await okJson(p.http('/api/noauth/demoLogins'))).toEqual([]);
+    const publicOne = await p.http('/api/auth/login', {
+      method: 'POST',
+      json: { username: 'tenant@thingsboard.org', password: 'tenant' },
+    });
+    expect(publicOne.status).toBe(401);
+    for (const l of logins) await p.login(l.email, l.password);
+  });
+
+  it('replaces the public demo passwords of a desktop install made before they were random', async () => {
+    const dataDir = tempDir();
+    const before = withLoginPair(await startTestPlatform({ dataDir }));
+    await before.login('tenant@thingsboard.org', 'tenant');
+    await before.stop();
+    const p = withLoginPair(await startTestPlatform({ dataDir, randomDemoPasswords: true }));
+    const logins = JSON.parse(readFileSync(join(dataDir, 'demo-logins.json'), 'utf8')) as {
+      email: string;
+      password: string;
+    }[];
     expect(await okJson(p.http('/api/noauth/demoLogins'))).toEqual([]);
     const publicOne = await p.http('/api/auth/login', {
       method: 'POST',
