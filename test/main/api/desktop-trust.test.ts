@@ -7,7 +7,7 @@ import { shellProof } from '../../../main/api/shell-proof.ts';
 import { SHELL_PROOF } from '../../../electron/ipc-contract.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
-import { okJson, rawRequest, withLoginPair } from './api-kit.ts';
+import { okJson, rawRequest, withLoginPair, type ApiPlatform } from './api-kit.ts';
 
 /** A WebSocket handshake by hand: the answer's status and headers (fetch cannot show an upgrade's headers). */
 function upgrade(
@@ -42,13 +42,13 @@ function upgrade(
 }
 
 describe("the desktop shell's trust", () => {
-  it('gives a desktop install random demo passwords in an owner-only file, and no endpoint lists them', async () => {
-    const p = withLoginPair(await startTestPlatform({ randomDemoPasswords: true }));
-    const file = join(p.urls.dataDir, 'demo-logins.json');
-    if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
-    const logins = JSON.parse(readFileSync(file, 'utf8')) as { email: string; password: string }[];
+  /** Only the file's random passwords log in: no endpoint lists a demo login, the public password fails. */
+  async function expectOnlyRandomPasswords(p: ApiPlatform): Promise<{ email: string; password: string }[]> {
+    const logins = JSON.parse(readFileSync(join(p.urls.dataDir, 'demo-logins.json'), 'utf8')) as {
+      email: string;
+      password: string;
+    }[];
     expect(logins.map((l) => l.email)).toEqual(['tenant@thingsboard.org', 'customer@thingsboard.org']);
-    for (const l of logins) expect(l.password).toMatch(/^[\w-]{16}$/);
     expect(await okJson(p.http('/api/noauth/demoLogins'))).toEqual([]);
     const publicOne = await p.http('/api/auth/login', {
       method: 'POST',
@@ -56,6 +56,14 @@ describe("the desktop shell's trust", () => {
     });
     expect(publicOne.status).toBe(401);
     for (const l of logins) await p.login(l.email, l.password);
+    return logins;
+  }
+
+  it('gives a desktop install random demo passwords in an owner-only file, and no endpoint lists them', async () => {
+    const p = withLoginPair(await startTestPlatform({ randomDemoPasswords: true }));
+    const file = join(p.urls.dataDir, 'demo-logins.json');
+    if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
+    for (const l of await expectOnlyRandomPasswords(p)) expect(l.password).toMatch(/^[\w-]{16}$/);
   });
 
   it('replaces the public demo passwords of a desktop install made before they were random', async () => {
@@ -63,18 +71,9 @@ describe("the desktop shell's trust", () => {
     const before = withLoginPair(await startTestPlatform({ dataDir }));
     await before.login('tenant@thingsboard.org', 'tenant');
     await before.stop();
-    const p = withLoginPair(await startTestPlatform({ dataDir, randomDemoPasswords: true }));
-    const logins = JSON.parse(readFileSync(join(dataDir, 'demo-logins.json'), 'utf8')) as {
-      email: string;
-      password: string;
-    }[];
-    expect(await okJson(p.http('/api/noauth/demoLogins'))).toEqual([]);
-    const publicOne = await p.http('/api/auth/login', {
-      method: 'POST',
-      json: { username: 'tenant@thingsboard.org', password: 'tenant' },
-    });
-    expect(publicOne.status).toBe(401);
-    for (const l of logins) await p.login(l.email, l.password);
+    await expectOnlyRandomPasswords(
+      withLoginPair(await startTestPlatform({ dataDir, randomDemoPasswords: true })),
+    );
   });
 
   it('keeps the public demo passwords for `sandboard serve`', async () => {
