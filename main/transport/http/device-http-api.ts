@@ -20,6 +20,7 @@ import {
 import { provisionDevice } from '../provisioning.ts';
 import { RateLimitedError, ReasonCode, TransportError } from '../transport-error.ts';
 import { LongPolls } from './long-polls.ts';
+import { jsonTooDeep, tooDeepMessage } from '../../../shared/limits.ts';
 
 export interface DeviceHttpOptions {
   /** a long poll's (and a client-side RPC's) wait when the request names none: HTTP_REQUEST_TIMEOUT */
@@ -55,11 +56,15 @@ function asHttpError(err: unknown): unknown {
 
 function jsonBody(body: unknown): unknown {
   const text = typeof body === 'string' ? body : '';
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (err) {
     throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, `Invalid JSON: ${(err as Error).message}`);
   }
+  const deep = jsonTooDeep(value);
+  if (deep) throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, tooDeepMessage(deep));
+  return value;
 }
 
 function timeoutOf(query: Query, fallback: number): number {

@@ -40,6 +40,17 @@ describe('bounds on every input, checked before the work', () => {
     for (const [path, body] of cases) {
       await expectTbError(await p.http(path, post(token, body)), 400, 31, /nested deeper than 64 levels/);
     }
+    // the device HTTP API too
+    const accessToken = `tok-deep-${device.id.id.slice(0, 8)}`;
+    await createDevice(p, token, { name: `http-${accessToken}` }, accessToken);
+    for (const path of [`/api/v1/${accessToken}/telemetry`, `/api/v1/${accessToken}/attributes`]) {
+      const res = await p.http(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"t":${deep}}`,
+      });
+      await expectTbError(res, 400, 31, /nested deeper than 64 levels/);
+    }
     // 64 levels are fine, and the server still serves
     await okEmpty(p.http(`${base}/timeseries/ANY`, post(token, `{"t":${nested(62)}}`)));
     const stored = await okJson<Record<string, { value: string }[]>>(

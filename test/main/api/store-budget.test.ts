@@ -121,6 +121,15 @@ describe('the store budget', () => {
     expect(refused.reasonString).toMatch(/store is full/);
     const v3 = await connect(p.urls.mqtt, device.accessToken, 4);
     await expectRefused(v3, 4, 'v1/devices/me/attributes', { a: 1 }, QUOTA_EXCEEDED);
+    await expectTbError(
+      await p.http(`/api/v1/${device.accessToken}/telemetry`, {
+        method: 'POST',
+        json: { reading: 'over HTTP' },
+      }),
+      507,
+      2,
+      /store is full/,
+    );
     const gw = await connect(p.urls.mqtt, gateway.accessToken, 5);
     await expectRefused(gw, 5, 'v1/gateway/connect', { device: 'new sensor' }, QUOTA_EXCEEDED);
     // reads and deletes still work, and the platform still serves
