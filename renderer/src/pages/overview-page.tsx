@@ -93,7 +93,10 @@ function MessageRateChart() {
   );
 }
 
-const mib = (bytes: number) => `${formatNumber(Math.round(bytes / 1024 / 1024))} MiB`;
+const mib = (bytes: number) => {
+  const n = bytes / 1024 / 1024;
+  return `${n < 10 ? n.toFixed(1) : formatNumber(Math.round(n))} MiB`;
+};
 
 /** The store's size against its budget, from 80% on (and after size-based retention dropped data). */
 function StoreWarning({ store }: { store: PlatformStats['store'] }) {
