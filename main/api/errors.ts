@@ -116,15 +116,37 @@ export function errorServerOptions() {
   };
 }
 
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+
+/** The router's limit on one path parameter; a longer one is 414. */
+export const MAX_PARAM_LENGTH = 200;
+
+/** A route of its own serves this path with this method (the UI's catch-all GET does not count). */
+function servesExactly(app: FastifyInstance, method: string, path: string): boolean {
+  const route = app.findRoute({ method: method as 'GET', url: path });
+  return route !== null && !('*' in (route.params ?? {}));
+}
+
 /** Every error a client sees is ThingsBoard's {status, message, errorCode, timestamp}. */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler(answerError);
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      404,
-      ErrorCode.ITEM_NOT_FOUND,
-      `No such endpoint: ${request.method} ${request.url.split('?')[0]}`,
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    if (path.split('/').some((segment) => segment.length > MAX_PARAM_LENGTH))
+      return sendError(
+        reply,
+        414,
+        ErrorCode.BAD_REQUEST_PARAMS,
+        `A path segment is longer than ${MAX_PARAM_LENGTH} characters`,
+      );
+    // as Spring does: a path that exists with other methods is 405 with Allow, not 404
+    const allowed = path.startsWith('/api/')
+      ? METHODS.filter((method) => method !== request.method && servesExactly(app, method, path))
+      : [];
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(reply, 405, ErrorCode.GENERAL, `Request method '${request.method}' is not supported`);
+    }
+    return sendError(reply, 404, ErrorCode.ITEM_NOT_FOUND, `No such endpoint: ${request.method} ${path}`);
+  });
 }

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installAuthentication } from './authenticate.ts';
-import { errorServerOptions, installErrorHandlers } from './errors.ts';
+import { errorServerOptions, installErrorHandlers, MAX_PARAM_LENGTH } from './errors.ts';
 import { installHostCheck } from './host-check.ts';
 import { installJsonBodyParser } from './json-body.ts';
 import { installShellProof } from './shell-proof.ts';
@@ -57,7 +57,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
     forceCloseConnections: true,
     logger: { level: options.logLevel, stream: process.stderr },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandlers(app);

@@ -128,7 +128,12 @@ describe('bad input', () => {
     await expectTbError(await p.http('/api/no/such/route'), 404, 32, 'GET /api/no/such/route');
     const token = await p.login();
     await expectTbError(await p.http('/api/no/such/route?x=1', { token }), 404, 32, '/api/no/such/route');
-    await expectTbError(await p.http('/api/device', { method: 'PATCH', token, json: {} }), 404, 32, 'PATCH');
+    await expectTbError(
+      await p.http('/api/devices/none', { method: 'PATCH', token, json: {} }),
+      404,
+      32,
+      'PATCH',
+    );
     // a trailing slash is another path
     await expectTbError(await p.http('/api/auth/user/', { token }), 404, 32);
   });
