@@ -1,5 +1,5 @@
 import type { PlatformConfig } from '../config.ts';
-import { loadOrCreateDemoPasswords } from '../platform/auth/demo-passwords.ts';
+import { forgetStaleDemoLogins, loadOrCreateDemoPasswords } from '../platform/auth/demo-passwords.ts';
 import { loadOrCreateSigningKey } from '../platform/auth/signing-key.ts';
 import { createContext } from '../platform/context.ts';
 import { createServices, type Services } from '../platform/services.ts';
@@ -42,7 +42,16 @@ export async function setupDomain(db: DurableDb, config: PlatformConfig, life: L
   await services.profiles.seedDefault();
   const demoPasswords = config.randomDemoPasswords ? loadOrCreateDemoPasswords(config.dataDir) : undefined;
   const seededLogins = await services.users.seedDemoUsers(demoPasswords);
-  if (demoPasswords) await services.users.replacePublicDemoPasswords(demoPasswords);
+  if (demoPasswords) {
+    await services.users.replacePublicDemoPasswords(demoPasswords);
+    // a changed or reset password (or a deleted user) ends its sessions: the desktop login page then stops offering it
+    const forget = () =>
+      forgetStaleDemoLogins(config.dataDir, async (email, password) =>
+        Boolean(await services.users.verifyPassword(email, password)),
+      ).catch((err: unknown) => process.stderr.write(`demo logins: ${(err as Error).message}\n`));
+    services.ctx.events.on('sessionsEnded', () => void forget());
+    void forget(); // a change a crash cut short
+  }
 
   if (!LOOPBACK_HOSTS.has(config.host)) {
     const defaults = services.users.usersWithDefaultPasswords();

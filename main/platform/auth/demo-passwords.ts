@@ -33,6 +33,16 @@ export function loadOrCreateDemoPasswords(dataDir: string): DemoPasswords {
     { email: 'tenant@thingsboard.org', password: passwords.tenant, authority: 'TENANT_ADMIN' },
     { email: 'customer@thingsboard.org', password: passwords.customer, authority: 'CUSTOMER_USER' },
   ];
+  writeLogins(path, logins);
+  return passwords;
+}
+
+interface DemoLogin {
+  email: string;
+  password: string;
+}
+
+function writeLogins(path: string, logins: unknown[]): void {
   const fd = openSync(path, 'w', 0o600);
   try {
     writeSync(fd, `${JSON.stringify(logins, null, 2)}\n`);
@@ -40,5 +50,30 @@ export function loadOrCreateDemoPasswords(dataDir: string): DemoPasswords {
   } finally {
     closeSync(fd);
   }
-  return passwords;
+}
+
+/**
+ * Drops the logins whose password no longer works (changed, reset by an admin, user deleted), so the
+ * desktop login page never offers a stale one. The file stays owner-only.
+ */
+export async function forgetStaleDemoLogins(
+  dataDir: string,
+  stillWorks: (email: string, password: string) => Promise<boolean>,
+): Promise<string[]> {
+  const path = join(dataDir, DEMO_LOGINS_FILE);
+  let logins: DemoLogin[];
+  try {
+    logins = JSON.parse(readFileSync(path, 'utf8')) as DemoLogin[];
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(logins)) return [];
+  const kept: DemoLogin[] = [];
+  const dropped: string[] = [];
+  for (const login of logins) {
+    if (await stillWorks(login.email, login.password)) kept.push(login);
+    else dropped.push(login.email);
+  }
+  if (dropped.length > 0) writeLogins(path, kept);
+  return dropped;
 }

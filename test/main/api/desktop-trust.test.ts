@@ -66,6 +66,22 @@ describe("the desktop shell's trust", () => {
     for (const l of await expectOnlyRandomPasswords(p)) expect(l.password).toMatch(/^[\w-]{16}$/);
   });
 
+  it('stops offering a demo login whose password was changed (the file keeps only working ones)', async () => {
+    const p = withLoginPair(await startTestPlatform({ randomDemoPasswords: true }));
+    const file = join(p.urls.dataDir, 'demo-logins.json');
+    const logins = () => JSON.parse(readFileSync(file, 'utf8')) as { email: string; password: string }[];
+    const tenant = logins().find((l) => l.email === 'tenant@thingsboard.org')!;
+    const token = await p.login(tenant.email, tenant.password);
+    const changed = await p.http('/api/auth/changePassword', {
+      method: 'POST',
+      token,
+      json: { currentPassword: tenant.password, newPassword: 'a-new-Passw0rd!' },
+    });
+    expect(changed.status, await changed.text()).toBe(200);
+    await expect.poll(() => logins().map((l) => l.email)).toEqual(['customer@thingsboard.org']);
+    if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
   it('replaces the public demo passwords of a desktop install made before they were random', async () => {
     const dataDir = tempDir();
     const before = withLoginPair(await startTestPlatform({ dataDir }));
