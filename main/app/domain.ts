@@ -40,6 +40,7 @@ export async function setupDomain(db: DurableDb, config: PlatformConfig, life: L
   const services = await openServices(db, loadOrCreateSigningKey(config.dataDir), config);
   life.onStop(() => services.rpc.stop());
   await services.profiles.seedDefault();
+  await services.assetProfiles.seedDefault();
   const demoPasswords = config.randomDemoPasswords ? loadOrCreateDemoPasswords(config.dataDir) : undefined;
   const seededLogins = await services.users.seedDemoUsers(demoPasswords);
   if (demoPasswords) {

@@ -84,7 +84,7 @@ export class CustomerService {
     return this.get(id, actor);
   }
 
-  /** Deletes the customer with its users and their keys; its devices go back to the tenant. */
+  /** Deletes the customer with its users and their keys; its devices, assets and alarms go back to the tenant. */
   async delete(id: string, actor: Principal): Promise<string[]> {
     requireTenantAdmin(actor);
     const userIds = this.ctx.db
@@ -97,6 +97,8 @@ export class CustomerService {
       w.run('DELETE FROM users WHERE customer_id = ?', [id]);
       w.run('UPDATE devices SET customer_id = NULL WHERE customer_id = ?', [id]);
       w.run('UPDATE edges SET customer_id = NULL WHERE customer_id = ?', [id]);
+      w.run('UPDATE assets SET customer_id = NULL WHERE customer_id = ?', [id]);
+      w.run('UPDATE alarms SET customer_id = NULL WHERE customer_id = ?', [id]);
       return deleted;
     });
     if (n === 0) throw notFound(`Customer with id [${id}] is not found`);

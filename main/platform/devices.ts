@@ -11,6 +11,7 @@ import type { Row, Writer } from '../store/durable-db.ts';
 import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import type { DeviceProfileService } from './device-profiles.ts';
+import { deleteEntityDependents } from './entity-directory.ts';
 import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { jsonText } from './kv-value.ts';
 import { entityName } from './names.ts';
@@ -291,8 +292,7 @@ export class DeviceService {
     await this.ctx.db.write((w) => {
       w.run('DELETE FROM devices WHERE id = ?', [id]);
       w.run('DELETE FROM device_credentials WHERE device_id = ?', [id]);
-      w.run('DELETE FROM attributes WHERE entity_id = ?', [id]);
-      w.run('DELETE FROM relations WHERE from_id = ? OR to_id = ?', [id, id]);
+      deleteEntityDependents(this.ctx, w, 'DEVICE', id);
       this.ctx.telemetry.deleteEntity(w, row.num);
     });
     this.ctx.events.emit('deviceDeleted', { deviceId: id, name: row.name });

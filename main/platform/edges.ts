@@ -23,6 +23,15 @@ export interface EdgeRow {
 
 const hashSecret = (secret: string) => hash('sha256', secret, 'buffer');
 
+/** What can be assigned to an edge, and where it lives. */
+const ASSIGNABLE = {
+  DEVICE: { table: 'devices', name: 'Device' },
+  DEVICE_PROFILE: { table: 'device_profiles', name: 'Device profile' },
+  ASSET: { table: 'assets', name: 'Asset' },
+  ASSET_PROFILE: { table: 'asset_profiles', name: 'Asset profile' },
+} as const;
+export type EdgeAssignable = keyof typeof ASSIGNABLE;
+
 /**
  * Edges and what is assigned to them (relation EDGE -Contains-> entity). The secret is shown once and
  * kept as a SHA-256 hash; an edge authenticates with its routing key and secret.
@@ -158,20 +167,15 @@ export class EdgeService {
 
   async assign(
     edgeId: string,
-    entityType: 'DEVICE' | 'DEVICE_PROFILE',
+    entityType: EdgeAssignable,
     entityId: string,
     actor: Principal,
   ): Promise<void> {
     requireTenantAdmin(actor);
     if (!this.findRow(edgeId)) throw notFound(`Edge with id [${edgeId}] is not found`);
-    const exists =
-      entityType === 'DEVICE'
-        ? this.devices.findRow(entityId)
-        : this.ctx.db.get('SELECT 1 FROM device_profiles WHERE id = ?', [entityId]);
-    if (!exists)
-      throw notFound(
-        `${entityType === 'DEVICE' ? 'Device' : 'Device profile'} with id [${entityId}] is not found`,
-      );
+    const { table, name } = ASSIGNABLE[entityType];
+    if (!this.ctx.db.get(`SELECT 1 FROM ${table} WHERE id = ?`, [entityId]))
+      throw notFound(`${name} with id [${entityId}] is not found`);
     await this.ctx.db.write((w) =>
       w.run(
         `INSERT OR IGNORE INTO relations (from_id, from_type, to_id, to_type, type, type_group) VALUES (?, 'EDGE', ?, ?, 'Contains', 'EDGE')`,
@@ -182,7 +186,7 @@ export class EdgeService {
 
   async unassign(
     edgeId: string,
-    entityType: 'DEVICE' | 'DEVICE_PROFILE',
+    entityType: EdgeAssignable,
     entityId: string,
     actor: Principal,
   ): Promise<void> {
@@ -235,12 +239,13 @@ export class EdgeService {
       .map((r) => r.to_id);
   }
 
-  /** compat routing: EDGE -> itself; DEVICE -> edges it is assigned to; profile or tenant -> every edge; customer -> its edges. */
+  /** compat routing: EDGE -> itself; DEVICE, ASSET... -> edges it is assigned to; profile or tenant -> every edge; customer -> its edges. */
   edgesFor(entityType: string, entityId: string): string[] {
     switch (entityType) {
       case 'EDGE':
         return this.findRow(entityId) ? [entityId] : [];
       case 'DEVICE_PROFILE':
+      case 'ASSET_PROFILE':
       case 'TENANT':
         return this.ctx.db.all<{ id: string }>('SELECT id FROM edges ORDER BY created_time').map((r) => r.id);
       case 'CUSTOMER':

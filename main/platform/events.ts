@@ -1,6 +1,26 @@
 import { EventEmitter } from 'node:events';
+import type { Alarm, AlarmChangeKind, AlarmInfo } from '../../shared/schemas/alarms.ts';
+import type { EntityRelation } from '../../shared/schemas/relations.ts';
 import type { AttributeScope } from '../../shared/schemas/telemetry.ts';
 import type { TransportLimits } from '../../shared/schemas/transport-limits.ts';
+import type { Principal } from './auth/principal.ts';
+
+/** An alarm changed: what happened, the alarm after it (and before), where it shows, and who did it. */
+export interface AlarmEvent {
+  kind: AlarmChangeKind;
+  alarm: AlarmInfo;
+  old: Alarm | null;
+  propagatedTo: { entityType: string; id: string }[];
+  /** null: the platform itself (a rule node); a user's change also becomes a rule engine message */
+  actor: Principal | null;
+}
+
+/** A relation was saved or deleted (by a user, or by the platform when actor is null). */
+export interface RelationEvent {
+  action: 'ADD_OR_UPDATE' | 'DELETED';
+  relation: EntityRelation;
+  actor: Principal | null;
+}
 
 /** What the platform announces once it is durable; the WebSocket and (later) the rule engine listen. */
 export interface PlatformEventMap {
@@ -13,6 +33,8 @@ export interface PlatformEventMap {
   transportLimitsChanged: [TransportLimits];
   /** these users' tokens issued before now no longer verify (password, authority, disabled, deleted) */
   sessionsEnded: [{ userIds: string[] }];
+  alarm: [AlarmEvent];
+  relation: [RelationEvent];
 }
 
 export class PlatformEvents extends EventEmitter<PlatformEventMap> {}

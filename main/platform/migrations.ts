@@ -138,4 +138,51 @@ export const migrations: Migration[] = [
       w.run('ALTER TABLE users ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1');
     },
   },
+  {
+    version: 20,
+    name: 'assets, asset profiles and telemetry numbers of every entity',
+    up(w) {
+      const ddl = [
+        `CREATE TABLE asset_profiles (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, name TEXT NOT NULL UNIQUE, description TEXT,
+          image TEXT, is_default INTEGER NOT NULL DEFAULT 0, default_rule_chain_id TEXT, default_dashboard_id TEXT,
+          default_queue_name TEXT, default_edge_rule_chain_id TEXT)`,
+        `CREATE TABLE assets (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, name TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
+          label TEXT, asset_profile_id TEXT NOT NULL, customer_id TEXT, additional_info TEXT)`,
+        `CREATE INDEX assets_customer ON assets(customer_id)`,
+        `CREATE INDEX assets_profile ON assets(asset_profile_id)`,
+        // Time series are keyed by an integer: a device's num, or minus the num given here to any other entity.
+        `CREATE TABLE entity_nums (
+          num INTEGER PRIMARY KEY AUTOINCREMENT, entity_type TEXT NOT NULL, entity_id TEXT NOT NULL UNIQUE)`,
+      ];
+      for (const sql of ddl) w.run(sql);
+    },
+  },
+  {
+    version: 21,
+    name: 'alarms',
+    up(w) {
+      const ddl = [
+        `CREATE TABLE alarms (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, type TEXT NOT NULL,
+          originator_id TEXT NOT NULL, originator_type TEXT NOT NULL, customer_id TEXT,
+          severity TEXT NOT NULL, acknowledged INTEGER NOT NULL DEFAULT 0, cleared INTEGER NOT NULL DEFAULT 0,
+          assignee_id TEXT, start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL, ack_ts INTEGER NOT NULL DEFAULT 0,
+          clear_ts INTEGER NOT NULL DEFAULT 0, assign_ts INTEGER NOT NULL DEFAULT 0, details TEXT,
+          propagate INTEGER NOT NULL DEFAULT 0, propagate_to_owner INTEGER NOT NULL DEFAULT 0,
+          propagate_to_tenant INTEGER NOT NULL DEFAULT 0, propagate_relation_types TEXT NOT NULL DEFAULT '[]')`,
+        // At most one active (not cleared) alarm of a type per originator.
+        `CREATE UNIQUE INDEX alarms_active ON alarms(originator_id, type) WHERE cleared = 0`,
+        `CREATE INDEX alarms_created ON alarms(created_time)`,
+        `CREATE INDEX alarms_customer ON alarms(customer_id)`,
+        // Every entity an alarm shows on: its originator and the entities it propagated to.
+        `CREATE TABLE entity_alarms (
+          entity_id TEXT NOT NULL, entity_type TEXT NOT NULL, alarm_id TEXT NOT NULL,
+          PRIMARY KEY (entity_id, alarm_id)) WITHOUT ROWID`,
+        `CREATE INDEX entity_alarms_alarm ON entity_alarms(alarm_id)`,
+      ];
+      for (const sql of ddl) w.run(sql);
+    },
+  },
 ];

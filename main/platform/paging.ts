@@ -12,6 +12,8 @@ export interface PageSpec {
   /** sortProperty -> SQL expression */
   sortColumns: Record<string, string>;
   defaultSort: string;
+  /** the selected columns; default e.* */
+  columns?: string;
 }
 
 /** Escapes LIKE wildcards so that a search for "50%_" finds exactly that text. */
@@ -34,7 +36,7 @@ export function queryPage<T>(db: DurableDb, spec: PageSpec, q: PageQuery, map: (
   const order =
     q.sortOrder === 'ASC' ? 'ASC' : q.sortOrder === 'DESC' ? 'DESC' : q.sortProperty ? 'ASC' : 'DESC';
   const rows = db.all(
-    `SELECT e.* ${spec.from} ${whereSql} ORDER BY ${sortExpr} ${order}, e.id ${order} LIMIT ? OFFSET ?`,
+    `SELECT ${spec.columns ?? 'e.*'} ${spec.from} ${whereSql} ORDER BY ${sortExpr} ${order}, e.id ${order} LIMIT ? OFFSET ?`,
     [...params, q.pageSize, q.page * q.pageSize],
   );
   const totalPages = Math.ceil(total / q.pageSize);

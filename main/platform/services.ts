@@ -1,4 +1,10 @@
+import { AlarmService } from './alarms.ts';
+import { AssetProfileService } from './asset-profiles.ts';
+import { AssetService } from './assets.ts';
 import { EdgeService } from './edges.ts';
+import { EntityDirectory } from './entity-directory.ts';
+import { EntityQueryService } from './entity-query.ts';
+import { RelationService } from './relations.ts';
 import { ApiKeyService } from './auth/api-keys.ts';
 import { ClaimService } from './claims.ts';
 import { AuthService, type AuthSettings } from './auth/auth-service.ts';
@@ -31,6 +37,13 @@ export interface Services {
   transportLimits: TransportLimitsService;
   /** the store's size budget: size-based retention and refusal of growing writes */
   storage: StoreBudget;
+  /** any entity by type and id: lookups, permissions, time series numbers */
+  directory: EntityDirectory;
+  relations: RelationService;
+  assetProfiles: AssetProfileService;
+  assets: AssetService;
+  alarms: AlarmService;
+  entityQuery: EntityQueryService;
 }
 
 export interface ServiceSettings {
@@ -56,7 +69,11 @@ export function createServices(
   const apiKeys = new ApiKeyService(ctx);
   const storage = new StoreBudget(ctx, settings.storeBudgetBytes);
   const devices = new DeviceService(ctx, profiles, storage);
-  const telemetry = new TelemetryService(ctx, storage);
+  const directory = new EntityDirectory(ctx);
+  const telemetry = new TelemetryService(ctx, directory, storage);
+  const relations = new RelationService(ctx, directory);
+  const assetProfiles = new AssetProfileService(ctx);
+  const alarms = new AlarmService(ctx, directory, relations);
   return {
     ctx,
     users,
@@ -73,5 +90,11 @@ export function createServices(
     transportLimits: new TransportLimitsService(ctx),
     apiKeys,
     auth: new AuthService(ctx, { users, apiKeys, signingKey }, authSettings),
+    directory,
+    relations,
+    assetProfiles,
+    assets: new AssetService(ctx, assetProfiles, relations),
+    alarms,
+    entityQuery: new EntityQueryService(ctx, directory, relations, alarms),
   };
 }

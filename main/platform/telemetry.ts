@@ -3,8 +3,20 @@ import type { AttributeData, AttributeScope } from '../../shared/schemas/telemet
 import type { Aggregation, TsEntry } from './telemetry-repository.ts';
 import { decodeKv, encodeKv } from './kv-value.ts';
 import type { PlatformContext } from './context.ts';
-import type { DeviceRow } from './devices.ts';
 import type { StoreBudget } from './store-budget.ts';
+import { NO_TELEMETRY_NUM, type EntityDirectory } from './entity-directory.ts';
+
+/**
+ * Whose time series: an entity's id and number (a device row is one; entityType defaults to DEVICE).
+ * An entity other than a device gets its number on its first write (num NO_TELEMETRY_NUM until then).
+ */
+export interface TelemetryTarget {
+  id: string;
+  num: number;
+  entityType?: string;
+}
+
+const isDevice = (target: { entityType?: string }) => (target.entityType ?? 'DEVICE') === 'DEVICE';
 
 export interface TimeseriesRequest {
   keys?: string[];
@@ -17,28 +29,42 @@ export interface TimeseriesRequest {
   strict: boolean;
 }
 
-/** Time series and attributes of devices: durable writes, then an event. */
+/**
+ * Time series and attributes of devices and of every other entity: durable writes, then (for devices,
+ * whose followers are the WebSocket and the MQTT sessions) an event.
+ */
 export class TelemetryService {
   private readonly ctx: PlatformContext;
+  private readonly directory: EntityDirectory;
   private readonly storage: StoreBudget | undefined;
-  constructor(ctx: PlatformContext, storage?: StoreBudget) {
+  constructor(ctx: PlatformContext, directory: EntityDirectory, storage?: StoreBudget) {
     this.ctx = ctx;
+    this.directory = directory;
     this.storage = storage;
   }
 
-  async saveTimeseries(device: DeviceRow, entries: TsEntry[]): Promise<number> {
+  async saveTimeseries(device: TelemetryTarget, entries: TsEntry[]): Promise<number> {
     await this.storage?.admit();
-    const count = await this.ctx.db.write((w) => this.ctx.telemetry.save(w, device.num, entries));
-    this.ctx.events.emit('telemetry', { deviceId: device.id, entries });
+    const count = await this.ctx.db.write((w) => {
+      const num =
+        device.num !== NO_TELEMETRY_NUM
+          ? device.num
+          : this.directory.ensureTelemetryNum(w, device.entityType ?? 'DEVICE', device.id);
+      return this.ctx.telemetry.save(w, num, entries);
+    });
+    if (isDevice(device)) this.ctx.events.emit('telemetry', { deviceId: device.id, entries });
     return count;
   }
 
-  timeseriesKeys(device: DeviceRow): string[] {
+  timeseriesKeys(device: TelemetryTarget): string[] {
     return this.ctx.telemetry.keys(device.num);
   }
 
   /** ThingsBoard's values/timeseries: latest values without a range, history with one. */
-  timeseries(device: DeviceRow, q: TimeseriesRequest): Record<string, { ts: number; value: unknown }[]> {
+  timeseries(
+    device: TelemetryTarget,
+    q: TimeseriesRequest,
+  ): Record<string, { ts: number; value: unknown }[]> {
     const keys = q.keys ?? this.ctx.telemetry.keys(device.num);
     const out: Record<string, { ts: number; value: unknown }[]> = {};
     if (q.startTs === undefined && q.endTs === undefined) {
@@ -65,7 +91,7 @@ export class TelemetryService {
   }
 
   async deleteTimeseries(
-    device: DeviceRow,
+    device: TelemetryTarget,
     keys: string[],
     range: { startTs: number; endTs: number } | 'all',
   ): Promise<void> {
@@ -76,6 +102,7 @@ export class TelemetryService {
     deviceId: string,
     scope: AttributeScope,
     values: Record<string, unknown>,
+    entityType = 'DEVICE',
   ): Promise<void> {
     await this.storage?.admit();
     const ts = this.ctx.now();
@@ -89,7 +116,7 @@ export class TelemetryService {
         );
       }
     });
-    this.ctx.events.emit('attributes', { deviceId, scope, values, ts });
+    if (entityType === 'DEVICE') this.ctx.events.emit('attributes', { deviceId, scope, values, ts });
   }
 
   attributes(
@@ -119,12 +146,17 @@ export class TelemetryService {
       }));
   }
 
-  async deleteAttributes(deviceId: string, scope: AttributeScope, keys: string[]): Promise<void> {
+  async deleteAttributes(
+    deviceId: string,
+    scope: AttributeScope,
+    keys: string[],
+    entityType = 'DEVICE',
+  ): Promise<void> {
     await this.ctx.db.write((w) => {
       for (const key of keys)
         w.run('DELETE FROM attributes WHERE entity_id = ? AND scope = ? AND key = ?', [deviceId, scope, key]);
     });
-    this.ctx.events.emit('attributesDeleted', { deviceId, scope, keys });
+    if (entityType === 'DEVICE') this.ctx.events.emit('attributesDeleted', { deviceId, scope, keys });
   }
 
   /** Drops history older than the retention; returns how many datapoints went. */

@@ -5,11 +5,20 @@ export const NULL_UUID = '13814000-1dd2-11b2-8080-808080808080';
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 
-export const EntityType = Type.Union(
-  ['TENANT', 'CUSTOMER', 'USER', 'DEVICE', 'DEVICE_PROFILE', 'EDGE', 'RULE_CHAIN', 'API_KEY', 'ASSET'].map(
-    (t) => Type.Literal(t),
-  ),
-);
+export const ENTITY_TYPES = [
+  'TENANT',
+  'CUSTOMER',
+  'USER',
+  'DEVICE',
+  'DEVICE_PROFILE',
+  'EDGE',
+  'RULE_CHAIN',
+  'API_KEY',
+  'ASSET',
+  'ASSET_PROFILE',
+  'ALARM',
+] as const;
+export const EntityType = Type.Union(ENTITY_TYPES.map((t) => Type.Literal(t)));
 export type EntityType = Static<typeof EntityType>;
 
 export function EntityId<T extends string>(entityType: T) {
@@ -67,6 +76,13 @@ export interface PageQuery {
   sortProperty?: string;
   sortOrder?: 'ASC' | 'DESC';
 }
+
+/** A schema or null. */
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** A string enum as one `enum` keyword: a clear validation message naming the allowed values. */
+export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 
 export const IdParams = Type.Object({ id: Uuid });
 export const JsonObject = Type.Record(Type.String(), Type.Unknown());

@@ -11,15 +11,20 @@ import {
 } from '../../../shared/schemas/telemetry.ts';
 import { invalidArgument } from '../../platform/errors.ts';
 import { newMsg } from '../../platform/tb-msg.ts';
-import type { DeviceRow } from '../../platform/devices.ts';
 import { parseAttributes, parseTelemetry } from '../../platform/telemetry-payload.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
+import type { Access } from '../../platform/entity-directory.ts';
+import type { TelemetryTarget } from '../../platform/telemetry.ts';
+import type { MsgType } from '../../../shared/rule-engine.ts';
 import { principalOf } from '../authenticate.ts';
 import { authErrors, emptyOk, type Api, type RouteDeps } from '../route-types.ts';
 
 const EntityParams = Type.Object({ entityType: Type.String(), entityId: Uuid });
 const ScopeParams = Type.Object({ entityType: Type.String(), entityId: Uuid, scope: AttributeScope });
 const KeysQuery = Type.Object({ keys: Type.Optional(Type.String({ description: 'Comma-separated keys' })) });
+
+/** An entity whose attributes and time series a request reads or writes. */
+type Target = TelemetryTarget & { entityType: string; name: string; type: string | null };
 
 function splitKeys(keys: string | undefined): string[] | undefined {
   if (keys === undefined) return undefined;
@@ -34,17 +39,40 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
   const tags = ['Telemetry'];
   const base = '/api/plugins/telemetry/:entityType/:entityId';
 
-  function device(request: {
-    params: { entityType: string; entityId: string };
-    principal: Principal | null;
-  }): DeviceRow {
-    if (request.params.entityType !== 'DEVICE') {
-      throw invalidArgument(
-        `Unsupported entity type '${request.params.entityType}': Sandboard keeps telemetry of DEVICE entities`,
-      );
+  /**
+   * The entity a request names, if the principal may read (or change) it, with its time series number:
+   * a device, an asset, or any other entity type the platform keeps (400 for an unknown type).
+   */
+  function target(
+    request: { params: { entityType: string; entityId: string }; principal: Principal | null },
+    access: Access = 'read',
+  ): Target {
+    const { entityType, entityId } = request.params;
+    const actor = principalOf(request);
+    if (entityType === 'DEVICE') {
+      const row = services.devices.accessibleRow(entityId, actor);
+      return { entityType, id: row.id, num: row.num, name: row.name, type: row.type };
     }
-    return services.devices.accessibleRow(request.params.entityId, principalOf(request));
+    const entity = services.directory.require({ entityType, id: entityId }, actor, access);
+    return {
+      entityType,
+      id: entity.id,
+      num: services.directory.telemetryNum(entityType, entity.id),
+      name: entity.name,
+      type: entity.type,
+    };
   }
+
+  /** A message of the rule engine about an entity (devices also carry deviceName and deviceType). */
+  const submit = (type: MsgType, t: Target, data: unknown, metadata: Record<string, string>) =>
+    ruleChains.engine.submit(
+      newMsg(type, { entityType: t.entityType, id: t.id }, data, {
+        ...metadata,
+        ...(t.entityType === 'DEVICE'
+          ? { deviceName: t.name, deviceType: t.type ?? '' }
+          : { entityName: t.name, entityType: t.entityType }),
+      }),
+    );
 
   app.get(
     `${base}/keys/timeseries`,
@@ -56,7 +84,7 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
         response: { 200: Type.Array(Type.String()), ...authErrors },
       },
     },
-    async (request) => services.telemetry.timeseriesKeys(device(request)),
+    async (request) => services.telemetry.timeseriesKeys(target(request)),
   );
   app.get(
     `${base}/keys/attributes`,
@@ -69,7 +97,7 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
       },
     },
     async (request) => [
-      ...new Set(services.telemetry.attributes(device(request).id, ATTRIBUTE_SCOPES).map((a) => a.key)),
+      ...new Set(services.telemetry.attributes(target(request).id, ATTRIBUTE_SCOPES).map((a) => a.key)),
     ],
   );
   app.get(
@@ -83,7 +111,7 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
       },
     },
     async (request) =>
-      services.telemetry.attributes(device(request).id, [request.params.scope]).map((a) => a.key),
+      services.telemetry.attributes(target(request).id, [request.params.scope]).map((a) => a.key),
   );
   app.get(
     `${base}/values/timeseries`,
@@ -101,7 +129,7 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
       if (q.startTs !== undefined && q.endTs !== undefined && q.startTs > q.endTs) {
         throw invalidArgument("Invalid query: 'startTs' must not be after 'endTs'");
       }
-      return services.telemetry.timeseries(device(request), {
+      return services.telemetry.timeseries(target(request), {
         keys: splitKeys(q.keys),
         startTs: q.startTs,
         endTs: q.endTs,
@@ -126,7 +154,7 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
     },
     async (request) =>
       services.telemetry
-        .attributes(device(request).id, ATTRIBUTE_SCOPES, splitKeys(request.query.keys))
+        .attributes(target(request).id, ATTRIBUTE_SCOPES, splitKeys(request.query.keys))
         .map(({ key, value, lastUpdateTs }) => ({ key, value, lastUpdateTs })),
   );
   app.get(
@@ -142,7 +170,7 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
     },
     async (request) =>
       services.telemetry
-        .attributes(device(request).id, [request.params.scope], splitKeys(request.query.keys))
+        .attributes(target(request).id, [request.params.scope], splitKeys(request.query.keys))
         .map(({ key, value, lastUpdateTs }) => ({ key, value, lastUpdateTs })),
   );
 
@@ -158,15 +186,9 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
     }
     const parsed = parseAttributes(request.body);
     if (!parsed.ok) throw invalidArgument(parsed.error);
-    const target = device(request);
-    await services.telemetry.saveAttributes(target.id, request.params.scope, parsed.value);
-    ruleChains.engine.submit(
-      newMsg('ATTRIBUTES_UPDATED', { entityType: 'DEVICE', id: target.id }, parsed.value, {
-        scope: request.params.scope,
-        deviceName: target.name,
-        deviceType: target.type,
-      }),
-    );
+    const entity = target(request, 'write');
+    await services.telemetry.saveAttributes(entity.id, request.params.scope, parsed.value, entity.entityType);
+    submit('ATTRIBUTES_UPDATED', entity, parsed.value, { scope: request.params.scope });
   };
   const attributesBody = Type.Record(Type.String(), Type.Unknown(), { description: '{"key": value, ...}' });
   for (const path of [`${base}/attributes/:scope`, `${base}/:scope`]) {
@@ -201,17 +223,10 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
     async (request, reply) => {
       const parsed = parseTelemetry(request.body, services.ctx.now());
       if (!parsed.ok) throw invalidArgument(parsed.error);
-      const target = device(request);
-      await services.telemetry.saveTimeseries(target, parsed.value);
-      for (const entry of parsed.value) {
-        ruleChains.engine.submit(
-          newMsg('TIMESERIES_UPDATED', { entityType: 'DEVICE', id: target.id }, entry.values, {
-            ts: String(entry.ts),
-            deviceName: target.name,
-            deviceType: target.type,
-          }),
-        );
-      }
+      const entity = target(request, 'write');
+      await services.telemetry.saveTimeseries(entity, parsed.value);
+      for (const entry of parsed.value)
+        submit('TIMESERIES_UPDATED', entity, entry.values, { ts: String(entry.ts) });
       return reply.code(200).send(undefined);
     },
   );
@@ -239,7 +254,7 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
       else if (q.startTs !== undefined && q.endTs !== undefined)
         range = { startTs: q.startTs, endTs: q.endTs };
       else throw invalidArgument("Give 'startTs' and 'endTs', or 'deleteAllDataForKeys=true'");
-      await services.telemetry.deleteTimeseries(device(request), keys, range);
+      await services.telemetry.deleteTimeseries(target(request, 'write'), keys, range);
       return reply.code(200).send(undefined);
     },
   );
@@ -255,21 +270,10 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
       },
     },
     async (request, reply) => {
-      const target = device(request);
+      const entity = target(request, 'write');
       const keys = splitKeys(request.query.keys) ?? [];
-      await services.telemetry.deleteAttributes(target.id, request.params.scope, keys);
-      ruleChains.engine.submit(
-        newMsg(
-          'ATTRIBUTES_DELETED',
-          { entityType: 'DEVICE', id: target.id },
-          { attributes: keys },
-          {
-            scope: request.params.scope,
-            deviceName: target.name,
-            deviceType: target.type,
-          },
-        ),
-      );
+      await services.telemetry.deleteAttributes(entity.id, request.params.scope, keys, entity.entityType);
+      submit('ATTRIBUTES_DELETED', entity, { attributes: keys }, { scope: request.params.scope });
       return reply.code(200).send(undefined);
     },
   );

@@ -28,10 +28,24 @@ const BODYLESS = new Set([
   'POST /api/edge/{edgeId}/device/{deviceId}',
   'POST /api/customer/{customerId}/edge/{edgeId}',
   'POST /api/sandboard/demo/edge-sync',
+  'POST /api/customer/{customerId}/asset/{assetId}',
+  'POST /api/edge/{edgeId}/asset/{assetId}',
+  'POST /api/assetProfile/{assetProfileId}/default',
+  'POST /api/alarm/{alarmId}/ack',
+  'POST /api/alarm/{alarmId}/clear',
+  'POST /api/alarm/{alarmId}/assign/{assigneeId}',
 ]);
 
 /** Routes the ThingsBoard clients call; the document must describe each. */
 const EXPECTED = [
+  'POST /api/alarm',
+  'GET /api/alarm/{entityType}/{entityId}',
+  'POST /api/asset',
+  'GET /api/tenant/assets',
+  'POST /api/relation',
+  'GET /api/relations',
+  'POST /api/entitiesQuery/find',
+  'POST /api/alarmsQuery/find',
   'POST /api/auth/login',
   'POST /api/auth/token',
   'GET /api/auth/user',

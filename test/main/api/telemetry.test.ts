@@ -406,14 +406,14 @@ describe('telemetry and attributes', () => {
     );
   });
 
-  it('refuses entity types other than DEVICE with 400', async () => {
+  it('refuses unknown entity types with 400 and entities that do not exist with 404', async () => {
     const { p, token } = await newDevice();
     const id = crypto.randomUUID();
     await expectTbError(
-      await p.http(`/api/plugins/telemetry/ASSET/${id}/values/timeseries`, { token }),
+      await p.http(`/api/plugins/telemetry/GADGET/${id}/values/timeseries`, { token }),
       400,
-      30,
-      "'ASSET'",
+      31,
+      "'GADGET'",
     );
     await expectTbError(
       await p.http(`/api/plugins/telemetry/CUSTOMER/${id}/timeseries/ANY`, {
@@ -421,9 +421,9 @@ describe('telemetry and attributes', () => {
         token,
         json: { a: 1 },
       }),
-      400,
-      30,
-      "'CUSTOMER'",
+      404,
+      32,
+      'Customer with id',
     );
     await expectTbError(
       await p.http(`/api/plugins/telemetry/ASSET/${id}/SERVER_SCOPE`, {
@@ -431,9 +431,9 @@ describe('telemetry and attributes', () => {
         token,
         json: { a: 1 },
       }),
-      400,
-      30,
-      "'ASSET'",
+      404,
+      32,
+      'Asset with id',
     );
     await expectTbError(
       await p.http(`/api/plugins/telemetry/DEVICE/${id}/values/timeseries`, { token }),
