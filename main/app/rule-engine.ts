@@ -2,6 +2,7 @@ import type { PlatformConfig } from '../config.ts';
 import { EdgeQueue } from '../edge/edge-queue.ts';
 import type { Services } from '../platform/services.ts';
 import { seedRootRuleChain } from '../rule-engine/default-root-chain.ts';
+import { subscribeEntityMessages } from '../rule-engine/entity-messages.ts';
 import { createNodeRegistry } from '../rule-engine/node-registry.ts';
 import { RuleChainService } from '../rule-engine/rule-chain-service.ts';
 import type { RuleEngine } from '../rule-engine/rule-engine.ts';
@@ -37,5 +38,13 @@ export async function setupRuleEngine(
     },
   });
   life.onStop(() => engine.stop());
+  // Users' alarm and relation changes reach the rule engine as messages (push to edge among others).
+  life.onStop(
+    subscribeEntityMessages(
+      ctx.events,
+      (id) => services.users.findRow(id),
+      (msg) => engine.submit(msg),
+    ),
+  );
   return { ruleChains, engine, edgeQueue };
 }

@@ -20,6 +20,13 @@ const RELATIONS: Record<string, string> = {
   ALARM: 'Alarm',
   ALARM_ACK: 'Alarm Acknowledged',
   ALARM_CLEAR: 'Alarm Cleared',
+  ALARM_CREATED: 'Alarm Created',
+  ALARM_UPDATED: 'Alarm Updated',
+  ALARM_SEVERITY_UPDATED: 'Alarm Severity Updated',
+  ALARM_ASSIGNED: 'Alarm Assigned',
+  ALARM_UNASSIGNED: 'Alarm Unassigned',
+  RELATION_ADD_OR_UPDATE: 'Relation Added or Updated',
+  RELATION_DELETED: 'Relation Deleted',
 };
 
 export const msgTypeSwitchNode: NodeDefinition = {

@@ -4,8 +4,25 @@ import type { TbMsg } from '../../platform/tb-msg.ts';
 
 const SCOPES = ['SERVER_SCOPE', 'CLIENT_SCOPE', 'SHARED_SCOPE'];
 
+/**
+ * An edge event of a message. type and entityId default to the originator's; alarm and relation events
+ * name their own (type ALARM with the alarm's id, as ThingsBoard; RELATION).
+ */
+export interface EdgeEventOf {
+  action: string;
+  body: unknown;
+  type?: string;
+  entityId?: string;
+}
+
+/** The alarm's own id in an alarm message's data, else the originator's (a message fed by hand). */
+function alarmEvent(msg: TbMsg, action: string): EdgeEventOf {
+  const id = (msg.data as { id?: { id?: unknown } } | null)?.id?.id;
+  return { action, body: msg.data, type: 'ALARM', entityId: typeof id === 'string' ? id : msg.originator.id };
+}
+
 /** The edge event action and body of a message, per ThingsBoard's mapping; null for unsupported types. */
-export function toEdgeEvent(msg: TbMsg, configScope: string): { action: string; body: unknown } | null {
+export function toEdgeEvent(msg: TbMsg, configScope: string): EdgeEventOf | null {
   const metaTs = Number(msg.metadata.ts);
   const ts = msg.metadata.ts !== undefined && Number.isFinite(metaTs) ? metaTs : msg.ts;
   const scope = msg.metadata.scope ? msg.metadata.scope : configScope;
@@ -34,18 +51,24 @@ export function toEdgeEvent(msg: TbMsg, configScope: string): { action: string; 
         ? { action: 'ATTRIBUTES_UPDATED', body: { kv: msg.data, ts, scope } }
         : { action: 'TIMESERIES_UPDATED', body: { data: msg.data, ts } };
     case 'ALARM':
-      return {
-        action:
-          msg.metadata.isNewAlarm === 'true'
-            ? 'ADDED'
-            : msg.metadata.isClearedAlarm === 'true'
-              ? 'ALARM_CLEAR'
-              : 'UPDATED',
-        body: msg.data,
-      };
+    case 'ALARM_CREATED':
+    case 'ALARM_UPDATED':
+    case 'ALARM_SEVERITY_UPDATED':
+      return alarmEvent(
+        msg,
+        msg.metadata.isNewAlarm === 'true'
+          ? 'ADDED'
+          : msg.metadata.isClearedAlarm === 'true'
+            ? 'ALARM_CLEAR'
+            : 'UPDATED',
+      );
     case 'ALARM_ACK':
     case 'ALARM_CLEAR':
-      return { action: msg.type, body: msg.data };
+      return alarmEvent(msg, msg.type);
+    case 'RELATION_ADD_OR_UPDATE':
+    case 'RELATION_DELETED':
+      // Sandboard's own: ThingsBoard syncs relations to edges outside the rule engine.
+      return { action: msg.type, body: msg.data, type: 'RELATION' };
     case 'TO_SERVER_RPC_REQUEST':
       // ThingsBoard throws here; Sandboard keeps it as an RPC event for the edge.
       return { action: 'RPC_CALL', body: { data: msg.data, requestId: msg.metadata.requestId ?? null, ts } };
@@ -88,9 +111,9 @@ export const pushToEdgeNode: NodeDefinition = {
         await env.edgeQueue.enqueueDurable(
           edgeIds.map((edgeId) => ({
             edgeId,
-            type: msg.originator.entityType,
+            type: event.type ?? msg.originator.entityType,
             action: event.action,
-            entityId: msg.originator.id,
+            entityId: event.entityId ?? msg.originator.id,
             body: event.body,
           })),
         );

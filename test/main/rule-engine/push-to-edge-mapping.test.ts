@@ -8,6 +8,7 @@ import {
 import type { TbMsg } from '../../../main/platform/tb-msg.ts';
 
 const MSG_TS = 1_700_000_000_123;
+const ALARM_ID = '00000000-0000-4000-8000-0000000000a1';
 
 function msg(type: MsgType, data: unknown, metadata: Record<string, string> = {}): TbMsg {
   return {
@@ -20,7 +21,7 @@ function msg(type: MsgType, data: unknown, metadata: Record<string, string> = {}
   };
 }
 
-/** The message types the spec lists as accepted by the push to edge node. */
+/** The message types the spec lists as accepted by the push to edge node, ThingsBoard 4.x's alarm types, and relation changes. */
 const SUPPORTED: MsgType[] = [
   'POST_TELEMETRY_REQUEST',
   'POST_ATTRIBUTES_REQUEST',
@@ -30,6 +31,11 @@ const SUPPORTED: MsgType[] = [
   'ALARM',
   'ALARM_ACK',
   'ALARM_CLEAR',
+  'ALARM_CREATED',
+  'ALARM_UPDATED',
+  'ALARM_SEVERITY_UPDATED',
+  'RELATION_ADD_OR_UPDATE',
+  'RELATION_DELETED',
   'CONNECT_EVENT',
   'DISCONNECT_EVENT',
   'ACTIVITY_EVENT',
@@ -120,26 +126,54 @@ describe('push to edge: message to edge event mapping', () => {
     },
   );
 
-  it('maps ALARM to ADDED, ALARM_CLEAR or UPDATED from isNewAlarm / isClearedAlarm', () => {
-    const alarm = { type: 'High Temperature', severity: 'CRITICAL', status: 'ACTIVE_UNACK' };
-    const map = (metadata: Record<string, string>) =>
-      toEdgeEvent(msg('ALARM', alarm, metadata), 'SERVER_SCOPE');
-    expect(map({ isNewAlarm: 'true' })).toEqual({ action: 'ADDED', body: alarm });
-    expect(map({ isClearedAlarm: 'true' })).toEqual({ action: 'ALARM_CLEAR', body: alarm });
-    expect(map({ isNewAlarm: 'false', isClearedAlarm: 'false' })).toEqual({ action: 'UPDATED', body: alarm });
-    expect(map({})).toEqual({ action: 'UPDATED', body: alarm });
+  it('maps ALARM (and ALARM_CREATED / UPDATED / SEVERITY_UPDATED) to ADDED, ALARM_CLEAR or UPDATED of the alarm', () => {
+    const alarm = {
+      id: { entityType: 'ALARM', id: ALARM_ID },
+      type: 'High Temperature',
+      severity: 'CRITICAL',
+    };
+    const map = (metadata: Record<string, string>, type: MsgType = 'ALARM') =>
+      toEdgeEvent(msg(type, alarm, metadata), 'SERVER_SCOPE');
+    const event = (action: string) => ({ action, body: alarm, type: 'ALARM', entityId: ALARM_ID });
+    expect(map({ isNewAlarm: 'true' })).toEqual(event('ADDED'));
+    expect(map({ isClearedAlarm: 'true' })).toEqual(event('ALARM_CLEAR'));
+    expect(map({ isNewAlarm: 'false', isClearedAlarm: 'false' })).toEqual(event('UPDATED'));
+    expect(map({})).toEqual(event('UPDATED'));
+    expect(map({ isNewAlarm: 'true' }, 'ALARM_CREATED')).toEqual(event('ADDED'));
+    expect(map({ isExistingAlarm: 'true' }, 'ALARM_UPDATED')).toEqual(event('UPDATED'));
+    expect(map({ isSeverityUpdated: 'true' }, 'ALARM_SEVERITY_UPDATED')).toEqual(event('UPDATED'));
+    // an alarm fed by hand without an id: the originator's id stands in
+    expect(toEdgeEvent(msg('ALARM', { type: 'x' }, { isNewAlarm: 'true' }), 'SERVER_SCOPE')).toMatchObject({
+      type: 'ALARM',
+      entityId: '00000000-0000-4000-8000-00000000000d',
+    });
   });
 
   it('maps ALARM_ACK and ALARM_CLEAR to actions of the same name with the alarm as body', () => {
-    const alarm = { type: 'Door open', status: 'ACTIVE_ACK' };
-    expect(toEdgeEvent(msg('ALARM_ACK', alarm), 'SERVER_SCOPE')).toEqual({
-      action: 'ALARM_ACK',
-      body: alarm,
-    });
-    expect(toEdgeEvent(msg('ALARM_CLEAR', alarm), 'SERVER_SCOPE')).toEqual({
-      action: 'ALARM_CLEAR',
-      body: alarm,
-    });
+    const alarm = { id: { entityType: 'ALARM', id: ALARM_ID }, type: 'Door open', status: 'ACTIVE_ACK' };
+    for (const type of ['ALARM_ACK', 'ALARM_CLEAR'] as const) {
+      expect(toEdgeEvent(msg(type, alarm), 'SERVER_SCOPE')).toEqual({
+        action: type,
+        body: alarm,
+        type: 'ALARM',
+        entityId: ALARM_ID,
+      });
+    }
+  });
+
+  it('maps relation changes to RELATION events (Sandboard’s own: ThingsBoard syncs them outside the rule engine)', () => {
+    const relation = {
+      from: { entityType: 'ASSET', id: 'a' },
+      to: { entityType: 'DEVICE', id: 'd' },
+      type: 'Contains',
+    };
+    for (const type of ['RELATION_ADD_OR_UPDATE', 'RELATION_DELETED'] as const) {
+      expect(toEdgeEvent(msg(type, relation), 'SERVER_SCOPE')).toEqual({
+        action: type,
+        body: relation,
+        type: 'RELATION',
+      });
+    }
   });
 
   it('keeps TO_SERVER_RPC_REQUEST as an RPC event with the request id (ThingsBoard throws here)', () => {
@@ -157,7 +191,7 @@ describe('push to edge: message to edge event mapping', () => {
     });
   });
 
-  it('accepts exactly the spec list of message types and refuses the others', () => {
+  it('accepts exactly those message types and refuses the others', () => {
     for (const type of MSG_TYPES) {
       const event = toEdgeEvent(msg(type, { k: 1 }), 'SERVER_SCOPE');
       if (SUPPORTED.includes(type)) expect(event, type).not.toBeNull();
