@@ -6,6 +6,8 @@
  * nothing; a wrong or missing token closes the socket with 4401. Cookies are never read.
  */
 import { Type, type Static } from 'typebox';
+import { ALARM_CHANGE_KINDS, AlarmInfo } from './schemas/alarms.ts';
+import { StringEnum } from './schemas/common.ts';
 import { PlatformStats } from './schemas/sandboard.ts';
 import { AttributeScope } from './schemas/telemetry.ts';
 
@@ -58,6 +60,8 @@ export const WsServerMessage = Type.Union([
     deviceId: Type.String(),
     change: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('deleted')]),
   }),
+  /** an alarm the user may see changed (every connection gets these, no subscription needed) */
+  Type.Object({ type: Type.Literal('alarm'), kind: StringEnum(ALARM_CHANGE_KINDS), alarm: AlarmInfo }),
   Type.Object({ type: Type.Literal('subscribed'), deviceId: Type.String() }),
   /** messages were dropped (the client was too slow): refetch what is shown */
   Type.Object({ type: Type.Literal('resync') }),

@@ -265,6 +265,11 @@ class LiveHub {
         for (const c of this.connections)
           if (c.principal && e.userIds.includes(c.principal.userId)) c.tick(false, true);
       },
+      alarm: (e) => {
+        const message: WsServerMessage = { type: 'alarm', kind: e.kind, alarm: e.alarm };
+        const customerId = e.alarm.customerId?.id ?? null;
+        for (const c of this.connections) if (c.maySee(customerId)) c.send(message);
+      },
       deviceDeleted: (e) => {
         const message: WsServerMessage = { type: 'device', deviceId: e.deviceId, change: 'deleted' };
         const followers = this.byDevice.get(e.deviceId) ?? new Set();
@@ -341,8 +346,9 @@ function originAllowed(origin: string | undefined, host: string | undefined, all
 
 /**
  * The live WebSocket: telemetry and attribute changes of the devices a connection subscribes to (and
- * may see), device list changes, and the overview's counters. Authenticated by a JWT in the first
- * message, never by a cookie nor the URL (URLs end up in logs and histories).
+ * may see), device list changes, alarm changes the user may see, and the overview's counters.
+ * Authenticated by a JWT in the first message, never by a cookie nor the URL (URLs end up in logs and
+ * histories).
  */
 export async function registerWsRoutes(
   app: FastifyInstance,

@@ -85,6 +85,47 @@ describe('live WebSocket /api/ws', () => {
     client.ws.close();
   });
 
+  it('pushes alarm changes to those who may see them, without a subscription', async () => {
+    const p = withLoginPair(await startTestPlatform());
+    const token = await p.login();
+    const tenantDevice = await createDevice(p, token, { name: 'tenant alarmed' });
+    const customerToken = await p.login(CUSTOMER.username, CUSTOMER.password);
+    const me = (await (await p.http('/api/auth/user', { token: customerToken })).json()) as {
+      customerId: { entityType: string; id: string };
+    };
+    const customerDevice = await createDevice(p, token, {
+      name: 'customer alarmed',
+      customerId: me.customerId,
+    });
+    const admin = await connect(p, token);
+    const customer = await connect(p, customerToken);
+
+    const raise = async (deviceId: string, type: string) => {
+      const res = await p.http('/api/alarm', {
+        method: 'POST',
+        token,
+        json: { type, severity: 'MAJOR', originator: { entityType: 'DEVICE', id: deviceId } },
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { id: { id: string } }).id.id;
+    };
+    const tenantAlarm = await raise(tenantDevice.id.id, 'Tenant only');
+    const created = await admin.next('alarm', (m) => m.alarm.id.id === tenantAlarm);
+    expect(created).toMatchObject({
+      kind: 'CREATED',
+      alarm: { type: 'Tenant only', status: 'ACTIVE_UNACK' },
+    });
+    expect(created.alarm.originatorName).toBe('tenant alarmed');
+    const customerAlarm = await raise(customerDevice.id.id, 'Shared');
+    const seen = await customer.next('alarm');
+    // the first alarm the customer hears of is its own: the tenant's, raised before, was never sent to it
+    expect(seen.alarm.id.id).toBe(customerAlarm);
+    await p.http(`/api/alarm/${customerAlarm}/ack`, { method: 'POST', token });
+    expect((await customer.next('alarm')).kind).toBe('ACK');
+    admin.ws.close();
+    customer.ws.close();
+  });
+
   it('closes the socket once the session is logged out', async () => {
     const p = withLoginPair(await startTestPlatform());
     const token = await p.login();
