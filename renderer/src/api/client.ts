@@ -332,48 +332,73 @@ export class ApiClient {
     return this.request('POST', `/api/device/${enc(deviceId)}/credentials`, { body });
   }
 
-  // --- attributes and telemetry -----------------------------------------------------------------
+  // --- attributes and telemetry (of a device unless entityType says otherwise) ------------------
 
-  attributes(deviceId: string, scope: AttributeScope): Promise<AttributeData[]> {
-    return this.request('GET', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/values/attributes/${scope}`);
+  attributes(deviceId: string, scope: AttributeScope, entityType = 'DEVICE'): Promise<AttributeData[]> {
+    return this.request(
+      'GET',
+      `/api/plugins/telemetry/${enc(entityType)}/${enc(deviceId)}/values/attributes/${scope}`,
+    );
   }
 
-  saveAttributes(deviceId: string, scope: AttributeScope, values: Record<string, unknown>): Promise<void> {
-    return this.request('POST', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/attributes/${scope}`, {
-      body: values,
-    });
+  saveAttributes(
+    deviceId: string,
+    scope: AttributeScope,
+    values: Record<string, unknown>,
+    entityType = 'DEVICE',
+  ): Promise<void> {
+    return this.request(
+      'POST',
+      `/api/plugins/telemetry/${enc(entityType)}/${enc(deviceId)}/attributes/${scope}`,
+      {
+        body: values,
+      },
+    );
   }
 
-  deleteAttributes(deviceId: string, scope: AttributeScope, keys: string[]): Promise<void> {
-    return this.request('DELETE', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/${scope}`, {
+  deleteAttributes(
+    deviceId: string,
+    scope: AttributeScope,
+    keys: string[],
+    entityType = 'DEVICE',
+  ): Promise<void> {
+    return this.request('DELETE', `/api/plugins/telemetry/${enc(entityType)}/${enc(deviceId)}/${scope}`, {
       query: { keys: keys.join(',') },
     });
   }
 
-  timeseriesKeys(deviceId: string): Promise<string[]> {
-    return this.request('GET', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/keys/timeseries`);
+  timeseriesKeys(deviceId: string, entityType = 'DEVICE'): Promise<string[]> {
+    return this.request('GET', `/api/plugins/telemetry/${enc(entityType)}/${enc(deviceId)}/keys/timeseries`);
   }
 
   /** The latest value of every key, with JSON types kept. */
-  latestTelemetry(deviceId: string): Promise<TimeseriesData> {
-    return this.request('GET', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/values/timeseries`, {
-      query: { useStrictDataTypes: true },
-    });
+  latestTelemetry(deviceId: string, entityType = 'DEVICE'): Promise<TimeseriesData> {
+    return this.request(
+      'GET',
+      `/api/plugins/telemetry/${enc(entityType)}/${enc(deviceId)}/values/timeseries`,
+      {
+        query: { useStrictDataTypes: true },
+      },
+    );
   }
 
-  history(deviceId: string, q: HistoryQuery): Promise<TimeseriesData> {
-    return this.request('GET', `/api/plugins/telemetry/DEVICE/${enc(deviceId)}/values/timeseries`, {
-      query: {
-        keys: q.keys.join(','),
-        startTs: q.startTs,
-        endTs: q.endTs,
-        limit: q.limit,
-        agg: q.agg,
-        interval: q.interval,
-        orderBy: q.orderBy,
-        useStrictDataTypes: true,
+  history(deviceId: string, q: HistoryQuery, entityType = 'DEVICE'): Promise<TimeseriesData> {
+    return this.request(
+      'GET',
+      `/api/plugins/telemetry/${enc(entityType)}/${enc(deviceId)}/values/timeseries`,
+      {
+        query: {
+          keys: q.keys.join(','),
+          startTs: q.startTs,
+          endTs: q.endTs,
+          limit: q.limit,
+          agg: q.agg,
+          interval: q.interval,
+          orderBy: q.orderBy,
+          useStrictDataTypes: true,
+        },
       },
-    });
+    );
   }
 
   // --- rule chains ------------------------------------------------------------------------------

@@ -113,29 +113,31 @@ export function useDeviceCredentials(id: string) {
   });
 }
 
-export function useAttributes(id: string, scope: AttributeScope) {
+export function useAttributes(id: string, scope: AttributeScope, entityType = 'DEVICE') {
   const client = useApi();
   return useQuery({
     queryKey: queryKeys.attributes(id, scope),
-    queryFn: () => client.attributes(id, scope),
+    queryFn: () => client.attributes(id, scope, entityType),
     staleTime: Infinity,
   });
 }
 
-export function useTimeseriesKeys(id: string) {
+export function useTimeseriesKeys(id: string, entityType = 'DEVICE') {
   const client = useApi();
   return useQuery({
     queryKey: queryKeys.timeseriesKeys(id),
-    queryFn: () => client.timeseriesKeys(id),
+    queryFn: () => client.timeseriesKeys(id, entityType),
     staleTime: Infinity,
   });
 }
 
-export function useLatestTelemetry(id: string) {
+export function useLatestTelemetry(id: string, entityType = 'DEVICE') {
   const client = useApi();
   return useQuery({
     queryKey: queryKeys.latestTelemetry(id),
-    queryFn: () => client.latestTelemetry(id),
+    queryFn: () => client.latestTelemetry(id, entityType),
+    // the WebSocket follows devices; other entities' latest values are fetched again now and then
+    refetchInterval: entityType === 'DEVICE' ? false : 5_000,
     staleTime: Infinity,
   });
 }
@@ -148,7 +150,7 @@ function ascending(data: TimeseriesData): TimeseriesData {
 }
 
 /** History of keys over the last `rangeMs`: raw points for short ranges, averages for long ones. */
-export function useHistory(id: string, window: HistoryWindow) {
+export function useHistory(id: string, window: HistoryWindow, entityType = 'DEVICE') {
   const client = useApi();
   return useQuery({
     queryKey: queryKeys.history(id, window),
@@ -156,19 +158,23 @@ export function useHistory(id: string, window: HistoryWindow) {
       const endTs = Date.now();
       const startTs = endTs - window.rangeMs;
       const raw = window.rangeMs <= RAW_HISTORY_MAX_RANGE_MS;
-      const data = await client.history(id, {
-        keys: window.keys,
-        startTs,
-        endTs,
-        ...(raw
-          ? { limit: RAW_HISTORY_LIMIT, orderBy: 'DESC' as const }
-          : {
-              agg: 'AVG' as const,
-              interval: Math.max(1000, Math.floor(window.rangeMs / AGGREGATED_BUCKETS)),
-              limit: AGGREGATED_BUCKETS + 2,
-              orderBy: 'ASC' as const,
-            }),
-      });
+      const data = await client.history(
+        id,
+        {
+          keys: window.keys,
+          startTs,
+          endTs,
+          ...(raw
+            ? { limit: RAW_HISTORY_LIMIT, orderBy: 'DESC' as const }
+            : {
+                agg: 'AVG' as const,
+                interval: Math.max(1000, Math.floor(window.rangeMs / AGGREGATED_BUCKETS)),
+                limit: AGGREGATED_BUCKETS + 2,
+                orderBy: 'ASC' as const,
+              }),
+        },
+        entityType,
+      );
       return ascending(data);
     },
     enabled: window.keys.length > 0,
@@ -360,20 +366,21 @@ export function useSaveCredentials(deviceId: string) {
   });
 }
 
-export function useSaveAttributes(deviceId: string, scope: AttributeScope) {
+export function useSaveAttributes(deviceId: string, scope: AttributeScope, entityType = 'DEVICE') {
   const client = useApi();
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (values: Record<string, unknown>) => client.saveAttributes(deviceId, scope, values),
+    mutationFn: (values: Record<string, unknown>) =>
+      client.saveAttributes(deviceId, scope, values, entityType),
     onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.attributes(deviceId, scope) }),
   });
 }
 
-export function useDeleteAttribute(deviceId: string, scope: AttributeScope) {
+export function useDeleteAttribute(deviceId: string, scope: AttributeScope, entityType = 'DEVICE') {
   const client = useApi();
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (key: string) => client.deleteAttributes(deviceId, scope, [key]),
+    mutationFn: (key: string) => client.deleteAttributes(deviceId, scope, [key], entityType),
     onSuccess: () => qc.invalidateQueries({ queryKey: queryKeys.attributes(deviceId, scope) }),
   });
 }

@@ -1,4 +1,6 @@
 import type { AttributeScope, DevicePageQuery, EdgeEventQuery, EdgePageQuery } from './client.ts';
+import type { AlarmPageQuery, AssetPageQuery, EntityRef } from './entities-api.ts';
+import type { SearchDirection } from '../../../shared/schemas/relations.ts';
 
 /** A chart's time window: the last N milliseconds, sliding with the clock. */
 export interface HistoryWindow {
@@ -44,4 +46,21 @@ export const queryKeys = {
   edgeSecret: (edgeId: string) => ['edgeSecret', edgeId] as const,
   edgeSimulators: ['edgeSimulators'] as const,
   edgeSimulator: (id: string) => ['edgeSimulator', id] as const,
+};
+
+/** Keys of assets, relations and alarms (entities-hooks.ts). */
+export const entityKeys = {
+  assetsAll: ['assets'] as const,
+  assets: (query: AssetPageQuery, customerId: string | undefined) =>
+    ['assets', customerId ?? '', query] as const,
+  asset: (id: string) => ['asset', id] as const,
+  assetProfiles: ['assetProfiles'] as const,
+  relationsAll: ['relations'] as const,
+  relations: (entity: EntityRef, direction: SearchDirection) => ['relations', entity.id, direction] as const,
+  /** every alarm query: lists, counts, types (refetched when the WebSocket tells of a change) */
+  alarmsAll: ['alarms'] as const,
+  alarms: (query: AlarmPageQuery) => ['alarms', 'page', query] as const,
+  alarmCount: ['alarms', 'activeCount'] as const,
+  alarmTypes: ['alarms', 'types'] as const,
+  entityOptions: (entityType: string, search: string) => ['entityOptions', entityType, search] as const,
 };

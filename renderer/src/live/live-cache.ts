@@ -2,7 +2,7 @@ import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import type { WsServerMessage, WsServerMessageOf } from '../../../shared/ws-messages.ts';
 import type { AttributeData, TimeseriesData } from '../api/client.ts';
 import { RAW_HISTORY_MAX_RANGE_MS } from '../api/hooks.ts';
-import { queryKeys, type HistoryWindow } from '../api/query-keys.ts';
+import { entityKeys, queryKeys, type HistoryWindow } from '../api/query-keys.ts';
 import type { StatsHistory } from './stats-history.ts';
 
 /** Aggregated charts are refetched at most this often while data flows. */
@@ -11,6 +11,8 @@ const AGGREGATED_REFETCH_MS = 5_000;
 const TELEMETRY_BATCH_MS = 200;
 /** Device lists are refetched at most this often while devices are being created (a gateway, a simulator). */
 const DEVICE_LIST_REFETCH_MS = 1_000;
+/** Alarm lists and counts are refetched at most this often while alarms change (a rule raising many). */
+const ALARM_REFETCH_MS = 500;
 
 type TsPoint = { ts: number; value: unknown };
 
@@ -35,6 +37,8 @@ export class LiveCache {
   private telemetryTimer: ReturnType<typeof setTimeout> | null = null;
   private deviceListTimer: ReturnType<typeof setTimeout> | null = null;
   private lastDeviceListRefetch = 0;
+  private alarmTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastAlarmRefetch = 0;
 
   constructor(qc: QueryClient, history: StatsHistory) {
     this.qc = qc;
@@ -61,6 +65,9 @@ export class LiveCache {
         this.refetchDeviceLists();
         if (message.change !== 'created')
           void this.qc.invalidateQueries({ queryKey: queryKeys.device(message.deviceId) });
+        return;
+      case 'alarm':
+        this.refetchAlarms();
         return;
       case 'subscribed':
         // whatever changed between the first fetch and the subscription would be missed: fetch again
@@ -94,6 +101,16 @@ export class LiveCache {
       this.deviceListTimer = null;
       this.lastDeviceListRefetch = Date.now();
       void this.qc.invalidateQueries({ queryKey: queryKeys.devicesAll });
+    }, wait);
+  }
+
+  private refetchAlarms(): void {
+    if (this.alarmTimer) return;
+    const wait = Math.max(50, this.lastAlarmRefetch + ALARM_REFETCH_MS - Date.now());
+    this.alarmTimer = setTimeout(() => {
+      this.alarmTimer = null;
+      this.lastAlarmRefetch = Date.now();
+      void this.qc.invalidateQueries({ queryKey: entityKeys.alarmsAll });
     }, wait);
   }
 

@@ -17,7 +17,7 @@ import { PageReady } from '../components/page-ready.tsx';
 import { Link, navigate, usePath } from '../router.tsx';
 import { LiveStatusBadge } from './live-status-badge.tsx';
 import { DEFAULT_PATH, PAGES, matchPage } from './page-catalog.ts';
-import { PAGE_COMPONENTS } from './page-components.ts';
+import { PAGE_BADGES, PAGE_COMPONENTS } from './page-components.ts';
 import { ThemeToggle } from './theme-toggle.tsx';
 import { UserMenu } from './user-menu.tsx';
 
@@ -35,6 +35,11 @@ function NotFoundPage({ path }: { path: string }) {
       </Text>
     </>
   );
+}
+
+function badge(id: keyof typeof PAGE_BADGES) {
+  const Badge = PAGE_BADGES[id];
+  return Badge ? <Badge /> : undefined;
 }
 
 /** The logged-in app: header, navigation, and the current page. */
@@ -83,6 +88,7 @@ export default function AppShellLayout() {
               component={Link}
               to={p.path}
               label={p.label}
+              rightSection={badge(p.id)}
               active={activeNav === p.id}
               aria-current={activeNav === p.id ? 'page' : undefined}
               data-testid={`nav-${p.id}`}

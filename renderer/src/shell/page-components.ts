@@ -1,4 +1,5 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { AlarmCountBadge } from './alarm-count-badge.tsx';
 import type { PageId, PageParams } from './page-catalog.ts';
 
 // Each page is its own chunk, loaded when first opened.
@@ -8,6 +9,9 @@ export const PAGE_COMPONENTS: Record<PageId, LazyExoticComponent<ComponentType<{
   device: lazy(() => import('../pages/devices/device-detail-page.tsx')),
   'device-profiles': lazy(() => import('../pages/device-profiles/device-profiles-page.tsx')),
   'device-profile': lazy(() => import('../pages/device-profiles/device-profile-detail-page.tsx')),
+  assets: lazy(() => import('../pages/assets/assets-page.tsx')),
+  asset: lazy(() => import('../pages/assets/asset-detail-page.tsx')),
+  alarms: lazy(() => import('../pages/alarms/alarms-page.tsx')),
   gateways: lazy(() => import('../pages/gateways-page.tsx')),
   simulation: lazy(() => import('../pages/simulation/simulation-detail-page.tsx')),
   'rest-connector': lazy(() => import('../pages/rest-connector/rest-connector-page.tsx')),
@@ -17,4 +21,9 @@ export const PAGE_COMPONENTS: Record<PageId, LazyExoticComponent<ComponentType<{
   security: lazy(() => import('../pages/security/security-page.tsx')),
   'api-explorer': lazy(() => import('../pages/api-explorer-page.tsx')),
   settings: lazy(() => import('../pages/settings-page.tsx')),
+};
+
+/** What a navigation entry shows beside its label (a live count). */
+export const PAGE_BADGES: Partial<Record<PageId, ComponentType>> = {
+  alarms: AlarmCountBadge,
 };

@@ -30,16 +30,18 @@ const SCOPES: { scope: AttributeScope; label: string; note: string; editable: bo
 /** Adds or overwrites one attribute; values are JSON when they parse as JSON, else text. */
 function AttributeEditor({
   deviceId,
+  entityType,
   scope,
   draft,
   onDraft,
 }: {
   deviceId: string;
+  entityType: string;
   scope: AttributeScope;
   draft: { key: string; value: string };
   onDraft: (draft: { key: string; value: string }) => void;
 }) {
-  const save = useSaveAttributes(deviceId, scope);
+  const save = useSaveAttributes(deviceId, scope, entityType);
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     const key = draft.key.trim();
@@ -82,15 +84,17 @@ function AttributeEditor({
 
 function AttributesOfScope({
   deviceId,
+  entityType,
   scope,
   editable,
 }: {
   deviceId: string;
+  entityType: string;
   scope: AttributeScope;
   editable: boolean;
 }) {
-  const attributes = useAttributes(deviceId, scope);
-  const remove = useDeleteAttribute(deviceId, scope);
+  const attributes = useAttributes(deviceId, scope, entityType);
+  const remove = useDeleteAttribute(deviceId, scope, entityType);
   const [draft, setDraft] = useState({ key: '', value: '' });
   const [deleting, setDeleting] = useState<string | null>(null);
   const rows = attributes.data ?? [];
@@ -158,7 +162,15 @@ function AttributesOfScope({
           </Table>
         </Table.ScrollContainer>
       )}
-      {editable && <AttributeEditor deviceId={deviceId} scope={scope} draft={draft} onDraft={setDraft} />}
+      {editable && (
+        <AttributeEditor
+          deviceId={deviceId}
+          entityType={entityType}
+          scope={scope}
+          draft={draft}
+          onDraft={setDraft}
+        />
+      )}
       <ConfirmModal
         opened={deleting !== null}
         title="Delete attribute"
@@ -177,26 +189,51 @@ function AttributesOfScope({
   );
 }
 
-/** Attributes by scope: client (read-only), shared and server (editable). Updated live. */
-export function DeviceAttributesCard({ deviceId }: { deviceId: string }) {
+/**
+ * Attributes by scope: client (read-only), shared and server (editable); updated live. Another entity
+ * than a device (an asset) has server attributes only, as in ThingsBoard.
+ */
+export function DeviceAttributesCard({
+  deviceId,
+  entityType = 'DEVICE',
+}: {
+  deviceId: string;
+  entityType?: string;
+}) {
+  const scopes =
+    entityType === 'DEVICE'
+      ? SCOPES
+      : [
+          {
+            scope: 'SERVER_SCOPE' as const,
+            label: 'Server',
+            note: 'Set here, kept on the server.',
+            editable: true,
+          },
+        ];
   return (
     <Card withBorder radius="md" p="md">
       <Stack gap="xs">
         <Title order={4}>Attributes</Title>
-        <Tabs defaultValue="SHARED_SCOPE">
+        <Tabs defaultValue={scopes.length > 1 ? 'SHARED_SCOPE' : 'SERVER_SCOPE'}>
           <Tabs.List>
-            {SCOPES.map((s) => (
+            {scopes.map((s) => (
               <Tabs.Tab key={s.scope} value={s.scope}>
                 {s.label}
               </Tabs.Tab>
             ))}
           </Tabs.List>
-          {SCOPES.map((s) => (
+          {scopes.map((s) => (
             <Tabs.Panel key={s.scope} value={s.scope} pt="sm">
               <Text size="xs" c="dimmed" mb="xs">
                 {s.note}
               </Text>
-              <AttributesOfScope deviceId={deviceId} scope={s.scope} editable={s.editable} />
+              <AttributesOfScope
+                deviceId={deviceId}
+                entityType={entityType}
+                scope={s.scope}
+                editable={s.editable}
+              />
             </Tabs.Panel>
           ))}
         </Tabs>

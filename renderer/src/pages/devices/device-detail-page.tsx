@@ -18,6 +18,8 @@ import { LatestTelemetryCard } from './latest-telemetry-card.tsx';
 import { RateLimitCard } from './rate-limit-card.tsx';
 import { RpcConsoleCard } from './rpc-console-card.tsx';
 import { TelemetryChartCard } from './telemetry-chart-card.tsx';
+import { EntityAlarmsCard } from '../alarms/entity-alarms-card.tsx';
+import { RelationsCard } from '../relations/relations-card.tsx';
 
 export default function DeviceDetailPage({ params }: { params: PageParams }) {
   const id = params.id!;
@@ -101,6 +103,8 @@ export default function DeviceDetailPage({ params }: { params: PageParams }) {
         <LatestTelemetryCard deviceId={id} />
         <DeviceAttributesCard deviceId={id} />
       </SimpleGrid>
+      <EntityAlarmsCard entity={{ entityType: 'DEVICE', id }} />
+      <RelationsCard entity={{ entityType: 'DEVICE', id }} canEdit />
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <RpcConsoleCard deviceId={id} />
         <DeviceClaimCard device={d} />

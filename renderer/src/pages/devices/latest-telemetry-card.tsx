@@ -3,9 +3,15 @@ import { useLatestTelemetry } from '../../api/hooks.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatDateTime, formatValue } from '../../components/format.ts';
 
-/** The newest value of every time series key; updated live. */
-export function LatestTelemetryCard({ deviceId }: { deviceId: string }) {
-  const latest = useLatestTelemetry(deviceId);
+/** The newest value of every time series key; updated live (a device's). */
+export function LatestTelemetryCard({
+  deviceId,
+  entityType = 'DEVICE',
+}: {
+  deviceId: string;
+  entityType?: string;
+}) {
+  const latest = useLatestTelemetry(deviceId, entityType);
   const rows = Object.entries(latest.data ?? {})
     .map(([key, points]) => ({ key, point: points[0] }))
     .filter((r) => r.point !== undefined)
@@ -18,7 +24,13 @@ export function LatestTelemetryCard({ deviceId }: { deviceId: string }) {
         {!latest.data && !latest.error && <Skeleton h={60} />}
         {latest.data && rows.length === 0 && (
           <Text size="sm" c="dimmed">
-            No telemetry yet. Send some with one of the commands above.
+            {entityType === 'DEVICE'
+              ? 'No telemetry yet. Send some with one of the commands above.'
+              : 'No telemetry yet: POST it to /api/plugins/telemetry/' +
+                entityType +
+                '/' +
+                deviceId +
+                '/timeseries/ANY.'}
           </Text>
         )}
         {rows.length > 0 && (

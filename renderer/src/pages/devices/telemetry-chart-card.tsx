@@ -57,14 +57,20 @@ function useNow(intervalMs: number): number {
 }
 
 /** A time series chart of chosen keys over a chosen range; new telemetry is drawn as it arrives. */
-export function TelemetryChartCard({ deviceId }: { deviceId: string }) {
+export function TelemetryChartCard({
+  deviceId,
+  entityType = 'DEVICE',
+}: {
+  deviceId: string;
+  entityType?: string;
+}) {
   const colors = useChartColors();
-  const keys = useTimeseriesKeys(deviceId);
+  const keys = useTimeseriesKeys(deviceId, entityType);
   const [chosen, setChosen] = useState<string[] | null>(null);
   const [range, setRange] = useState(RANGES[1]!.value);
   const rangeMs = Number(range);
   const selected = useMemo(() => chosen ?? (keys.data ?? []).slice(0, DEFAULT_KEYS), [chosen, keys.data]);
-  const history = useHistory(deviceId, { keys: selected, rangeMs });
+  const history = useHistory(deviceId, { keys: selected, rangeMs }, entityType);
   const now = useNow(rangeMs <= RAW_HISTORY_MAX_RANGE_MS ? 2_000 : 30_000);
   const { rows, points } = useMemo(() => toRows(history.data, selected), [history.data, selected]);
   const noKeys = keys.data !== undefined && keys.data.length === 0;
