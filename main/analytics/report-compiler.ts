@@ -1,6 +1,6 @@
 /**
  * The report query compiler: a ReportSpec becomes one SQL statement over devices, device_profiles,
- * attributes, ts_key and ts_kv, with the date groupings computed in SQL (UTC shifted by a fixed offset).
+ * attributes, relations and assets (the ASSET dimension), ts_key and ts_kv, with the date groupings computed in SQL (UTC shifted by a fixed offset).
  *
  * Shape of the statement (CTEs):
  *   devs   the selected devices (profiles / device list, customer, filters) with their dimension values
@@ -18,7 +18,11 @@
  * A small statistics query (bounds of the data in range and a density estimate) runs first and picks
  * the plan by estimated cost; both plans return the same rows.
  */
-import type { DateGrouping, MeasureAggregation } from '../../shared/schemas/table-view.ts';
+import {
+  ASSET_FIELD_LEVELS,
+  type DateGrouping,
+  type MeasureAggregation,
+} from '../../shared/schemas/table-view.ts';
 import type { ReportField, ReportSpec } from './report-spec.ts';
 
 export type ReportPlan = 'bucket' | 'scan';
@@ -172,6 +176,18 @@ function fieldSql(f: ReportField, p: Params): string {
       return 'd.name';
     case 'DEVICE_PROFILE':
       return 'COALESCE((SELECT dp.name FROM device_profiles dp WHERE dp.id = d.device_profile_id), d.type)';
+    case 'ASSET': {
+      // the nearest asset above the device (each level up through the relation type), bounded in depth
+      const relation = p.add(f.relationType ?? 'Contains');
+      const type = f.assetType ? ` AND a.type = ${p.add(f.assetType)}` : '';
+      return (
+        `(WITH RECURSIVE up(id, type, lvl) AS (` +
+        `SELECT r.from_id, r.from_type, 1 FROM relations r WHERE r.to_id = d.id AND r.to_type = 'DEVICE' AND r.type_group = 'COMMON' AND r.type = ${relation} ` +
+        `UNION SELECT r.from_id, r.from_type, up.lvl + 1 FROM relations r JOIN up ON r.to_id = up.id AND r.to_type = up.type ` +
+        `WHERE up.lvl < ${int(ASSET_FIELD_LEVELS)} AND r.type_group = 'COMMON' AND r.type = ${relation}) ` +
+        `SELECT a.name FROM up JOIN assets a ON a.id = up.id WHERE up.type = 'ASSET'${type} ORDER BY up.lvl, a.name LIMIT 1)`
+      );
+    }
     case 'ATTRIBUTE': {
       const scope = f.scope ? ` AND a.scope = ${p.add(f.scope)}` : '';
       return (

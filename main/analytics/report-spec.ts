@@ -16,6 +16,9 @@ export interface ReportField {
   field: FieldType;
   key?: string;
   scope?: AttributeScope;
+  /** ASSET: the asset's type and the relation down to the device */
+  assetType?: string;
+  relationType?: string;
 }
 
 export interface ReportSpec {
@@ -51,7 +54,15 @@ const DEFAULT_DIMENSION_LABEL: Record<FieldType, string> = {
   DEVICE_NAME: 'Device',
   DEVICE_PROFILE: 'Profile',
   ATTRIBUTE: '',
+  ASSET: 'Asset',
 };
+
+/** A dimension's label when it has none of its own. */
+export function defaultDimensionLabel(d: ReportField): string {
+  if (d.field === 'ATTRIBUTE') return d.key ?? '';
+  if (d.field === 'ASSET') return d.assetType ?? DEFAULT_DIMENSION_LABEL.ASSET;
+  return DEFAULT_DIMENSION_LABEL[d.field];
+}
 
 /** The labels of a view's columns: dimensions, then the date, then the measures. 400 on a duplicate. */
 export function columnLabels(config: TableViewConfig, path = 'config'): string[] {
@@ -66,12 +77,7 @@ export function columnLabels(config: TableViewConfig, path = 'config'): string[]
     seen.set(label, where);
     labels.push(label);
   };
-  config.dimensions.forEach((d, i) =>
-    add(
-      d.label ?? (d.field === 'ATTRIBUTE' ? (d.key ?? '') : DEFAULT_DIMENSION_LABEL[d.field]),
-      `${path}.dimensions[${i}]`,
-    ),
-  );
+  config.dimensions.forEach((d, i) => add(d.label ?? defaultDimensionLabel(d), `${path}.dimensions[${i}]`));
   if (config.date) add(config.date.label ?? 'Date', `${path}.date`);
   const perKey = new Map<string, number>();
   for (const m of config.measures) perKey.set(m.key, (perKey.get(m.key) ?? 0) + 1);
@@ -84,14 +90,26 @@ export function columnLabels(config: TableViewConfig, path = 'config'): string[]
   return labels;
 }
 
-function checkField(f: { field: FieldType; key?: string; scope?: string }, where: string): void {
+function checkField(f: ReportField, where: string): void {
   if (f.field === 'ATTRIBUTE') {
     if (!f.key) throw invalidArgument(`'${where}.key' is required when field is ATTRIBUTE`);
   } else {
     if (f.key !== undefined) throw invalidArgument(`'${where}.key' is only for ATTRIBUTE fields`);
     if (f.scope !== undefined) throw invalidArgument(`'${where}.scope' is only for ATTRIBUTE fields`);
   }
+  if (f.field !== 'ASSET') {
+    for (const k of ['assetType', 'relationType'] as const)
+      if (f[k] !== undefined) throw invalidArgument(`'${where}.${k}' is only for ASSET fields`);
+  }
 }
+
+const fieldOf = (f: ReportField): ReportField => ({
+  field: f.field,
+  key: f.key,
+  scope: f.scope,
+  assetType: f.assetType,
+  relationType: f.relationType,
+});
 
 /** Checks what the schema cannot: attribute keys, unique filter names and labels, a non-empty fixed range. */
 export function validateConfig(config: TableViewConfig, path = 'config'): void {
@@ -173,13 +191,13 @@ export function buildReportSpec(
   for (const f of viewFilters) {
     const override = overrides.filters?.[f.name];
     const values = override ? override.map((v) => String(v)) : f.values;
-    if (values.length > 0) filters.push({ field: f.field, key: f.key, scope: f.scope, values });
+    if (values.length > 0) filters.push({ ...fieldOf(f), values });
   }
   return {
     profileIds: config.entities.deviceProfileIds ?? [],
     deviceIds: config.entities.deviceIds ?? [],
     customerId: options.customerId,
-    dimensions: config.dimensions.map((d) => ({ field: d.field, key: d.key, scope: d.scope })),
+    dimensions: config.dimensions.map(fieldOf),
     date: config.date?.grouping ?? null,
     measures: config.measures.map((m) => ({ key: m.key, aggregation: m.aggregation })),
     filters,

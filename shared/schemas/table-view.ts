@@ -47,26 +47,42 @@ export const MEASURE_AGGREGATIONS = ['AVG', 'SUM', 'MIN', 'MAX', 'LATEST', 'COUN
 export type MeasureAggregation = (typeof MEASURE_AGGREGATIONS)[number];
 export const MeasureAggregation = lit(MEASURE_AGGREGATIONS);
 
-export const FIELD_TYPES = ['DEVICE_NAME', 'DEVICE_PROFILE', 'ATTRIBUTE'] as const;
+export const FIELD_TYPES = ['DEVICE_NAME', 'DEVICE_PROFILE', 'ATTRIBUTE', 'ASSET'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 export const FieldType = lit(FIELD_TYPES);
 
 const Label = Type.String({ minLength: 1, maxLength: TABLE_VIEW_LIMITS.labelChars });
 const Key = Type.String({ minLength: 1, maxLength: 255 });
 
+/** How far up an ASSET field looks for the device's asset. */
+export const ASSET_FIELD_LEVELS = 5;
+
 const fieldProperties = {
   field: FieldType,
   key: Type.Optional(Key),
   scope: Type.Optional(AttributeScope),
+  assetType: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'ASSET: the type (profile) of the asset, e.g. building',
+    }),
+  ),
+  relationType: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'ASSET: the relation from the asset down to the device (default Contains)',
+    }),
+  ),
 };
-const FIELD_DESCRIPTION =
-  'DEVICE_NAME, DEVICE_PROFILE (its name), or ATTRIBUTE with key (and optionally scope; without it SERVER_SCOPE, then SHARED_SCOPE, then CLIENT_SCOPE). Attribute values are compared and shown as text (booleans as true / false).';
+const FIELD_DESCRIPTION = `DEVICE_NAME, DEVICE_PROFILE (its name), ATTRIBUTE with key (and optionally scope; without it SERVER_SCOPE, then SHARED_SCOPE, then CLIENT_SCOPE), or ASSET: the name of the asset the device belongs to, the nearest one above it through COMMON relations of relationType (default Contains, up to ${ASSET_FIELD_LEVELS} levels), of assetType when given (the one with the smallest name when several are as near; none: null). Attribute values are compared and shown as text (booleans as true / false).`;
 
 export const Dimension = Type.Object(
   { ...fieldProperties, label: Type.Optional(Label) },
   {
     additionalProperties: false,
-    description: `${FIELD_DESCRIPTION} Default labels: Device, Profile, the attribute key.`,
+    description: `${FIELD_DESCRIPTION} Default labels: Device, Profile, the attribute key, the asset type (else Asset).`,
   },
 );
 export type Dimension = Static<typeof Dimension>;

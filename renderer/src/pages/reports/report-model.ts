@@ -44,6 +44,7 @@ export const FIELD_LABELS: Record<Dimension['field'], string> = {
   DEVICE_NAME: 'Device name',
   DEVICE_PROFILE: 'Device profile',
   ATTRIBUTE: 'Attribute',
+  ASSET: 'Asset (relations)',
 };
 
 export const RELATIVE_UNIT_LABELS = {
@@ -80,13 +81,19 @@ const DEFAULT_DIMENSION_LABEL: Record<Dimension['field'], string> = {
   DEVICE_NAME: 'Device',
   DEVICE_PROFILE: 'Profile',
   ATTRIBUTE: '',
+  ASSET: 'Asset',
 };
+
+/** A dimension's label when it has none of its own (as the server names it). */
+export function defaultDimensionLabel(d: Dimension): string {
+  if (d.field === 'ATTRIBUTE') return d.key ?? '';
+  if (d.field === 'ASSET') return d.assetType ?? DEFAULT_DIMENSION_LABEL.ASSET;
+  return DEFAULT_DIMENSION_LABEL[d.field];
+}
 
 /** The report's columns, as the server names them: dimensions, then the date, then the measures. */
 export function columnLabelsOf(config: TableViewConfig): string[] {
-  const labels = config.dimensions.map(
-    (d) => d.label ?? (d.field === 'ATTRIBUTE' ? (d.key ?? '') : DEFAULT_DIMENSION_LABEL[d.field]),
-  );
+  const labels = config.dimensions.map((d) => d.label ?? defaultDimensionLabel(d));
   if (config.date) labels.push(config.date.label ?? 'Date');
   const perKey = new Map<string, number>();
   for (const m of config.measures) perKey.set(m.key, (perKey.get(m.key) ?? 0) + 1);
@@ -147,6 +154,8 @@ export function cleanConfig(config: TableViewConfig): TableViewConfig {
       delete out.key;
       delete out.scope;
     } else if (!out.scope) delete out.scope;
+    if (out.field !== 'ASSET' || !out.assetType?.trim()) delete out.assetType;
+    if (out.field !== 'ASSET' || !out.relationType?.trim()) delete out.relationType;
     return out;
   };
   const entities: TableViewConfig['entities'] = {};

@@ -35,6 +35,7 @@ import {
   FIELD_LABELS,
   GROUPING_LABELS,
   RELATIVE_UNIT_LABELS,
+  defaultDimensionLabel,
   fromLocalInput,
   toLocalInput,
   type ConfigIssue,
@@ -79,8 +80,14 @@ function FieldInputs({
   kind,
   error,
 }: {
-  value: { field: Field; key?: string; scope?: Scope };
-  onChange: (patch: { field?: Field; key?: string; scope?: Scope | undefined }) => void;
+  value: { field: Field; key?: string; scope?: Scope; assetType?: string; relationType?: string };
+  onChange: (patch: {
+    field?: Field;
+    key?: string;
+    scope?: Scope | undefined;
+    assetType?: string | undefined;
+    relationType?: string | undefined;
+  }) => void;
   attributeKeys: string[];
   index: number;
   kind: 'Dimension' | 'Filter';
@@ -116,6 +123,28 @@ function FieldInputs({
             value={value.scope ?? ''}
             allowDeselect={false}
             onChange={(v) => onChange({ scope: v ? (v as Scope) : undefined })}
+          />
+        </>
+      )}
+      {value.field === 'ASSET' && (
+        <>
+          <TextInput
+            label="Asset type"
+            aria-label={`${kind} ${index + 1} asset type`}
+            description="the nearest asset of this type"
+            placeholder="any type"
+            w={170}
+            value={value.assetType ?? ''}
+            onChange={(e) => onChange({ assetType: e.currentTarget.value || undefined })}
+          />
+          <TextInput
+            label="Relation"
+            aria-label={`${kind} ${index + 1} relation type`}
+            description="from the asset down"
+            placeholder="Contains"
+            w={130}
+            value={value.relationType ?? ''}
+            onChange={(e) => onChange({ relationType: e.currentTarget.value || undefined })}
           />
         </>
       )}
@@ -229,13 +258,7 @@ export function ViewBuilder({
                   label="Label"
                   aria-label={`Dimension ${i + 1} label`}
                   w={150}
-                  placeholder={
-                    d.field === 'ATTRIBUTE'
-                      ? d.key || 'the key'
-                      : d.field === 'DEVICE_NAME'
-                        ? 'Device'
-                        : 'Profile'
-                  }
+                  placeholder={d.field === 'ATTRIBUTE' && !d.key ? 'the key' : defaultDimensionLabel(d)}
                   value={d.label ?? ''}
                   onChange={(e) => setDimension(i, { label: e.currentTarget.value || undefined })}
                 />
