@@ -41,7 +41,10 @@ export interface ActiveAlarmRequest {
   severity: AlarmSeverity;
   /** replaces the details when given */
   details?: unknown;
-  /** replaces the propagation when given (each flag false when left out) */
+  /**
+   * replaces the propagation when given (a flag left out is false); left out, a new alarm propagates
+   * nowhere and an active one keeps its own
+   */
   propagation?: Partial<AlarmPropagation>;
   /** a new alarm's start (default now); an active alarm keeps its own unless this is given */
   startTs?: number;
@@ -330,7 +333,7 @@ export class AlarmService {
       return this.applyUpdate(
         w,
         existing,
-        { ...req, details, propagation, endTs: req.endTs ?? now },
+        { ...req, details, propagation: req.propagation ? propagation : null, endTs: req.endTs ?? now },
         targets,
       );
     });
@@ -487,21 +490,25 @@ export class AlarmService {
     req: {
       severity: AlarmSeverity;
       details: string | undefined;
-      propagation: AlarmPropagation;
+      /** null: keep the alarm's own */
+      propagation: AlarmPropagation | null;
       startTs?: number;
       endTs: number;
     },
     targets: EntityRef[],
   ): { kind: AlarmChangeKind | null; id: string; old: AlarmRow } {
+    const p = req.propagation;
     const next = {
       severity: req.severity,
       start_ts: req.startTs ?? existing.start_ts,
       end_ts: Math.max(req.endTs, req.startTs ?? existing.start_ts),
       details: req.details === undefined ? existing.details : req.details,
-      propagate: req.propagation.propagate ? 1 : 0,
-      propagate_to_owner: req.propagation.propagateToOwner ? 1 : 0,
-      propagate_to_tenant: req.propagation.propagateToTenant ? 1 : 0,
-      propagate_relation_types: JSON.stringify(req.propagation.propagateRelationTypes),
+      propagate: p ? (p.propagate ? 1 : 0) : existing.propagate,
+      propagate_to_owner: p ? (p.propagateToOwner ? 1 : 0) : existing.propagate_to_owner,
+      propagate_to_tenant: p ? (p.propagateToTenant ? 1 : 0) : existing.propagate_to_tenant,
+      propagate_relation_types: p
+        ? JSON.stringify(p.propagateRelationTypes)
+        : existing.propagate_relation_types,
     };
     const changed = (Object.keys(next) as (keyof typeof next)[]).some((k) => next[k] !== existing[k]);
     if (!changed) return { kind: null, id: existing.id, old: existing };
