@@ -94,6 +94,10 @@ export class CustomerService {
       const deleted = w.run('DELETE FROM customers WHERE id = ?', [id]);
       if (deleted === 0) return 0;
       w.run('DELETE FROM api_keys WHERE user_id IN (SELECT id FROM users WHERE customer_id = ?)', [id]);
+      w.run(
+        'UPDATE alarms SET assignee_id = NULL, assign_ts = ? WHERE assignee_id IN (SELECT id FROM users WHERE customer_id = ?)',
+        [this.ctx.now(), id],
+      );
       w.run('DELETE FROM users WHERE customer_id = ?', [id]);
       w.run('UPDATE devices SET customer_id = NULL WHERE customer_id = ?', [id]);
       w.run('UPDATE edges SET customer_id = NULL WHERE customer_id = ?', [id]);

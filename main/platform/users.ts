@@ -160,6 +160,11 @@ export class UserService {
     const changes = await this.ctx.db.write((w) => {
       const n = w.run('DELETE FROM users WHERE id = ?', [id]);
       w.run('DELETE FROM api_keys WHERE user_id = ?', [id]);
+      // ThingsBoard unassigns a deleted user's alarms
+      w.run('UPDATE alarms SET assignee_id = NULL, assign_ts = ? WHERE assignee_id = ?', [
+        this.ctx.now(),
+        id,
+      ]);
       return n;
     });
     this.cache.delete(id);

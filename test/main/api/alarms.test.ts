@@ -4,6 +4,7 @@ import {
   NULL_UUID,
   createDevice,
   expectTbError,
+  okEmpty,
   okJson,
   useSharedPlatform,
   type ApiPlatform,
@@ -327,6 +328,29 @@ describe('alarms over REST: ThingsBoard shapes, the state machine and errors', (
     );
     expect(await okJson(p.http(`/api/alarm/${alarm.id.id}`, { method: 'DELETE', token }))).toBe(true);
     await expectTbError(await p.http(`/api/alarm/${alarm.id.id}`, { token }), 404, 32);
+  });
+});
+
+describe('alarm assignees', () => {
+  const platform = useSharedPlatform();
+
+  it('unassigns the alarms of a user who is deleted', async () => {
+    const p = platform();
+    const token = await p.login();
+    const user = await okJson<{ id: EntityRef }>(
+      p.http('/api/user', {
+        method: 'POST',
+        token,
+        json: { email: 'oncall@example.test', authority: 'TENANT_ADMIN', password: 'secret-1' },
+      }),
+    );
+    const device = (await createDevice(p, token, { name: unique('Assigned') })).id;
+    const alarm = await raiseAlarm(p, token, device, { assigneeId: user.id });
+    expect(alarm.assigneeId).toEqual(user.id);
+    await okEmpty(p.http(`/api/user/${user.id.id}`, { method: 'DELETE', token }));
+    const after = await okJson<AlarmJson>(p.http(`/api/alarm/${alarm.id.id}`, { token }));
+    expect(after.assigneeId).toBeNull();
+    expect(after.assignTs).toBeGreaterThanOrEqual(alarm.assignTs);
   });
 });
 
