@@ -1,5 +1,5 @@
 import type { SqlValue } from 'sql.js';
-import type { AlarmInfo } from '../../shared/schemas/alarms.ts';
+import { ALARM_SORT_PROPERTIES, type AlarmInfo } from '../../shared/schemas/alarms.ts';
 import type { PageData } from '../../shared/schemas/common.ts';
 import {
   ENTITY_QUERY_LIMITS,
@@ -15,7 +15,7 @@ import {
   type TsValue,
 } from '../../shared/schemas/entity-query.ts';
 import type { RelationTypeGroup } from '../../shared/schemas/relations.ts';
-import type { AttributeScope } from '../../shared/schemas/telemetry.ts';
+import { ATTRIBUTE_SCOPES, type AttributeScope } from '../../shared/schemas/telemetry.ts';
 import type { Param } from '../store/durable-db.ts';
 import type { AlarmSelection } from './alarm-records.ts';
 import type { AlarmService } from './alarms.ts';
@@ -24,9 +24,9 @@ import type { PlatformContext } from './context.ts';
 import { KNOWN_ENTITY_TYPES, type EntityDirectory, type EntitySummary } from './entity-directory.ts';
 import { badRequestParams } from './errors.ts';
 import { compileKeyFilters, type CompiledKeyFilter } from './key-filters.ts';
-import { kvAsString } from './kv-value.ts';
 import { likePattern } from './paging.ts';
 import type { RelationService } from './relations.ts';
+import type { TelemetryService } from './telemetry.ts';
 
 const SCOPE_OF: Partial<Record<EntityKey['type'], AttributeScope>> = {
   CLIENT_ATTRIBUTE: 'CLIENT_SCOPE',
@@ -137,11 +137,13 @@ class ValueReader {
   readonly now: number;
   private readonly ctx: PlatformContext;
   private readonly directory: EntityDirectory;
+  private readonly telemetry: TelemetryService;
   private readonly titles = new Map<string, string>();
 
-  constructor(ctx: PlatformContext, directory: EntityDirectory) {
+  constructor(ctx: PlatformContext, directory: EntityDirectory, telemetry: TelemetryService) {
     this.ctx = ctx;
     this.directory = directory;
+    this.telemetry = telemetry;
     this.now = ctx.now();
   }
 
@@ -154,17 +156,10 @@ class ValueReader {
 
   attributes(e: EntitySummary): Map<AttributeScope, Map<string, TsValue>> {
     const out = new Map<AttributeScope, Map<string, TsValue>>();
-    const rows = this.ctx.db.all<{
-      scope: AttributeScope;
-      key: string;
-      t: string;
-      v: SqlValue;
-      last_update_ts: number;
-    }>('SELECT scope, key, t, v, last_update_ts FROM attributes WHERE entity_id = ?', [e.id]);
-    for (const r of rows) {
-      let scope = out.get(r.scope);
-      if (!scope) out.set(r.scope, (scope = new Map()));
-      scope.set(r.key, { ts: r.last_update_ts, value: kvAsString(r.t, r.v) });
+    for (const a of this.telemetry.attributes(e.id, ATTRIBUTE_SCOPES)) {
+      let scope = out.get(a.scope);
+      if (!scope) out.set(a.scope, (scope = new Map()));
+      scope.set(a.key, { ts: a.lastUpdateTs, value: asText(a.value) });
     }
     return out;
   }
@@ -196,21 +191,30 @@ export class EntityQueryService {
   private readonly directory: EntityDirectory;
   private readonly relations: RelationService;
   private readonly alarms: AlarmService;
+  private readonly telemetry: TelemetryService;
 
   constructor(
     ctx: PlatformContext,
-    directory: EntityDirectory,
-    relations: RelationService,
-    alarms: AlarmService,
+    deps: {
+      directory: EntityDirectory;
+      relations: RelationService;
+      alarms: AlarmService;
+      telemetry: TelemetryService;
+    },
   ) {
     this.ctx = ctx;
-    this.directory = directory;
-    this.relations = relations;
-    this.alarms = alarms;
+    this.directory = deps.directory;
+    this.relations = deps.relations;
+    this.alarms = deps.alarms;
+    this.telemetry = deps.telemetry;
+  }
+
+  private reader(): ValueReader {
+    return new ValueReader(this.ctx, this.directory, this.telemetry);
   }
 
   find(q: EntityDataQuery, actor: Principal): PageData<EntityData> {
-    const reader = new ValueReader(this.ctx, this.directory);
+    const reader = this.reader();
     const fields = q.entityFields ?? [];
     const latest = q.latestValues ?? [];
     let matched = this.match(q, actor, reader);
@@ -235,7 +239,7 @@ export class EntityQueryService {
   }
 
   count(q: EntityCountQuery, actor: Principal): number {
-    return this.match(q, actor, new ValueReader(this.ctx, this.directory)).length;
+    return this.match(q, actor, this.reader()).length;
   }
 
   /** The time series and attribute keys of the entities on the query's page (at most 100 of them). */
@@ -273,7 +277,7 @@ export class EntityQueryService {
   }
 
   findAlarms(q: AlarmDataQuery, actor: Principal): PageData<AlarmData> {
-    const reader = new ValueReader(this.ctx, this.directory);
+    const reader = this.reader();
     const { selection, candidates } = this.alarmSelection(q, q.pageLink, actor, reader);
     const sortKey = q.pageLink.sortOrder?.key;
     const page = this.alarms.page(
@@ -302,7 +306,7 @@ export class EntityQueryService {
   }
 
   countAlarms(q: AlarmCountQuery, actor: Principal): number {
-    const reader = new ValueReader(this.ctx, this.directory);
+    const reader = this.reader();
     return this.alarms.count(this.alarmSelection(q, q, actor, reader).selection);
   }
 
@@ -483,20 +487,10 @@ function latestOf(c: Candidate, fields: EntityKey[], latest: EntityKey[]): Entit
   return out;
 }
 
-const ALARM_SORTABLE = new Set([
-  'createdTime',
-  'startTs',
-  'endTs',
-  'type',
-  'ackTs',
-  'clearTs',
-  'severity',
-  'status',
-  'assignee',
-]);
+/** An ALARM_FIELD sort key as an alarm listing's sort property (createdTime for one it does not sort by). */
 function alarmSortProperty(key: string): string {
-  if (key === 'originator' || key === 'originatorName') return 'originatorName';
-  return ALARM_SORTABLE.has(key) ? key : 'createdTime';
+  if (key === 'originator') return 'originatorName';
+  return (ALARM_SORT_PROPERTIES as readonly string[]).includes(key) ? key : 'createdTime';
 }
 
 /** Sorts by the page link's key: numbers as numbers, text as text, missing values first (ascending). */

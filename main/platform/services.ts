@@ -95,6 +95,6 @@ export function createServices(
     assetProfiles,
     assets: new AssetService(ctx, assetProfiles, relations),
     alarms,
-    entityQuery: new EntityQueryService(ctx, directory, relations, alarms),
+    entityQuery: new EntityQueryService(ctx, { directory, relations, alarms, telemetry }),
   };
 }
