@@ -2,7 +2,6 @@
 import {
   ALARM_SEARCH_STATUSES,
   ALARM_SEVERITIES,
-  ALARM_STATUSES,
   type Alarm,
   type AlarmInfo,
   type AlarmSearchStatus,
@@ -169,7 +168,6 @@ export const parseSearchStatusList = (text: string | undefined) =>
   parseEnumList(text, ALARM_SEARCH_STATUSES, 'alarm status');
 export const parseSeverityList = (text: string | undefined) =>
   parseEnumList(text, ALARM_SEVERITIES, 'alarm severity');
-export const ALL_STATUSES = ALARM_STATUSES;
 
 /** What an alarm listing selects (every field optional). */
 export interface AlarmSelection {
