@@ -11,6 +11,8 @@ export interface Seeded {
   /** the boiler's device profile ("thermal") */
   profile: string;
   simulation: string;
+  /** an asset the boiler is in ("Hall 2") */
+  asset: string;
 }
 
 /**
@@ -72,6 +74,21 @@ export async function seed(rest: RestClient): Promise<Seeded> {
     await post(`/api/plugins/telemetry/DEVICE/${boiler}/attributes/${scope}`, values);
   }
   await post('/api/apiKey', { description: 'CI pipeline' });
+  // an asset the boiler is in, and an alarm of the boiler shown on both
+  const asset = (
+    (await post('/api/asset', { name: 'Hall 2', type: 'building', label: 'North wing' })).id as { id: string }
+  ).id;
+  await post('/api/relation', {
+    from: { entityType: 'ASSET', id: asset },
+    to: { entityType: 'DEVICE', id: boiler },
+    type: 'Contains',
+  });
+  await post('/api/alarm', {
+    type: 'Overheat',
+    severity: 'MAJOR',
+    originator: { entityType: 'DEVICE', id: boiler },
+    propagate: true,
+  });
   const scenario = JSON.parse(
     readFileSync(new URL('../../shared/scenarios/smart-building-gateway.json', import.meta.url), 'utf8'),
   ) as unknown;
@@ -79,7 +96,7 @@ export async function seed(rest: RestClient): Promise<Seeded> {
   const device = (await (await rest.request(`/api/device/${boiler}`, { auth })).json()) as {
     deviceProfileId: { id: string };
   };
-  return { boiler, profile: device.deviceProfileId.id, simulation };
+  return { boiler, profile: device.deviceProfileId.id, simulation, asset };
 }
 
 /** The parameters a detail page opens with, from what seed() made. */
@@ -87,6 +104,7 @@ const PARAMS: Partial<Record<PageId, (s: Seeded) => Record<string, string>>> = {
   device: (s) => ({ id: s.boiler }),
   'device-profile': (s) => ({ id: s.profile }),
   simulation: (s) => ({ id: s.simulation }),
+  asset: (s) => ({ id: s.asset }),
 };
 
 /** What a page shows once it has its data (so checks and screenshots are not of spinners). */
@@ -99,6 +117,15 @@ const SETTLED: Partial<Record<PageId, (page: Page) => Promise<void>>> = {
   },
   // the seeded devices' profiles: default (the gateway), thermal (the boiler), contact (the door sensor)
   'device-profiles': (p) => expect(p.getByTestId('profile-link')).toHaveCount(3),
+  assets: (p) => expect(p.getByTestId('asset-link')).toHaveCount(1),
+  asset: async (p) => {
+    await expect(p.getByTestId('relations-from').getByTestId('relation-row')).toHaveCount(1);
+    await expect(p.getByTestId('entity-alarms').getByTestId('alarm-row')).toHaveCount(1);
+  },
+  alarms: async (p) => {
+    await expect(p.getByTestId('alarm-row')).toHaveCount(1);
+    await expect(p.getByTestId('alarm-count')).toHaveText('1');
+  },
   gateways: (p) => expect(p.getByTestId('simulation-row')).toHaveCount(1),
   simulation: (p) => expect(p.getByTestId('gateway-status-row')).toHaveCount(2),
   'rest-connector': (p) => expect(p.getByTestId('connectors-table')).toBeVisible(),
