@@ -26,6 +26,7 @@ import { normalName, type EntityDirectory, type EntityRef, type EntitySummary } 
 import { badRequestParams, forbidden, notFound } from './errors.ts';
 import { likePattern, queryPage } from './paging.ts';
 import type { RelationService } from './relations.ts';
+import type { StoreBudget } from './store-budget.ts';
 
 export interface AlarmPropagation {
   propagate: boolean;
@@ -81,11 +82,18 @@ export class AlarmService {
   private readonly directory: EntityDirectory;
   private readonly relations: RelationService;
   private readonly reader: AlarmInfoReader;
+  private readonly storage: StoreBudget | undefined;
 
-  constructor(ctx: PlatformContext, directory: EntityDirectory, relations: RelationService) {
+  constructor(
+    ctx: PlatformContext,
+    directory: EntityDirectory,
+    relations: RelationService,
+    storage?: StoreBudget,
+  ) {
     this.ctx = ctx;
     this.directory = directory;
     this.relations = relations;
+    this.storage = storage;
     this.reader = new AlarmInfoReader(directory, ctx.tenantId, (id) =>
       ctx.db.get('SELECT id, email, first_name, last_name FROM users WHERE id = ?', [id]),
     );
@@ -298,6 +306,7 @@ export class AlarmService {
       throw badRequestParams("Alarm start ts can't be greater then alarm end ts!");
     }
     const targets = this.propagationTargets(originator, customerId, propagation);
+    if (!this.findActive(originator, req.type)) await this.storage?.admit();
     const result = await this.ctx.db.write((w) => {
       const existing = w.get<AlarmRow>(
         'SELECT * FROM alarms WHERE originator_id = ? AND type = ? AND cleared = 0',

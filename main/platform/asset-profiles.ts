@@ -10,6 +10,7 @@ import type { Row, Writer } from '../store/durable-db.ts';
 import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import { badRequestParams, isUniqueViolation, notFound } from './errors.ts';
+import { entityName } from './names.ts';
 import { queryPage } from './paging.ts';
 
 export interface AssetProfileRow {
@@ -128,8 +129,9 @@ export class AssetProfileService {
       .map((r) => ({ id: ref('ASSET_PROFILE', r.id), name: r.name }));
   }
 
-  async save(input: SaveAssetProfileRequest, actor: Principal): Promise<AssetProfile> {
+  async save(request: SaveAssetProfileRequest, actor: Principal): Promise<AssetProfile> {
     requireTenantAdmin(actor);
+    const input = { ...request, name: entityName(request.name, 'Asset profile name') };
     const id = input.id?.id ?? randomUUID();
     const values = [
       input.name,

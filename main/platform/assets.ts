@@ -8,8 +8,10 @@ import { requireCustomerAccess, requireTenantAdmin, type Principal } from './aut
 import { ref, type PlatformContext } from './context.ts';
 import { deleteEntityDependents } from './entity-directory.ts';
 import { badRequestParams, forbidden, isUniqueViolation, notFound } from './errors.ts';
+import { entityName } from './names.ts';
 import { parseJson, queryPage } from './paging.ts';
 import type { RelationService } from './relations.ts';
+import type { StoreBudget } from './store-budget.ts';
 
 export interface AssetRow {
   id: string;
@@ -61,11 +63,18 @@ export class AssetService {
   private readonly ctx: PlatformContext;
   private readonly profiles: AssetProfileService;
   private readonly relations: RelationService;
+  private readonly storage: StoreBudget | undefined;
 
-  constructor(ctx: PlatformContext, profiles: AssetProfileService, relations: RelationService) {
+  constructor(
+    ctx: PlatformContext,
+    profiles: AssetProfileService,
+    relations: RelationService,
+    storage?: StoreBudget,
+  ) {
     this.ctx = ctx;
     this.profiles = profiles;
     this.relations = relations;
+    this.storage = storage;
   }
 
   toAsset(row: AssetRow): Asset {
@@ -135,7 +144,8 @@ export class AssetService {
   }
 
   /** A tenant administrator creates and updates assets; a customer user may update its customer's. */
-  async save(input: SaveAssetRequest, actor: Principal): Promise<Asset> {
+  async save(request: SaveAssetRequest, actor: Principal): Promise<Asset> {
+    const input = { ...request, name: entityName(request.name, 'Asset name') };
     let customerId = input.customerId?.id && input.customerId.id !== NULL_UUID ? input.customerId.id : null;
     if (actor.authority !== 'TENANT_ADMIN') {
       if (!input.id?.id) throw forbidden();
@@ -145,6 +155,7 @@ export class AssetService {
       throw badRequestParams("Can't assign asset to non-existent customer!");
     }
     const info = JSON.stringify(input.additionalInfo ?? {});
+    if (!input.id?.id) await this.storage?.admit();
     try {
       const id = await this.ctx.db.write((w) => {
         const profile = this.resolveProfile(w, input);

@@ -13,6 +13,7 @@ import type { Principal } from './auth/principal.ts';
 import type { PlatformContext } from './context.ts';
 import type { EntityDirectory, EntityRef } from './entity-directory.ts';
 import { badRequestParams, notFound } from './errors.ts';
+import type { StoreBudget } from './store-budget.ts';
 
 interface RelationRow {
   from_id: string;
@@ -61,10 +62,12 @@ const refKey = (r: EntityRef) => `${r.entityType}:${r.id}`;
 export class RelationService {
   private readonly ctx: PlatformContext;
   private readonly directory: EntityDirectory;
+  private readonly storage: StoreBudget | undefined;
 
-  constructor(ctx: PlatformContext, directory: EntityDirectory) {
+  constructor(ctx: PlatformContext, directory: EntityDirectory, storage?: StoreBudget) {
     this.ctx = ctx;
     this.directory = directory;
+    this.storage = storage;
   }
 
   toRelation(row: RelationRow): EntityRelation {
@@ -90,6 +93,7 @@ export class RelationService {
         `Relation additionalInfo is longer than ${RELATION_LIMITS.additionalInfoChars} characters`,
       );
     }
+    await this.storage?.admit();
     await this.ctx.db.write((w) =>
       w.run(
         `INSERT INTO relations (from_id, from_type, to_id, to_type, type, type_group, additional_info)

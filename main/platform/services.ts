@@ -71,9 +71,9 @@ export function createServices(
   const devices = new DeviceService(ctx, profiles, storage);
   const directory = new EntityDirectory(ctx);
   const telemetry = new TelemetryService(ctx, directory, storage);
-  const relations = new RelationService(ctx, directory);
+  const relations = new RelationService(ctx, directory, storage);
   const assetProfiles = new AssetProfileService(ctx);
-  const alarms = new AlarmService(ctx, directory, relations);
+  const alarms = new AlarmService(ctx, directory, relations, storage);
   return {
     ctx,
     users,
@@ -93,7 +93,7 @@ export function createServices(
     directory,
     relations,
     assetProfiles,
-    assets: new AssetService(ctx, assetProfiles, relations),
+    assets: new AssetService(ctx, assetProfiles, relations, storage),
     alarms,
     entityQuery: new EntityQueryService(ctx, { directory, relations, alarms, telemetry }),
   };

@@ -1,5 +1,6 @@
 /** Alarms in ThingsBoard's shapes (Alarm, AlarmInfo), their enums and the query strings of the listings. */
 import { Type, type Static } from 'typebox';
+import { EpochMs, PageNumber, PageSize } from '../limits.ts';
 import { AnyEntityId, EntityId, Nullable, StringEnum } from './common.ts';
 
 export const ALARM_SEVERITIES = ['CRITICAL', 'MAJOR', 'MINOR', 'WARNING', 'INDETERMINATE'] as const;
@@ -99,7 +100,7 @@ export const AlarmInfo = Type.Object({
 });
 export type AlarmInfo = Static<typeof AlarmInfo>;
 
-const Ts = Type.Integer({ minimum: 0 });
+const Ts = EpochMs();
 
 export const SaveAlarmRequest = Type.Object({
   id: Type.Optional(
@@ -144,8 +145,8 @@ export const SaveAlarmRequest = Type.Object({
 export type SaveAlarmRequest = Static<typeof SaveAlarmRequest>;
 
 const pagingQuery = {
-  pageSize: Type.Integer({ minimum: 1, maximum: 10_000 }),
-  page: Type.Integer({ minimum: 0 }),
+  pageSize: PageSize(),
+  page: PageNumber(),
   textSearch: Type.Optional(
     Type.String({
       maxLength: 255,
@@ -154,8 +155,8 @@ const pagingQuery = {
   ),
   sortProperty: Type.Optional(StringEnum(ALARM_SORT_PROPERTIES)),
   sortOrder: Type.Optional(StringEnum(['ASC', 'DESC'] as const)),
-  startTime: Type.Optional(Type.Integer({ description: 'createdTime from (epoch ms, inclusive)' })),
-  endTime: Type.Optional(Type.Integer({ description: 'createdTime up to (epoch ms, inclusive)' })),
+  startTime: Type.Optional(EpochMs('createdTime from (epoch ms, inclusive)')),
+  endTime: Type.Optional(EpochMs('createdTime up to (epoch ms, inclusive)')),
   assigneeId: Type.Optional(Type.String({ format: 'uuid' })),
 };
 

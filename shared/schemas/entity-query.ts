@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { AlarmInfo, AlarmSearchStatus, AlarmSeverity } from './alarms.ts';
+import { EpochMs, MAX_EPOCH_MS, PageNumber, PageSize } from '../limits.ts';
 import { AnyEntityId, Nullable, StringEnum } from './common.ts';
 import { RelationEntityTypeFilter, RelationTypeGroup, SEARCH_DIRECTIONS } from './relations.ts';
 
@@ -32,7 +33,6 @@ export const ENTITY_KEY_TYPES = [
 export type EntityKeyType = (typeof ENTITY_KEY_TYPES)[number];
 
 export const ENTITY_QUERY_LIMITS = {
-  pageSize: 10_000,
   keys: 100,
   keyFilters: 50,
   entityList: 10_000,
@@ -99,8 +99,8 @@ export const KeyFilter = Type.Object({
 export type KeyFilter = Static<typeof KeyFilter>;
 
 const pageLinkProperties = {
-  pageSize: Type.Integer({ minimum: 1, maximum: ENTITY_QUERY_LIMITS.pageSize }),
-  page: Type.Integer({ minimum: 0 }),
+  pageSize: PageSize(),
+  page: PageNumber(),
   textSearch: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   sortOrder: Type.Optional(
     Nullable(Type.Object({ key: EntityKey, direction: Type.Optional(StringEnum(['ASC', 'DESC'] as const)) })),
@@ -130,10 +130,10 @@ export const EntityDataQuery = Type.Object({
 export type EntityDataQuery = Static<typeof EntityDataQuery>;
 
 const alarmSelection = {
-  startTs: Type.Optional(Type.Integer({ minimum: 0 })),
-  endTs: Type.Optional(Type.Integer({ minimum: 0 })),
+  startTs: Type.Optional(EpochMs()),
+  endTs: Type.Optional(EpochMs()),
   timeWindow: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'ms before now; used when startTs is 0' }),
+    Type.Integer({ minimum: 0, maximum: MAX_EPOCH_MS, description: 'ms before now; used when startTs is 0' }),
   ),
   typeList: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }))),
   statusList: Type.Optional(Nullable(Type.Array(AlarmSearchStatus, { maxItems: 5 }))),

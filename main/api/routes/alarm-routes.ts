@@ -8,6 +8,7 @@ import {
   HighestSeverityQuery,
   SaveAlarmRequest,
 } from '../../../shared/schemas/alarms.ts';
+import { PageNumber, PageSize } from '../../../shared/limits.ts';
 import { EntitySubtype } from '../../../shared/schemas/assets.ts';
 import { PageData, StringEnum, Uuid } from '../../../shared/schemas/common.ts';
 import {
@@ -266,8 +267,8 @@ export function registerAlarmRoutes(app: Api, { services }: RouteDeps): void {
         tags,
         summary: 'The alarm types in use, a page at a time',
         querystring: Type.Object({
-          pageSize: Type.Integer({ minimum: 1, maximum: 10_000 }),
-          page: Type.Integer({ minimum: 0 }),
+          pageSize: PageSize(),
+          page: PageNumber(),
           textSearch: Type.Optional(Type.String({ maxLength: 255 })),
           sortOrder: Type.Optional(StringEnum(['ASC', 'DESC'] as const)),
         }),

@@ -9,6 +9,7 @@ import {
   SaveAssetProfileRequest,
   SaveAssetRequest,
 } from '../../../shared/schemas/assets.ts';
+import { EpochMs, PageNumber, PageSize } from '../../../shared/limits.ts';
 import { PageData, PageQuery, StringEnum, Uuid } from '../../../shared/schemas/common.ts';
 import { SEARCH_DIRECTIONS } from '../../../shared/schemas/relations.ts';
 import { ASSET_PROFILE_SORT } from '../../platform/asset-profiles.ts';
@@ -142,8 +143,8 @@ export function registerAssetRoutes(app: Api, { services }: RouteDeps): void {
   const tenantQuery = Type.Object({
     assetName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     type: Type.Optional(Type.String({ maxLength: 255 })),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
-    page: Type.Optional(Type.Integer({ minimum: 0 })),
+    pageSize: Type.Optional(PageSize()),
+    page: Type.Optional(PageNumber()),
     textSearch: Type.Optional(Type.String({ maxLength: 255 })),
     sortProperty: Type.Optional(StringEnum(ASSET_SORT)),
     sortOrder: Type.Optional(StringEnum(['ASC', 'DESC'] as const)),
@@ -290,7 +291,7 @@ export function registerAssetRoutes(app: Api, { services }: RouteDeps): void {
         params: Type.Object({ edgeId: Uuid }),
         querystring: Type.Intersect([
           AssetPageQuery,
-          Type.Object({ startTime: Type.Optional(Type.Integer()), endTime: Type.Optional(Type.Integer()) }),
+          Type.Object({ startTime: Type.Optional(EpochMs()), endTime: Type.Optional(EpochMs()) }),
         ]),
         response: { 200: PageData(Asset), ...authErrors },
       },

@@ -116,6 +116,31 @@ describe('the store budget', () => {
       507,
       2,
     );
+    // new assets, relations and alarms grow the store too
+    await expectTbError(
+      await p.http('/api/asset', { method: 'POST', token, json: { name: 'one asset too many' } }),
+      507,
+      2,
+    );
+    const deviceRef = { entityType: 'DEVICE', id: device.id.id };
+    await expectTbError(
+      await p.http('/api/relation', {
+        method: 'POST',
+        token,
+        json: { from: { entityType: 'DEVICE', id: gateway.id.id }, to: deviceRef, type: 'Feeds' },
+      }),
+      507,
+      2,
+    );
+    await expectTbError(
+      await p.http('/api/alarm', {
+        method: 'POST',
+        token,
+        json: { type: 'Full', severity: 'MAJOR', originator: deviceRef },
+      }),
+      507,
+      2,
+    );
     const v5 = await connect(p.urls.mqtt, device.accessToken, 5);
     const refused = await expectRefused(v5, 5, 'v1/devices/me/telemetry', { reading: 1 }, QUOTA_EXCEEDED);
     expect(refused.reasonString).toMatch(/store is full/);
