@@ -1,7 +1,6 @@
 import type { PlatformConfig } from '../config.ts';
 import { EdgeQueue } from '../edge/edge-queue.ts';
 import type { Services } from '../platform/services.ts';
-import { seedRootRuleChain } from '../rule-engine/default-root-chain.ts';
 import { subscribeEntityMessages } from '../rule-engine/entity-messages.ts';
 import { createNodeRegistry } from '../rule-engine/node-registry.ts';
 import { RuleChainService } from '../rule-engine/rule-chain-service.ts';
@@ -15,7 +14,7 @@ export interface Rules {
   edgeQueue: EdgeQueue;
 }
 
-/** The edge queue, the rule chains (root chain seeded on first start) and the engine running the root chain. */
+/** The edge queue, the rule chains (ThingsBoard's default chains on first start) and the engine running them. */
 export async function setupRuleEngine(
   services: Services,
   config: PlatformConfig,
@@ -27,8 +26,8 @@ export async function setupRuleEngine(
     deliveredRetentionMs: config.edgeDeliveredRetentionMs,
   });
   life.onStop(() => edgeQueue.stop());
-  await seedRootRuleChain(ctx.db, ctx.now());
   const ruleChains = new RuleChainService(ctx, createNodeRegistry());
+  await ruleChains.seedDefaults();
   const verbose = isVerbose(config);
   const engine = ruleChains.start({
     services,
@@ -37,7 +36,7 @@ export async function setupRuleEngine(
       if (verbose) process.stderr.write(`${line}\n`);
     },
   });
-  life.onStop(() => engine.stop());
+  life.onStop(() => ruleChains.stop());
   // Users' alarm and relation changes reach the rule engine as messages (push to edge among others).
   life.onStop(
     subscribeEntityMessages(

@@ -24,6 +24,7 @@ export interface DeviceProfileRow {
   profile_data: string | null;
   provision_type: ProvisionType;
   provision_device_key: string | null;
+  default_queue_name?: string | null;
 }
 
 const PROVISION_TYPES = new Set<string>([
@@ -90,6 +91,7 @@ export class DeviceProfileService {
       provisionDeviceKey: row.provision_device_key,
       default: row.is_default === 1,
       defaultRuleChainId: row.default_rule_chain_id ? ref('RULE_CHAIN', row.default_rule_chain_id) : null,
+      defaultQueueName: row.default_queue_name ?? null,
       profileData: parseJson(row.profile_data, DEFAULT_PROFILE_DATA),
     };
   }
@@ -165,6 +167,12 @@ export class DeviceProfileService {
     requireTenantAdmin(actor);
     const input = { ...request, name: entityName(request.name, 'Device profile name') };
     const id = input.id?.id ?? randomUUID();
+    const ruleChainId = input.defaultRuleChainId?.id ?? null;
+    if (
+      ruleChainId &&
+      !this.ctx.db.get("SELECT 1 FROM rule_chains WHERE id = ? AND type = 'CORE'", [ruleChainId])
+    )
+      throw invalidArgument(`Can't assign non-existent rule chain [${ruleChainId}] to the device profile!`);
     try {
       await this.ctx.db.write((w) => {
         const before = input.id
@@ -189,6 +197,11 @@ export class DeviceProfileService {
           );
           if (before.name !== input.name)
             w.run('UPDATE devices SET type = ? WHERE device_profile_id = ?', [input.name, id]);
+          w.run('UPDATE device_profiles SET default_rule_chain_id = ?, default_queue_name = ? WHERE id = ?', [
+            ruleChainId,
+            input.defaultQueueName ?? null,
+            id,
+          ]);
         } else {
           w.run(
             `INSERT INTO device_profiles (id, created_time, name, description, is_default, type, transport_type,
@@ -205,6 +218,11 @@ export class DeviceProfileService {
               provisioning.key,
             ],
           );
+          w.run('UPDATE device_profiles SET default_rule_chain_id = ?, default_queue_name = ? WHERE id = ?', [
+            ruleChainId,
+            input.defaultQueueName ?? null,
+            id,
+          ]);
         }
         if (input.default) this.makeDefault(w, id);
       });
@@ -216,6 +234,7 @@ export class DeviceProfileService {
       }
       throw err;
     }
+    this.ctx.events.emit('deviceProfileChanged', { profileId: id });
     return this.get(id);
   }
 
@@ -235,6 +254,7 @@ export class DeviceProfileService {
       throw invalidArgument('The device profile referenced by the devices cannot be deleted!');
     }
     await this.ctx.db.write((w) => w.run('DELETE FROM device_profiles WHERE id = ?', [id]));
+    this.ctx.events.emit('deviceProfileChanged', { profileId: id });
   }
 
   page(q: PageQuery): PageData<DeviceProfile> {

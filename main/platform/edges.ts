@@ -7,7 +7,7 @@ import { ref, type PlatformContext } from './context.ts';
 import type { DeviceRow, DeviceService } from './devices.ts';
 import { invalidArgument, isUniqueViolation, notFound, unauthorized } from './errors.ts';
 import { parseJson, queryPage } from './paging.ts';
-import type { Row } from '../store/durable-db.ts';
+import type { Row, Writer } from '../store/durable-db.ts';
 
 export interface EdgeRow {
   id: string;
@@ -99,8 +99,9 @@ export class EdgeService {
       additional_info: JSON.stringify(input.additionalInfo ?? {}),
     };
     try {
-      await this.ctx.db.write((w) =>
-        w.run(
+      await this.ctx.db.write((w) => {
+        if (!existing) this.assignDefaultRuleChains(w, row.id);
+        return w.run(
           `INSERT INTO edges (id, created_time, name, type, label, routing_key, secret_hash, customer_id, additional_info)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (id) DO UPDATE SET name = excluded.name, type = excluded.type, label = excluded.label,
@@ -116,8 +117,8 @@ export class EdgeService {
             row.customer_id,
             row.additional_info,
           ],
-        ),
-      );
+        );
+      });
     } catch (err) {
       if (isUniqueViolation(err)) {
         throw invalidArgument(
@@ -131,6 +132,20 @@ export class EdgeService {
     if (existing) this.byRoutingKey.delete(existing.routing_key);
     this.byRoutingKey.set(row.routing_key, row);
     return this.toEdge(row, secret);
+  }
+
+  /**
+   * A new edge gets the edge template root chain and the chains marked for auto-assignment, as ThingsBoard
+   * assigns them when an edge is created.
+   */
+  private assignDefaultRuleChains(w: Writer, edgeId: string): void {
+    w.run(
+      `INSERT OR IGNORE INTO relations (from_id, from_type, to_id, to_type, type, type_group)
+       SELECT ?, 'EDGE', id, 'RULE_CHAIN', 'Contains', 'EDGE' FROM rule_chains WHERE type = 'EDGE' AND root = 1
+       UNION SELECT ?, 'EDGE', to_id, 'RULE_CHAIN', 'Contains', 'EDGE' FROM relations
+         WHERE type_group = 'EDGE_AUTO_ASSIGN_RULE_CHAIN' AND to_type = 'RULE_CHAIN'`,
+      [edgeId, edgeId],
+    );
   }
 
   async delete(id: string, actor: Principal): Promise<void> {

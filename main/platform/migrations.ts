@@ -185,4 +185,14 @@ export const migrations: Migration[] = [
       for (const sql of ddl) w.run(sql);
     },
   },
+  {
+    version: 30,
+    name: 'device profile queue name; relations by group',
+    up(w) {
+      // A device profile names the queue its devices' messages go to (ThingsBoard's defaultQueueName).
+      w.run('ALTER TABLE device_profiles ADD COLUMN default_queue_name TEXT');
+      // Rule chains assigned to edges and auto-assigned ones are relations of the EDGE groups.
+      w.run('CREATE INDEX relations_group_to ON relations(type_group, to_type, to_id)');
+    },
+  },
 ];

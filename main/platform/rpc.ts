@@ -12,6 +12,16 @@ export interface RpcTransport {
   sendRpc(deviceId: string, request: RpcRequest): boolean;
 }
 
+/**
+ * Where the answer to a device's own (client-side) RPC request goes: the transport session that asked
+ * (an MQTT connection publishes it on v1/devices/me/rpc/response/{id}; an HTTP request answers its caller).
+ * Returns false when the session can no longer take it.
+ */
+export type ClientRpcReplier = (requestId: number, body: unknown) => boolean;
+
+/** ThingsBoard names the server that holds a session; Sandboard is one server. */
+export const RPC_SERVICE_ID = 'sandboard';
+
 interface PendingRpc {
   deviceId: string;
   request: RpcRequest;
@@ -41,6 +51,7 @@ export class RpcService {
   private readonly nextIds = new Map<string, number>();
   private readonly transports: RpcTransport[] = [];
   private submit: ((msg: TbMsg) => void) | null = null;
+  private readonly clientSessions = new Map<string, ClientRpcReplier>();
 
   attach(transport: RpcTransport, submit: (msg: TbMsg) => void): void {
     this.transports.push(transport);
@@ -122,6 +133,43 @@ export class RpcService {
     if (!this.pending.has(key)) return false;
     this.settle(key, result);
     return true;
+  }
+
+  /** A transport session that may send client-side RPC requests; the returned function forgets it. */
+  openClientSession(sessionId: string, replier: ClientRpcReplier): () => void {
+    this.clientSessions.set(sessionId, replier);
+    return () => {
+      if (this.clientSessions.get(sessionId) === replier) this.clientSessions.delete(sessionId);
+    };
+  }
+
+  /**
+   * The RPC Call Reply node's answer to a client-side request (ThingsBoard's sendRpcReplyToDevice): goes to
+   * the session named in the request's metadata. False when that session is gone or not on this server.
+   */
+  replyToDevice(serviceId: string, sessionId: string, requestId: number, body: unknown): boolean {
+    if (serviceId !== RPC_SERVICE_ID) return false;
+    const replier = this.clientSessions.get(sessionId);
+    return replier ? replier(requestId, body) : false;
+  }
+
+  /**
+   * For a transport that answers a client-side request in its own response (HTTP): a one-request session
+   * whose reply resolves the promise, or null after the timeout.
+   */
+  awaitClientReply(sessionId: string, timeoutMs: number): Promise<unknown> {
+    return new Promise((resolve) => {
+      const close = this.openClientSession(sessionId, (_requestId, body) => {
+        clearTimeout(timer);
+        close();
+        resolve(body);
+        return true;
+      });
+      const timer = setTimeout(() => {
+        close();
+        resolve(null);
+      }, timeoutMs);
+    });
   }
 
   pendingCount(): number {

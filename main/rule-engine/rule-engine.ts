@@ -1,38 +1,94 @@
 import type { RuleChainMetadata } from '../../shared/rule-engine.ts';
-import type { NodeDefinition, NodeOutput, RuleEnv, RuleNode } from './rule-node.ts';
-import type { TbMsg } from '../platform/tb-msg.ts';
+import { NODE_TYPES } from '../../shared/rule-engine.ts';
+import type { Originator, TbMsg } from '../platform/tb-msg.ts';
+import { DebugLog, nodeDebug, type NodeDebug } from './debug-log.ts';
+import {
+  errorText,
+  failure,
+  type MsgRun,
+  type NodeContext,
+  type NodeDefinition,
+  type NodeOutput,
+  type RuleEnv,
+  type RuleNode,
+} from './rule-node.ts';
 
-export interface DebugEvent {
-  ts: number;
-  direction: 'IN' | 'OUT';
-  relation: string | null;
-  msgType: string;
-  originator: string;
-  data: unknown;
-  metadata: Record<string, string>;
-  error: string | null;
-}
+/** ThingsBoard's maxRuleNodeExecsPerMessage: a message (with what it turns into) visits at most this many nodes. */
+export const MAX_NODE_EXECS_PER_MESSAGE = 1000;
+/** Nested rule chain calls deeper than this fail (a chain that, through others, calls itself). */
+const MAX_CHAIN_DEPTH = 32;
 
-interface CompiledNode {
+type StoredNode = RuleChainMetadata['nodes'][number];
+
+export interface CompiledNode {
   id: string;
   name: string;
-  debug: boolean;
+  type: string;
+  ruleChainId: string;
   node: RuleNode;
   next: Map<string, number[]>;
+  output: boolean;
+  debug: NodeDebug;
+  /** Why the node does not run (unknown class, configuration it cannot start with); null when it runs. */
+  problem: string | null;
 }
 
-const DEBUG_EVENTS_KEPT = 30;
+interface CompiledChain {
+  id: string;
+  name: string;
+  nodes: CompiledNode[];
+  first: number | null;
+}
+
+/** One message's way through the chains: its errors and how many nodes it visited. */
+interface Trace {
+  errors: string[];
+  execs: number;
+}
+
+/** One entry into a chain; outputs collects what the chain's output nodes give back to its caller. */
+interface ChainCall {
+  chain: CompiledChain;
+  trace: Trace;
+  outputs: NodeOutput[] | null;
+  depth: number;
+  run: MsgRun;
+}
+
+/** What the engine needs to send a device's messages to its profile's chain. */
+export interface ProfileRouting {
+  /** profile id -> default rule chain id, only for profiles that name one */
+  chains: Map<string, string>;
+  /** profile id -> queue name, only for profiles that name one */
+  queues: Map<string, string>;
+  profileOf(deviceId: string): string | undefined;
+}
+
+export const ROOT_CHAIN_KEY = 'root';
+
+function unsupported(type: string): RuleNode {
+  return {
+    process: (msg) =>
+      failure(
+        msg,
+        new Error(`Rule node type '${type}' is not supported by Sandboard; the message goes to Failure`),
+      ),
+  };
+}
 
 /**
- * Runs messages through the root chain. process() resolves when every branch the message took has
- * finished, so a transport can acknowledge once the data is durable.
+ * Runs messages through the tenant's rule chains: a device's profile chain or the root chain, into nested
+ * chains through rule chain nodes and back through their output nodes. process() resolves when every branch
+ * the message took has finished, so a transport can acknowledge once the data is durable.
  */
 export class RuleEngine {
   private readonly registry: Map<string, NodeDefinition>;
   private readonly env: RuleEnv;
-  private nodes: CompiledNode[] = [];
-  private first: number | null = null;
-  private readonly debug = new Map<string, DebugEvent[]>();
+  private readonly chains = new Map<string, CompiledChain>();
+  private rootId: string | null = null;
+  private routing: ProfileRouting | null = null;
+  private readonly sequential = new Map<string, Promise<unknown>>();
+  readonly debugLog = new DebugLog();
   private processed = 0;
   private failures = 0;
 
@@ -41,67 +97,80 @@ export class RuleEngine {
     this.env = env;
   }
 
+  /** Replaces the root chain (the one chain of a single-chain engine). */
+  load(metadata: RuleChainMetadata, options: { start?: boolean; name?: string } = {}): void {
+    this.loadChain(this.rootId ?? ROOT_CHAIN_KEY, options.name ?? 'Root Rule Chain', metadata, options);
+    this.rootId ??= ROOT_CHAIN_KEY;
+  }
+
   /**
-   * Replaces the running chain; throws (and keeps the old one) if a node cannot be built. The old chain's
-   * nodes are destroyed; the new one's are started (generators begin to tick) unless `start` is false.
+   * Builds (or rebuilds) a chain; nodes that cannot start fail their messages instead of failing the load.
+   * The old version's nodes are destroyed; the new one's are started (generators begin to tick) unless
+   * `start` is false.
    */
-  load(
-    metadata: RuleChainMetadata & { nodes: { id?: { id: string } }[] },
-    options: { start?: boolean } = {},
-  ): void {
-    const nodes: CompiledNode[] = metadata.nodes.map((n, i) => {
-      const def = this.registry.get(n.type);
-      if (!def) throw new Error(`nodes[${i}].type: unknown node type '${n.type}'`);
-      return {
-        id: n.id?.id ?? String(i),
-        name: n.name,
-        debug: n.debugMode === true,
-        node: def.create(n.configuration, this.env),
-        next: new Map(),
-      };
-    });
+  loadChain(id: string, name: string, metadata: RuleChainMetadata, options: { start?: boolean } = {}): void {
+    const chain: CompiledChain = { id, name, nodes: [], first: null };
+    chain.nodes = metadata.nodes.map((n, i) => this.compile(chain, n, i));
     for (const c of metadata.connections ?? []) {
-      const from = nodes[c.fromIndex];
-      if (!from || !nodes[c.toIndex]) continue;
+      const from = chain.nodes[c.fromIndex];
+      if (!from || !chain.nodes[c.toIndex]) continue;
       const list = from.next.get(c.type) ?? [];
       list.push(c.toIndex);
       from.next.set(c.type, list);
     }
-    const old = this.nodes;
-    this.nodes = nodes;
-    this.first = metadata.firstNodeIndex ?? (nodes.length > 0 ? 0 : null);
-    for (const c of old) c.node.destroy?.();
+    chain.first =
+      metadata.firstNodeIndex !== null &&
+      metadata.firstNodeIndex !== undefined &&
+      chain.nodes[metadata.firstNodeIndex]
+        ? metadata.firstNodeIndex
+        : null;
+    const old = this.chains.get(id);
+    this.chains.set(id, chain);
+    if (old) this.destroy(old, new Set(chain.nodes.map((n) => n.id)));
     if (options.start === false) return;
-    for (const c of nodes) c.node.start?.((outputs) => this.emitFrom(c, outputs));
+    for (const n of chain.nodes)
+      n.node.start?.((outputs) => {
+        this.processed++;
+        for (const out of outputs) this.tellNext(chain.id, n.id, out.msg, out.relation);
+      });
   }
 
-  /** Destroys the running chain's nodes (timers, script contexts); the engine then runs nothing. */
+  /** Destroys every chain's nodes (timers, connections, script contexts); the engine then runs nothing. */
   stop(): void {
-    const old = this.nodes;
-    this.nodes = [];
-    this.first = null;
-    for (const c of old) c.node.destroy?.();
+    for (const id of [...this.chains.keys()]) this.removeChain(id);
   }
 
-  /** Messages a node made by itself (a generator) follow its relations like any other output. */
-  private emitFrom(compiled: CompiledNode, outputs: NodeOutput[]): void {
-    if (!this.nodes.includes(compiled)) return;
-    this.processed++;
-    const errors: string[] = [];
-    this.follow(compiled, outputs, errors).then(
-      () => {
-        if (errors.length) this.env.log(`[rule engine] ${compiled.name} failed: ${errors.join('; ')}`);
-      },
-      (err: unknown) => this.env.log(`[rule engine] ${compiled.name} failed: ${(err as Error).message}`),
-    );
+  removeChain(id: string): void {
+    const old = this.chains.get(id);
+    if (!old) return;
+    this.chains.delete(id);
+    if (this.rootId === id) this.rootId = null;
+    this.destroy(old, new Set());
+  }
+
+  setRoot(id: string | null): void {
+    this.rootId = id;
+  }
+
+  setRouting(routing: ProfileRouting | null): void {
+    this.routing = routing;
+  }
+
+  /** The node as the engine runs it, for the UI and the API (why a node does not run). */
+  node(nodeId: string): CompiledNode | undefined {
+    for (const chain of this.chains.values()) for (const n of chain.nodes) if (n.id === nodeId) return n;
+    return undefined;
   }
 
   /** Resolves with the errors of every Failure the message met on its way (empty: all went well). */
   async process(msg: TbMsg): Promise<string[]> {
     this.processed++;
-    const errors: string[] = [];
-    if (this.first !== null) await this.run(this.first, msg, errors);
-    return errors;
+    const chain = this.startChain(msg);
+    if (!chain) return [];
+    const queue = msg.queueName ?? this.queueOf(msg.originator);
+    if (queue === 'SequentialByOriginator')
+      return this.inOrder(msg.originator.id, () => this.runTop(chain, msg));
+    return this.runTop(chain, msg);
   }
 
   /** Like process(), for producers that must not wait or fail (REST events, connect events). */
@@ -110,64 +179,206 @@ export class RuleEngine {
       (errors) => {
         if (errors.length) this.env.log(`[rule engine] ${msg.type} failed: ${errors.join('; ')}`);
       },
-      (err: unknown) => this.env.log(`[rule engine] ${msg.type} failed: ${(err as Error).message}`),
+      (err: unknown) => this.env.log(`[rule engine] ${msg.type} failed: ${errorText(err)}`),
     );
-  }
-
-  debugEvents(nodeId: string): DebugEvent[] {
-    return this.debug.get(nodeId) ?? [];
   }
 
   stats(): { processed: number; failures: number } {
     return { processed: this.processed, failures: this.failures };
   }
 
-  private async run(index: number, msg: TbMsg, errors: string[]): Promise<void> {
-    const compiled = this.nodes[index];
-    if (!compiled) return;
-    if (compiled.debug) this.record(compiled.id, 'IN', null, msg);
+  defaultRuleChainOf(originator: Originator): string | undefined {
+    const routing = this.routing;
+    if (!routing || originator.entityType !== 'DEVICE' || routing.chains.size === 0) return undefined;
+    const profile = routing.profileOf(originator.id);
+    return profile ? routing.chains.get(profile) : undefined;
+  }
+
+  private queueOf(originator: Originator): string | undefined {
+    const routing = this.routing;
+    if (!routing || originator.entityType !== 'DEVICE' || routing.queues.size === 0) return undefined;
+    const profile = routing.profileOf(originator.id);
+    return profile ? routing.queues.get(profile) : undefined;
+  }
+
+  private startChain(msg: TbMsg): CompiledChain | undefined {
+    const id = msg.ruleChainId ?? this.defaultRuleChainOf(msg.originator);
+    return (
+      (id !== undefined ? this.chains.get(id) : undefined) ??
+      (this.rootId ? this.chains.get(this.rootId) : undefined)
+    );
+  }
+
+  /** Messages of one originator one after another (ThingsBoard's SequentialByOriginator queue). */
+  private inOrder<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = this.sequential.get(key) ?? Promise.resolve();
+    const mine = before.then(work, work);
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.sequential.set(key, settled);
+    void settled.then(() => {
+      if (this.sequential.get(key) === settled) this.sequential.delete(key);
+    });
+    return mine;
+  }
+
+  private async runTop(chain: CompiledChain, msg: TbMsg): Promise<string[]> {
+    const trace: Trace = { errors: [], execs: 0 };
+    await this.enter(chain, msg, trace, null, 0);
+    return trace.errors;
+  }
+
+  /** Runs a chain from its first node; resolves with its outputs when it was called by a rule chain node. */
+  private async enter(
+    chain: CompiledChain,
+    msg: TbMsg,
+    trace: Trace,
+    outputs: NodeOutput[] | null,
+    depth: number,
+  ): Promise<void> {
+    if (chain.first === null) return;
+    const call = this.call(chain, trace, outputs, depth);
+    await this.runNode(call, chain.first, msg, null);
+  }
+
+  private call(chain: CompiledChain, trace: Trace, outputs: NodeOutput[] | null, depth: number): ChainCall {
+    return {
+      chain,
+      trace,
+      outputs,
+      depth,
+      run: {
+        input: async (ruleChainId, m) => {
+          const target = this.chains.get(ruleChainId);
+          if (!target) throw new Error(`Rule chain [${ruleChainId}] is not found or is not a CORE chain`);
+          if (depth + 1 > MAX_CHAIN_DEPTH)
+            throw new Error(`Rule chains call each other more than ${MAX_CHAIN_DEPTH} levels deep`);
+          const out: NodeOutput[] = [];
+          await this.enter(target, m, trace, out, depth + 1);
+          return out;
+        },
+      },
+    };
+  }
+
+  private async runNode(call: ChainCall, index: number, msg: TbMsg, from: string | null): Promise<void> {
+    const n = call.chain.nodes[index];
+    if (!n) return;
+    if (++call.trace.execs > MAX_NODE_EXECS_PER_MESSAGE) {
+      if (call.trace.execs === MAX_NODE_EXECS_PER_MESSAGE + 1)
+        call.trace.errors.push(`Message is processed by more than ${MAX_NODE_EXECS_PER_MESSAGE} rule nodes!`);
+      return;
+    }
+    const debugAll = n.debug.allUntil > 0 && n.debug.allUntil > Date.now();
+    if (debugAll) this.debugLog.record(n, 'IN', from, msg, null);
+    if (n.output) {
+      if (debugAll) this.debugLog.record(n, 'OUT', n.name, msg, null);
+      call.outputs?.push({ relation: n.name, msg });
+      return;
+    }
     let outputs: NodeOutput[];
     try {
-      outputs = await compiled.node.process(msg);
+      outputs = await n.node.process(msg, call.run);
     } catch (err) {
-      outputs = [
-        {
-          relation: 'Failure',
-          msg: { ...msg, metadata: { ...msg.metadata, error: (err as Error).message } },
-        },
-      ];
+      outputs = failure(msg, err);
     }
-    await this.follow(compiled, outputs, errors);
-  }
-
-  private async follow(compiled: CompiledNode, outputs: NodeOutput[], errors: string[]): Promise<void> {
-    const branches: Promise<void>[] = [];
+    let branches: Promise<void>[] | null = null;
+    let single: Promise<void> | null = null;
     for (const out of outputs) {
-      if (out.relation === 'Failure') {
+      const isFailure = out.relation === 'Failure';
+      if (debugAll || (isFailure && n.debug.failures))
+        this.debugLog.record(
+          n,
+          'OUT',
+          out.relation,
+          out.msg,
+          isFailure ? (out.msg.metadata.error ?? 'failed') : null,
+        );
+      // A Failure is the message's error even when a node handles it: the sender learns its data was not
+      // taken as it should have been (MQTT gets an error reason instead of a plain PUBACK).
+      if (isFailure) {
         this.failures++;
-        errors.push(`${compiled.name}: ${out.msg.metadata.error ?? 'failed'}`);
+        call.trace.errors.push(`${n.name}: ${out.msg.metadata.error ?? 'failed'}`);
       }
-      if (compiled.debug) this.record(compiled.id, 'OUT', out.relation, out.msg);
-      for (const next of compiled.next.get(out.relation) ?? [])
-        branches.push(this.run(next, out.msg, errors));
+      const targets = n.next.get(out.relation);
+      if (!targets) continue;
+      for (const t of targets) {
+        const p = this.runNode(call, t, out.msg, out.relation);
+        if (!single && !branches) single = p;
+        else (branches ??= [single!]).push(p);
+      }
     }
-    if (branches.length === 1) await branches[0];
-    else if (branches.length > 1) await Promise.all(branches);
+    if (branches) await Promise.all(branches);
+    else if (single) await single;
   }
 
-  private record(nodeId: string, direction: 'IN' | 'OUT', relation: string | null, msg: TbMsg): void {
-    const list = this.debug.get(nodeId) ?? [];
-    list.push({
-      ts: Date.now(),
-      direction,
-      relation,
-      msgType: msg.type,
-      originator: `${msg.originator.entityType} ${msg.originator.id}`,
-      data: msg.data,
-      metadata: msg.metadata,
-      error: msg.metadata.error ?? null,
-    });
-    if (list.length > DEBUG_EVENTS_KEPT) list.shift();
-    this.debug.set(nodeId, list);
+  private compile(chain: CompiledChain, stored: StoredNode, index: number): CompiledNode {
+    const id = stored.id?.id ?? `${chain.id}:${index}`;
+    const compiled: CompiledNode = {
+      id,
+      name: stored.name,
+      type: stored.type,
+      ruleChainId: chain.id,
+      node: unsupported(stored.type),
+      next: new Map(),
+      output: stored.type === NODE_TYPES.ruleChainOutput,
+      debug: nodeDebug(stored),
+      problem: null,
+    };
+    const def = this.registry.get(stored.type);
+    if (!def) {
+      compiled.problem = `Rule node type '${stored.type}' is not supported by Sandboard`;
+      return compiled;
+    }
+    const context: NodeContext = {
+      id,
+      name: stored.name,
+      ruleChainId: chain.id,
+      tellNext: (msg, relation) => this.tellNext(chain.id, id, msg, relation),
+      enqueue: (msg) => this.submit(msg),
+      defaultRuleChainOf: (o) => this.defaultRuleChainOf(o),
+    };
+    try {
+      compiled.node = def.create(stored.configuration, this.env, context);
+    } catch (err) {
+      const problem = `'${stored.name}' failed to initialize: ${errorText(err)}`;
+      compiled.problem = problem;
+      compiled.node = { process: (msg) => failure(msg, new Error(problem)) };
+    }
+    return compiled;
+  }
+
+  /** A message a node sends on its own: follows the node's connections in its chain's current version. */
+  private tellNext(chainId: string, nodeId: string, msg: TbMsg, relation: string): void {
+    const chain = this.chains.get(chainId);
+    const n = chain?.nodes.find((x) => x.id === nodeId);
+    if (!chain || !n) return;
+    const trace: Trace = { errors: [], execs: 0 };
+    const call = this.call(chain, trace, null, 0);
+    const isFailure = relation === 'Failure';
+    if (n.debug.allUntil > Date.now() || (isFailure && n.debug.failures))
+      this.debugLog.record(n, 'OUT', relation, msg, isFailure ? (msg.metadata.error ?? 'failed') : null);
+    const targets = n.next.get(relation) ?? [];
+    void Promise.all(targets.map((t) => this.runNode(call, t, msg, relation))).then(
+      () => {
+        if (trace.errors.length)
+          this.env.log(`[rule engine] ${msg.type} from '${n.name}' failed: ${trace.errors.join('; ')}`);
+      },
+      (err: unknown) => this.env.log(`[rule engine] ${msg.type} from '${n.name}' failed: ${errorText(err)}`),
+    );
+  }
+
+  private destroy(chain: CompiledChain, keptIds: Set<string>): void {
+    for (const n of chain.nodes) {
+      try {
+        const done = n.node.destroy?.();
+        if (done) done.catch(() => undefined);
+      } catch {
+        // a node that cannot clean up must not stop the others
+      }
+    }
+    this.debugLog.forget(chain.nodes.map((n) => n.id).filter((id) => !keptIds.has(id)));
   }
 }

@@ -1,5 +1,6 @@
 import type { SessionLimits } from '../../shared/schemas/transport-limits.ts';
 import type { DeviceRow } from '../platform/devices.ts';
+import { RPC_SERVICE_ID } from '../platform/rpc.ts';
 import type { Services } from '../platform/services.ts';
 import { newMsg } from '../platform/tb-msg.ts';
 import type { TsEntry } from '../platform/telemetry-repository.ts';
@@ -131,13 +132,17 @@ export function sessionLimits(core: TransportCore, gateway: boolean): SessionLim
   };
 }
 
-/** A client-side RPC request (other than getSessionLimits) for the rule engine: TO_SERVER_RPC_REQUEST. */
+/**
+ * A client-side RPC request (other than getSessionLimits) for the rule engine: TO_SERVER_RPC_REQUEST. Its
+ * metadata names the session (serviceId, sessionId, requestId) an RPC Call Reply node answers on.
+ */
 export function clientRpcRequest(
   core: TransportCore,
   device: DeviceRow,
   requestId: string,
   body: unknown,
   scope: LimitScope,
+  sessionId: string,
 ): Promise<void> {
   consumeLimit(core, device, scope);
   core.activity.touch(device);
@@ -146,7 +151,7 @@ export function clientRpcRequest(
       'TO_SERVER_RPC_REQUEST',
       { entityType: 'DEVICE', id: device.id },
       body,
-      deviceMetadata(device, { requestId }),
+      deviceMetadata(device, { requestId, serviceId: RPC_SERVICE_ID, sessionId }),
     ),
   ]);
 }

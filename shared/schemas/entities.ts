@@ -54,6 +54,7 @@ export const DeviceProfile = Type.Object({
   provisionDeviceKey: Nullable(Type.String()),
   default: Type.Boolean(),
   defaultRuleChainId: Nullable(EntityId('RULE_CHAIN')),
+  defaultQueueName: Type.Optional(Nullable(Type.String())),
   profileData: Info,
 });
 export type DeviceProfile = Static<typeof DeviceProfile>;
@@ -67,6 +68,8 @@ export const SaveDeviceProfileRequest = Type.Object({
   provisionType: Type.Optional(ProvisionType),
   provisionDeviceKey: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   default: Type.Optional(Type.Boolean()),
+  defaultRuleChainId: Type.Optional(Nullable(RefInput('RULE_CHAIN'))),
+  defaultQueueName: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   profileData: Type.Optional(Nullable(Info)),
 });
 export type SaveDeviceProfileRequest = Static<typeof SaveDeviceProfileRequest>;

@@ -16,6 +16,8 @@ function isStandard(config: Record<string, unknown>): boolean {
 export const logNode: NodeDefinition = {
   type: NODE_TYPES.log,
   label: 'Log',
+  componentType: 'ACTION',
+  description: 'Log incoming messages using JS script for transformation Message into String',
   relations: ['Success', 'Failure'],
   defaultConfiguration: { scriptLang: 'TBEL', jsScript: DEFAULT_SCRIPT, tbelScript: DEFAULT_SCRIPT },
   validate: (config) => (isStandard(config) ? null : checkScriptConfig(config)),

@@ -95,6 +95,9 @@ export function validatePushToEdgeConfiguration(configuration: Record<string, un
 export const pushToEdgeNode: NodeDefinition = {
   type: NODE_TYPES.pushToEdge,
   label: 'Push to edge',
+  componentType: 'ACTION',
+  description: 'Push messages from cloud to edge',
+  ruleChainTypes: ['CORE'],
   relations: ['Success', 'Failure'],
   defaultConfiguration: { scope: 'SERVER_SCOPE' },
   validate: validatePushToEdgeConfiguration,

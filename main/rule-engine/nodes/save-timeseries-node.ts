@@ -1,4 +1,6 @@
 import { NODE_TYPES } from '../../../shared/rule-engine.ts';
+import { RULE_NODE_CONFIGURATION_SCHEMAS } from '../../../shared/rule-node-schemas.ts';
+import { schemaValidator } from '../config-schema.ts';
 import type { DeviceRow } from '../../platform/devices.ts';
 import type { Services } from '../../platform/services.ts';
 import { parseTelemetry } from '../../platform/telemetry-payload.ts';
@@ -35,31 +37,72 @@ function deviceRow(services: Services, id: string): DeviceRow | undefined {
   return row;
 }
 
+const schema = RULE_NODE_CONFIGURATION_SCHEMAS[NODE_TYPES.saveTimeseries]!;
+
+/**
+ * ThingsBoard's DEDUPLICATE processing: only the first message of an originator in each interval is
+ * stored; null for the other strategies (every message is stored).
+ */
+export function deduplicator(
+  config: Record<string, unknown>,
+): ((originatorId: string, ts: number) => boolean) | null {
+  const settings = config.processingSettings as
+    { type?: string; deduplicationIntervalSecs?: number } | undefined;
+  if (settings?.type !== 'DEDUPLICATE') return null;
+  const intervalMs = Math.max(Number(settings.deduplicationIntervalSecs ?? 60), 1) * 1000;
+  const last = new Map<string, number>();
+  return (originatorId, ts) => {
+    const bucket = Math.floor(ts / intervalMs);
+    if (last.get(originatorId) === bucket) return false;
+    if (last.size >= CACHED_DEVICES_MAX) last.clear();
+    last.set(originatorId, bucket);
+    return true;
+  };
+}
+
 /** Stores POST_TELEMETRY_REQUEST data of a device; Success once it is durable. */
 export const saveTimeseriesNode: NodeDefinition = {
   type: NODE_TYPES.saveTimeseries,
   label: 'Save Timeseries',
+  componentType: 'ACTION',
+  description:
+    'Saves time series data with a configurable TTL and according to configured processing strategies.',
   relations: ['Success', 'Failure'],
-  defaultConfiguration: { defaultTTL: 0 },
-  validate: (c) =>
-    c.defaultTTL !== undefined && typeof c.defaultTTL !== 'number' ? "'defaultTTL' must be a number" : null,
-  create: (_config, env) => ({
-    async process(msg) {
-      if (msg.type !== 'POST_TELEMETRY_REQUEST')
-        return failure(msg, new Error(`Unsupported message type ${msg.type}`));
-      if (msg.originator.entityType !== 'DEVICE')
-        return failure(msg, new Error('Only DEVICE telemetry is stored'));
-      const device = deviceRow(env.services, msg.originator.id);
-      if (!device) return failure(msg, new Error(`Device ${msg.originator.id} not found`));
-      const ts = Number(msg.metadata.ts);
-      const parsed = parseTelemetry(msg.data, Number.isFinite(ts) ? ts : msg.ts);
-      if (!parsed.ok) return failure(msg, new Error(parsed.error));
-      try {
-        await env.services.telemetry.saveTimeseries(device, parsed.value);
-        return success(msg);
-      } catch (err) {
-        return failure(msg, err);
-      }
-    },
-  }),
+  version: 1,
+  upgrade: (from, config) =>
+    from === 0 && !config.processingSettings
+      ? { ...config, processingSettings: { type: 'ON_EVERY_MESSAGE' } }
+      : config,
+  defaultConfiguration: {
+    defaultTTL: 0,
+    useServerTs: false,
+    processingSettings: { type: 'ON_EVERY_MESSAGE' },
+  },
+  configurationSchema: schema,
+  validate: schemaValidator(schema),
+  create: (config, env) => {
+    const useServerTs = config.useServerTs === true;
+    const firstInInterval = deduplicator(config);
+    return {
+      async process(msg) {
+        if (msg.type !== 'POST_TELEMETRY_REQUEST')
+          return failure(msg, new Error(`Unsupported message type ${msg.type}`));
+        if (msg.originator.entityType !== 'DEVICE')
+          return failure(msg, new Error('Only DEVICE telemetry is stored'));
+        const device = deviceRow(env.services, msg.originator.id);
+        if (!device) return failure(msg, new Error(`Device ${msg.originator.id} not found`));
+        const ts = useServerTs ? Date.now() : Number(msg.metadata.ts);
+        if (firstInInterval && !firstInInterval(msg.originator.id, Number.isFinite(ts) ? ts : msg.ts))
+          return success(msg);
+        const parsed = parseTelemetry(msg.data, Number.isFinite(ts) ? ts : msg.ts);
+        if (!parsed.ok) return failure(msg, new Error(parsed.error));
+        try {
+          await env.services.telemetry.saveTimeseries(device, parsed.value);
+          return success(msg);
+        } catch (err) {
+          return failure(msg, err);
+        }
+      },
+    };
+  },
 };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DeviceRow } from '../../platform/devices.ts';
 import { ErrorCode, PlatformError, unauthorized } from '../../platform/errors.ts';
@@ -228,13 +229,31 @@ export async function registerDeviceHttpRoutes(
           core.activity.touch(device);
           return reply.code(200).send(sessionLimits(core, isGateway));
         }
-        // No rule node answers a device's RPC yet: ThingsBoard then answers 408 once the wait is over.
-        await clientRpcRequest(core, device, '0', body, scopeOf(device));
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, options.defaultTimeoutMs);
-          reply.raw.once('close', () => (clearTimeout(timer), resolve()));
+        // A session for this one request: an RPC Call Reply node in the chain answers it; without one,
+        // ThingsBoard answers 408 once the wait is over.
+        const sessionId = randomUUID();
+        let answered: { body: unknown } | null = null;
+        let wake = () => undefined as void;
+        const close = services.rpc.openClientSession(sessionId, (_requestId, answer) => {
+          if (answered) return false;
+          answered = { body: answer };
+          wake();
+          return true;
         });
-        throw requestTimeout();
+        try {
+          await clientRpcRequest(core, device, '0', body, scopeOf(device), sessionId);
+          if (!answered)
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, options.defaultTimeoutMs);
+              wake = () => (clearTimeout(timer), resolve());
+              reply.raw.once('close', wake);
+            });
+        } finally {
+          close();
+        }
+        const result = answered as { body: unknown } | null;
+        if (!result) throw requestTimeout();
+        return reply.code(200).send(result.body);
       });
 
       on('POST', '/:token/claim', async (device, request, reply) => {

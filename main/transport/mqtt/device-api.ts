@@ -91,7 +91,7 @@ export async function handleDeviceTopic(
       sendJson(session, `v1/devices/me/rpc/response/${m[1]}`, sessionLimits(ctx, session.gateway));
       return true;
     }
-    await clientRpcRequest(ctx, device, m[1]!, body, scope);
+    await clientRpcRequest(ctx, device, m[1]!, body, scope, session.id);
     return true;
   }
   if (topic === 'v1/devices/me/claim') {

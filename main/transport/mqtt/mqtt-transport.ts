@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
@@ -47,6 +48,7 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
   const authenticated = new WeakMap<Client, DeviceRow>();
   // Sessions of the user name (or client id) "provision": they may only ask for credentials.
   const provisioners = new WeakSet<Client>();
+  const closeClientRpc = new Map<Client, () => void>();
 
   const broker = await Aedes.createBroker({
     maximumPacketSize: options.maxPacketBytes,
@@ -112,7 +114,8 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
     if (!device) return;
     const info = parseJson(device.additional_info);
     const gateway = info.gateway === true;
-    registry.add({
+    const session: Session = {
+      id: randomUUID(),
       client,
       device,
       gateway,
@@ -120,7 +123,15 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
       subscriptions: new Map(),
       subDevices: new Map(),
       scopes: { own: ownScope(device, gateway), viaGateway: viaGatewayScope(device) },
-    });
+    };
+    registry.add(session);
+    // The RPC Call Reply node answers the device's own RPC requests on the session that sent them.
+    closeClientRpc.set(
+      client,
+      services.rpc.openClientSession(session.id, (requestId, body) =>
+        sendJson(session, `v1/devices/me/rpc/response/${requestId}`, body),
+      ),
+    );
     activity.connected(device);
   });
   broker.on('clientDisconnect', (client) => closeSession(client));
@@ -135,6 +146,8 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
   broker.on('connectionError', () => undefined);
 
   function closeSession(client: Client): void {
+    closeClientRpc.get(client)?.();
+    closeClientRpc.delete(client);
     const removed = registry.remove(client);
     if (!removed) return;
     activity.disconnected(removed.session.device);

@@ -5,6 +5,8 @@ import { topicMatches } from './topic-filter.ts';
 
 /** One MQTT connection, authenticated as a device (which may be a gateway). */
 export interface Session {
+  /** ThingsBoard's session id: where the answer to a client-side RPC request goes */
+  id: string;
   client: Client;
   device: DeviceRow;
   gateway: boolean;

@@ -48,7 +48,11 @@ export type { Edge, EdgeEvent, EdgeEventStatus, EdgeSimulatorDetails, EdgeSimula
 export interface RuleNodeType {
   type: string;
   label: string;
+  /** ThingsBoard's palette group: FILTER, ENRICHMENT, TRANSFORMATION, ACTION, EXTERNAL or FLOW */
+  componentType?: string;
+  description?: string;
   relations: string[];
+  customRelations?: boolean;
   defaultConfiguration: Record<string, unknown>;
 }
 

@@ -28,6 +28,20 @@ function uniqueNodeName(base: string, draft: ChainDraft): string {
   for (let i = 2; ; i++) if (!names.has(`${base} ${i}`)) return `${base} ${i}`;
 }
 
+const GROUPS = ['FILTER', 'ENRICHMENT', 'TRANSFORMATION', 'ACTION', 'EXTERNAL', 'FLOW'];
+
+/** Node types in ThingsBoard's palette groups (Filter, Enrichment, ...), each group in the server's order. */
+function groupByComponent(types: RuleNodeType[]): [string, RuleNodeType[]][] {
+  const byGroup = new Map<string, RuleNodeType[]>();
+  for (const t of types) {
+    const g = t.componentType ?? 'ACTION';
+    byGroup.set(g, [...(byGroup.get(g) ?? []), t]);
+  }
+  return [...byGroup]
+    .sort(([a], [b]) => GROUPS.indexOf(a) - GROUPS.indexOf(b))
+    .map(([g, list]) => [g.charAt(0) + g.slice(1).toLowerCase(), list]);
+}
+
 function Palette({ types, onAdd }: { types: RuleNodeType[]; onAdd: (t: RuleNodeType) => void }) {
   return (
     <Card withBorder radius="md" p="md" data-testid="node-help">
@@ -50,13 +64,26 @@ function Palette({ types, onAdd }: { types: RuleNodeType[]; onAdd: (t: RuleNodeT
         <Text size="sm" fw={600}>
           Add a node
         </Text>
-        <Group gap="xs">
-          {types.map((t) => (
-            <Button key={t.type} size="xs" variant="default" onClick={() => onAdd(t)}>
-              {t.label}
-            </Button>
-          ))}
-        </Group>
+        {groupByComponent(types).map(([group, list]) => (
+          <Stack key={group} gap={4}>
+            <Text size="xs" c="dimmed" tt="uppercase">
+              {group}
+            </Text>
+            <Group gap="xs">
+              {list.map((t) => (
+                <Button
+                  key={t.type}
+                  size="xs"
+                  variant="default"
+                  onClick={() => onAdd(t)}
+                  title={t.description}
+                >
+                  {t.label}
+                </Button>
+              ))}
+            </Group>
+          </Stack>
+        ))}
       </Stack>
     </Card>
   );
@@ -92,10 +119,10 @@ export function ChainEditor({ metadata, types }: { metadata: RuleChainMetadata; 
   const problemNodes = useMemo(() => {
     const set = new Set<number>();
     problems.forEach((p, i) => problemCount(p) > 0 && set.add(i));
-    draft.nodes.forEach((n, i) => n.name.trim() === '' && set.add(i));
+    draft.nodes.forEach((n, i) => (n.name.trim() === '' || !typeOf.has(n.type)) && set.add(i));
     if (serverError?.node !== undefined) set.add(serverError.node);
     return set;
-  }, [problems, draft.nodes, serverError]);
+  }, [problems, draft.nodes, serverError, typeOf]);
   const savedDebug = useMemo(
     () => new Set(saved.nodes.filter((n) => n.debugMode && n.id?.id).map((n) => n.id!.id)),
     [saved],
@@ -161,10 +188,15 @@ export function ChainEditor({ metadata, types }: { metadata: RuleChainMetadata; 
               <Menu.Label>
                 {sel !== null ? `Placed after ${draft.nodes[sel]!.name}` : 'Node types'}
               </Menu.Label>
-              {types.map((t) => (
-                <Menu.Item key={t.type} onClick={() => onAdd(t)} data-testid={`palette-${t.label}`}>
-                  {t.label}
-                </Menu.Item>
+              {groupByComponent(types).map(([group, list]) => (
+                <div key={group}>
+                  <Menu.Label>{group}</Menu.Label>
+                  {list.map((t) => (
+                    <Menu.Item key={t.type} onClick={() => onAdd(t)} data-testid={`palette-${t.label}`}>
+                      {t.label}
+                    </Menu.Item>
+                  ))}
+                </div>
               ))}
             </Menu.Dropdown>
           </Menu>
@@ -247,7 +279,17 @@ export function ChainEditor({ metadata, types }: { metadata: RuleChainMetadata; 
               problems={problems[sel] ?? NO_PROBLEMS}
               serverError={serverError?.node === sel ? serverError.message : undefined}
               onRename={(name) => edit(updateNode(draft, sel, { name }))}
-              onDebug={(on) => edit(updateNode(draft, sel, { debugMode: on }))}
+              onDebug={(on) =>
+                edit(
+                  updateNode(draft, sel, {
+                    debugMode: on,
+                    // ThingsBoard 4.x: failures always, everything for the next 15 minutes (the server caps it)
+                    debugSettings: on
+                      ? { failuresEnabled: true, allEnabled: true }
+                      : { failuresEnabled: false, allEnabled: false, allEnabledUntil: 0 },
+                  }),
+                )
+              }
               onConfig={(configuration) => edit(updateNode(draft, sel, { configuration }))}
               onSetFirst={() => edit({ ...draft, firstNodeIndex: sel })}
               onRemove={() => onRemove(sel)}

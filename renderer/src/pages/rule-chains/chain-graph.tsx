@@ -358,7 +358,7 @@ export function ChainGraph({
             const p = positionOf(node, i);
             const isSelected = selected === i;
             const hasProblem = problemNodes.has(i);
-            const typeLabel = labels.get(node.type) ?? shortType(node.type);
+            const typeLabel = labels.get(node.type) ?? `Unsupported: ${shortType(node.type)}`;
             const name = fitText(node.name, NAME_WIDTH, [14, 13, 12], 600);
             const squeeze =
               name.lines.length === 1 && textWidth(name.lines[0]!, name.fontSize, 600) > NAME_WIDTH;

@@ -152,7 +152,7 @@ export function NodePanel({
       <Stack gap="sm">
         <Group justify="space-between" wrap="nowrap" align="flex-start">
           <div>
-            <Title order={5}>{type?.label ?? shortType(node.type)}</Title>
+            <Title order={5}>{type?.label ?? `Unsupported: ${shortType(node.type)}`}</Title>
             <Text size="xs" c="dimmed" ff="monospace" style={{ wordBreak: 'break-all' }}>
               nodes[{index}] · {shortType(node.type)}
             </Text>
@@ -165,6 +165,18 @@ export function NodePanel({
             </Button>
           )}
         </Group>
+        {!type && (
+          <Alert
+            color="orange"
+            variant="light"
+            title="Not supported by Sandboard"
+            data-testid="node-unsupported"
+          >
+            <Text size="sm">
+              {node.type} is kept as it was imported; every message that reaches it goes to Failure.
+            </Text>
+          </Alert>
+        )}
         {serverError && (
           <Alert
             color="red"
