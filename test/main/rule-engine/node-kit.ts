@@ -2,6 +2,7 @@
  * Runs one rule node in a real rule engine over the platform's real services (DurableDb on a temp dir):
  * every relation the node may emit goes to a recorder, so a test sees what came out where.
  */
+import { onTestFinished } from 'vitest';
 import { openEdgeServices, type EdgeServices } from '../../fixtures/edge-test-kit.ts';
 import { createNodeRegistry } from '../../../main/rule-engine/node-registry.ts';
 import { RuleEngine } from '../../../main/rule-engine/rule-engine.ts';
@@ -71,6 +72,7 @@ export async function nodeHarness(
   };
   engine.loadChain('chain-under-test', 'Chain under test', metadata);
   engine.setRoot('chain-under-test');
+  onTestFinished(() => engine.removeChain('chain-under-test'));
   return {
     ...services,
     engine,
