@@ -145,3 +145,60 @@ test('a script node form tests its script on a sample message in the sandbox', a
   );
   await saveScreenshotsInBothThemes(page, 'rule-chain-script-test');
 });
+
+test('an imported chain with a node class Sandboard does not run shows it as unsupported; the palette offers every node type', async ({
+  page,
+  rest,
+}) => {
+  const jwt = await rest.login();
+  const node = (type: string, name: string, x: number) => ({
+    type,
+    name,
+    configurationVersion: 0,
+    configuration: { version: 0 },
+    additionalInfo: { layoutX: x, layoutY: 150 },
+  });
+  const imported = await rest.request('/api/sandboard/ruleChain/import', {
+    method: 'POST',
+    auth: `Bearer ${jwt}`,
+    json: {
+      ruleChain: {
+        name: 'From a PE tenant',
+        type: 'CORE',
+        root: false,
+        debugMode: false,
+        configuration: null,
+        additionalInfo: null,
+      },
+      metadata: {
+        firstNodeIndex: 0,
+        nodes: [
+          node('org.thingsboard.rule.engine.filter.TbMsgTypeSwitchNode', 'Switch', 100),
+          node('org.thingsboard.rule.engine.integration.TbIntegrationDownlinkNode', 'Downlink', 450),
+        ],
+        connections: [{ fromIndex: 0, toIndex: 1, type: 'Post telemetry' }],
+        ruleChainConnections: null,
+      },
+    },
+  });
+  expect(imported.status).toBe(200);
+  const types = (await (
+    await rest.request('/api/ruleNode/types', { auth: `Bearer ${jwt}` })
+  ).json()) as unknown[];
+
+  await logIn(page);
+  await openFromNav(page, 'rule-chains');
+  await page.getByRole('combobox', { name: 'Rule chain' }).click();
+  await page.getByRole('option', { name: 'From a PE tenant' }).click();
+  await expect(page.getByTestId('rule-chain-name')).toHaveText('From a PE tenant');
+  const downlink = page.locator('[data-testid="rule-node"][data-name="Downlink"]');
+  await expect(downlink).toContainText('Unsupported: TbIntegrationDownlinkNode');
+  await expect(downlink).toHaveAttribute('data-problem', 'true');
+  await downlink.click();
+  await expect(page.getByTestId('node-unsupported')).toContainText(
+    'org.thingsboard.rule.engine.integration.TbIntegrationDownlinkNode',
+  );
+
+  await page.getByTestId('add-node').click();
+  await expect(page.locator('[data-testid^="palette-"]')).toHaveCount(types.length);
+});

@@ -184,7 +184,7 @@ export function ChainEditor({ metadata, types }: { metadata: RuleChainMetadata; 
                 Add node
               </Button>
             </Menu.Target>
-            <Menu.Dropdown>
+            <Menu.Dropdown mah="60vh" style={{ overflowY: 'auto' }}>
               <Menu.Label>
                 {sel !== null ? `Placed after ${draft.nodes[sel]!.name}` : 'Node types'}
               </Menu.Label>
