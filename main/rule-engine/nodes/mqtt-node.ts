@@ -1,4 +1,4 @@
-import mqtt, { type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { NODE_TYPES } from '../../../shared/rule-engine.ts';
 import { RULE_NODE_CONFIGURATION_SCHEMAS } from '../../../shared/rule-node-schemas.ts';
 import type { TbMsg } from '../../platform/tb-msg.ts';
@@ -87,6 +87,8 @@ export const mqttNode: NodeDefinition = {
       if (client?.connected) return Promise.resolve(client);
       connecting ??= (async () => {
         client?.end(true);
+        // Loaded at the first message: a platform without MQTT nodes does not carry the client library.
+        const { default: mqtt } = await import('mqtt');
         const c = mqtt.connect({
           protocol: config.ssl === true ? 'mqtts' : 'mqtt',
           host,
