@@ -187,12 +187,10 @@ export const migrations: Migration[] = [
   },
   {
     version: 30,
-    name: 'device profile queue name; relations by group',
+    name: 'device profile queue name',
     up(w) {
       // A device profile names the queue its devices' messages go to (ThingsBoard's defaultQueueName).
       w.run('ALTER TABLE device_profiles ADD COLUMN default_queue_name TEXT');
-      // Rule chains assigned to edges and auto-assigned ones are relations of the EDGE groups.
-      w.run('CREATE INDEX relations_group_to ON relations(type_group, to_type, to_id)');
     },
   },
 ];

@@ -219,6 +219,8 @@ export class RuleChainService {
             : 'Another edge template root rule chain is present in scope of current tenant!',
         );
     }
+    // A root stays the root when saved with root=false: the root moves through /root (there is always one).
+    const root = existing?.root === 1 || input.root === true;
     const chainId = id ?? randomUUID();
     await this.ctx.db.write((w) => {
       if (existing) {
@@ -226,7 +228,7 @@ export class RuleChainService {
           'UPDATE rule_chains SET name = ?, root = ?, debug_mode = ?, configuration = ?, additional_info = ? WHERE id = ?',
           [
             input.name,
-            input.root === undefined ? existing.root : input.root ? 1 : 0,
+            root ? 1 : 0,
             input.debugMode ? 1 : 0,
             input.configuration ? JSON.stringify(input.configuration) : null,
             JSON.stringify(input.additionalInfo ?? null),
@@ -235,7 +237,7 @@ export class RuleChainService {
         );
       } else {
         const empty: StoredMetadata = { firstNodeIndex: null, nodes: [], connections: [], version: 1 };
-        this.insertChain(w, chainId, { ...input, type }, empty);
+        this.insertChain(w, chainId, { ...input, type, root }, empty);
       }
     });
     const row = this.row(chainId);
@@ -362,16 +364,6 @@ export class RuleChainService {
       (a, b) =>
         a.ruleChainName.localeCompare(b.ruleChainName) || a.ruleNodeName.localeCompare(b.ruleNodeName),
     );
-  }
-
-  /** A node of any chain, with its chain (for debug events and the events API). */
-  findNode(nodeId: string): { chain: RuleChainRow; node: StoredNode } | undefined {
-    for (const chain of this.ctx.db.all<RuleChainRow>('SELECT * FROM rule_chains')) {
-      if (!chain.metadata.includes(nodeId)) continue;
-      const node = readMetadata(chain.metadata).nodes.find((n) => n.id.id === nodeId);
-      if (node) return { chain, node };
-    }
-    return undefined;
   }
 
   // ---- edges -------------------------------------------------------------------------------------

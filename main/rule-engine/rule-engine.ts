@@ -2,6 +2,7 @@ import type { RuleChainMetadata } from '../../shared/rule-engine.ts';
 import { NODE_TYPES } from '../../shared/rule-engine.ts';
 import type { Originator, TbMsg } from '../platform/tb-msg.ts';
 import { DebugLog, nodeDebug, type NodeDebug } from './debug-log.ts';
+import { PerOriginator } from './per-originator.ts';
 import {
   errorText,
   failure,
@@ -87,7 +88,7 @@ export class RuleEngine {
   private readonly chains = new Map<string, CompiledChain>();
   private rootId: string | null = null;
   private routing: ProfileRouting | null = null;
-  private readonly sequential = new Map<string, Promise<unknown>>();
+  private readonly sequential = new PerOriginator();
   readonly debugLog = new DebugLog();
   private processed = 0;
   private failures = 0;
@@ -169,7 +170,7 @@ export class RuleEngine {
     if (!chain) return [];
     const queue = msg.queueName ?? this.queueOf(msg.originator);
     if (queue === 'SequentialByOriginator')
-      return this.inOrder(msg.originator.id, () => this.runTop(chain, msg));
+      return this.sequential.run(msg.originator.id, () => this.runTop(chain, msg));
     return this.runTop(chain, msg);
   }
 
@@ -207,21 +208,6 @@ export class RuleEngine {
       (id !== undefined ? this.chains.get(id) : undefined) ??
       (this.rootId ? this.chains.get(this.rootId) : undefined)
     );
-  }
-
-  /** Messages of one originator one after another (ThingsBoard's SequentialByOriginator queue). */
-  private inOrder<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const before = this.sequential.get(key) ?? Promise.resolve();
-    const mine = before.then(work, work);
-    const settled = mine.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.sequential.set(key, settled);
-    void settled.then(() => {
-      if (this.sequential.get(key) === settled) this.sequential.delete(key);
-    });
-    return mine;
   }
 
   private async runTop(chain: CompiledChain, msg: TbMsg): Promise<string[]> {

@@ -4,7 +4,7 @@ import { schemaValidator } from '../config-schema.ts';
 import { latestValues } from '../entity-data.ts';
 import { metadataTs } from '../msg-patterns.ts';
 import { success, type NodeDefinition } from '../rule-node.ts';
-import { PerOriginator } from './per-originator.ts';
+import { PerOriginator } from '../per-originator.ts';
 
 const schema = RULE_NODE_CONFIGURATION_SCHEMAS[NODE_TYPES.calculateDelta]!;
 const CACHED_ORIGINATORS_MAX = 100_000;

@@ -7,7 +7,7 @@ import { attributeValues, latestValues, timeseriesNum } from '../entity-data.ts'
 import { compileMathExpression } from '../math-expression.ts';
 import { processPattern } from '../msg-patterns.ts';
 import { success, type NodeDefinition, type RuleEnv } from '../rule-node.ts';
-import { PerOriginator } from './per-originator.ts';
+import { PerOriginator } from '../per-originator.ts';
 
 const schema = RULE_NODE_CONFIGURATION_SCHEMAS[NODE_TYPES.math]!;
 

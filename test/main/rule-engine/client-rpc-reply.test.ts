@@ -12,7 +12,7 @@ import {
   versionName,
   type Api,
 } from '../transport/mqtt/mqtt-kit.ts';
-import { chainApi, fileNode, TB } from './chain-kit.ts';
+import { chainApi, chainFile, fileNode, TB } from './chain-kit.ts';
 
 describe('client-side RPC answered by the RPC Call Reply node', () => {
   const platform = useSharedPlatform();
@@ -25,29 +25,20 @@ describe('client-side RPC answered by the RPC Call Reply node', () => {
     token = await p.login();
     const api = chainApi(p, token);
     // RPC Request from Device -> json path $.params -> rpc call reply
-    const chain = await api.importFile({
-      ruleChain: {
-        name: 'Answers RPC',
-        type: 'CORE',
-        root: false,
-        debugMode: false,
-        configuration: null,
-        additionalInfo: null,
-      },
-      metadata: {
-        firstNodeIndex: 0,
-        nodes: [
+    const chain = await api.importFile(
+      chainFile(
+        'Answers RPC',
+        [
           fileNode(TB.switch, 'Switch', { version: 0 }),
           fileNode(TB.jsonPath, 'Params', { jsonPath: '$.params' }),
           fileNode(TB.rpcReply, 'Reply', { requestIdMetaDataAttribute: 'requestId' }),
         ],
-        connections: [
+        [
           { fromIndex: 0, toIndex: 1, type: 'RPC Request from Device' },
           { fromIndex: 1, toIndex: 2, type: 'Success' },
         ],
-        ruleChainConnections: null,
-      },
-    });
+      ),
+    );
     await api.setRoot(chain.ruleChain.id.id);
   });
   afterEach(() => closeAll());

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { okEmpty, okJson, useSharedPlatform, waitUntilPast, type ApiPlatform } from '../api/api-kit.ts';
 import { closeAll, connect, newDevice, publish, publishOk, type Api } from '../transport/mqtt/mqtt-kit.ts';
-import { chainApi, fileNode, TB, type MetadataJson } from './chain-kit.ts';
+import { chainApi, chainFile, fileNode, TB, type MetadataJson } from './chain-kit.ts';
 
 interface EventInfo {
   id: { id: string };
@@ -45,18 +45,10 @@ describe("debug events as ThingsBoard shows them (the events API), with ThingsBo
     tenantId = p.services.ctx.tenantId;
     api = chainApi(p, token);
     // switch -> split array -> [check fields: True -> save, False -> (nothing)]; json path $.items before it
-    const chain = await api.importFile({
-      ruleChain: {
-        name: 'Debugged',
-        type: 'CORE',
-        root: false,
-        debugMode: false,
-        configuration: null,
-        additionalInfo: null,
-      },
-      metadata: {
-        firstNodeIndex: 0,
-        nodes: [
+    const chain = await api.importFile(
+      chainFile(
+        'Debugged',
+        [
           fileNode(TB.switch, 'Switch', { version: 0 }),
           fileNode(TB.jsonPath, 'Items', { jsonPath: '$.items' }),
           fileNode(TB.splitArray, 'Split', { version: 0 }),
@@ -69,15 +61,14 @@ describe("debug events as ThingsBoard shows them (the events API), with ThingsBo
             configurationVersion: 1,
           },
         ],
-        connections: [
+        [
           { fromIndex: 0, toIndex: 1, type: 'Post telemetry' },
           { fromIndex: 1, toIndex: 2, type: 'Success' },
           { fromIndex: 2, toIndex: 3, type: 'Success' },
           { fromIndex: 3, toIndex: 4, type: 'True' },
         ],
-        ruleChainConnections: null,
-      },
-    });
+      ),
+    );
     chainId = chain.ruleChain.id.id;
     md = chain.metadata;
     await api.setRoot(chainId);

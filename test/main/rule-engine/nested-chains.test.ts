@@ -9,7 +9,7 @@ import {
   timeseries,
   type Api,
 } from '../transport/mqtt/mqtt-kit.ts';
-import { chainApi, fileNode, TB, type ChainJson } from './chain-kit.ts';
+import { chainApi, chainFile, fileNode, TB, type ChainJson } from './chain-kit.ts';
 
 const CLASSIFIER = 'aaaaaaaa-0000-4000-8000-000000000001';
 const ROOT = 'aaaaaaaa-0000-4000-8000-000000000002';
@@ -127,18 +127,10 @@ describe('nested chains and device profile chains', () => {
   });
 
   it("a device profile's default rule chain runs its devices' messages instead of the root", async () => {
-    const profileChain = await api.importFile({
-      ruleChain: {
-        name: 'Profile chain',
-        type: 'CORE',
-        root: false,
-        debugMode: false,
-        configuration: null,
-        additionalInfo: null,
-      },
-      metadata: {
-        firstNodeIndex: 0,
-        nodes: [
+    const profileChain = await api.importFile(
+      chainFile(
+        'Profile chain',
+        [
           fileNode(TB.renameKeys, 'Prefix', {
             renameIn: 'DATA',
             renameKeysMapping: { temperature: 'profileTemperature' },
@@ -151,10 +143,9 @@ describe('nested chains and device profile chains', () => {
             configurationVersion: 1,
           },
         ],
-        connections: [{ fromIndex: 0, toIndex: 1, type: 'Success' }],
-        ruleChainConnections: null,
-      },
-    });
+        [{ fromIndex: 0, toIndex: 1, type: 'Success' }],
+      ),
+    );
     const profile = await okJson<{ id: { id: string }; defaultRuleChainId: { id: string } | null }>(
       p.http('/api/deviceProfile', {
         method: 'POST',

@@ -6,32 +6,9 @@ import { onTestFinished } from 'vitest';
 import { openEdgeServices, type EdgeServices } from '../../fixtures/edge-test-kit.ts';
 import { createNodeRegistry } from '../../../main/rule-engine/node-registry.ts';
 import { RuleEngine } from '../../../main/rule-engine/rule-engine.ts';
-import type { NodeDefinition } from '../../../main/rule-engine/rule-node.ts';
 import { newMsg, type TbMsg } from '../../../main/platform/tb-msg.ts';
+import { recorderNode, type Output } from '../../fixtures/rule-node-recorder.ts';
 import type { RuleChainMetadata } from '../../../shared/rule-engine.ts';
-
-export interface Output {
-  relation: string;
-  msg: TbMsg;
-}
-
-/** A node that records what reaches it, under the relation named in its configuration. */
-export function recorderNode(sink: Output[], onRecord?: () => void): NodeDefinition {
-  return {
-    type: 'test.Recorder',
-    label: 'Recorder',
-    relations: [],
-    defaultConfiguration: {},
-    validate: () => null,
-    create: (config) => ({
-      process: (msg) => {
-        sink.push({ relation: String(config.relation), msg });
-        onRecord?.();
-        return [];
-      },
-    }),
-  };
-}
 
 export interface NodeHarness extends EdgeServices {
   engine: RuleEngine;

@@ -1,6 +1,7 @@
 /**
- * Runs the work of one originator one message at a time (ThingsBoard's SemaphoreWithTbMsgQueue), so that
- * read-modify-write nodes (calculate delta, math) see each other's results.
+ * Runs the work of one originator one message at a time (ThingsBoard's SemaphoreWithTbMsgQueue and
+ * SequentialByOriginator queue), so that read-modify-write nodes (calculate delta, math) see each other's
+ * results and a sequential queue keeps each originator's order.
  */
 export class PerOriginator {
   private readonly tails = new Map<string, Promise<unknown>>();
