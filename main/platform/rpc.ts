@@ -14,8 +14,8 @@ export interface RpcTransport {
 
 /**
  * Where the answer to a device's own (client-side) RPC request goes: the transport session that asked
- * (an MQTT connection publishes it on v1/devices/me/rpc/response/{id}; an HTTP request answers its caller).
- * Returns false when the session can no longer take it.
+ * (an MQTT connection publishes it on v1/devices/me/rpc/response/{id}; an HTTP device API would open a
+ * session for one request and answer its caller). Returns false when the session can no longer take it.
  */
 export type ClientRpcReplier = (requestId: number, body: unknown) => boolean;
 
@@ -151,25 +151,6 @@ export class RpcService {
     if (serviceId !== RPC_SERVICE_ID) return false;
     const replier = this.clientSessions.get(sessionId);
     return replier ? replier(requestId, body) : false;
-  }
-
-  /**
-   * For a transport that answers a client-side request in its own response (HTTP): a one-request session
-   * whose reply resolves the promise, or null after the timeout.
-   */
-  awaitClientReply(sessionId: string, timeoutMs: number): Promise<unknown> {
-    return new Promise((resolve) => {
-      const close = this.openClientSession(sessionId, (_requestId, body) => {
-        clearTimeout(timer);
-        close();
-        resolve(body);
-        return true;
-      });
-      const timer = setTimeout(() => {
-        close();
-        resolve(null);
-      }, timeoutMs);
-    });
   }
 
   pendingCount(): number {
