@@ -17,6 +17,7 @@ async function pushRestTelemetryToEdges(rest: RestClient, jwt: string): Promise<
   };
   const root = chains.data.find((c) => c.root)!;
   const metadata = (await (await rest.request(`/api/ruleChain/${root.id.id}/metadata`, { auth })).json()) as {
+    firstNodeIndex: number;
     nodes: unknown[];
     connections: { fromIndex: number; toIndex: number; type: string }[];
   };
@@ -26,7 +27,12 @@ async function pushRestTelemetryToEdges(rest: RestClient, jwt: string): Promise<
     configuration: { scope: 'SERVER_SCOPE' },
     additionalInfo: { layoutX: 800, layoutY: 480 },
   });
-  metadata.connections.push({ fromIndex: 0, toIndex: metadata.nodes.length - 1, type: 'Timeseries Updated' });
+  // from the message type switch, the root chain's first node
+  metadata.connections.push({
+    fromIndex: metadata.firstNodeIndex,
+    toIndex: metadata.nodes.length - 1,
+    type: 'Timeseries Updated',
+  });
   const saved = await rest.request('/api/ruleChain/metadata', { method: 'POST', json: metadata, auth });
   expect(saved.status, await saved.clone().text()).toBe(200);
 }

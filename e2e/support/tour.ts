@@ -39,9 +39,18 @@ export async function seed(rest: RestClient): Promise<Seeded> {
   };
   const rootId = chains.data.find((c) => c.root)!.id.id;
   const metadata = (await (await rest.request(`/api/ruleChain/${rootId}/metadata`, { auth })).json()) as {
-    nodes: unknown[];
+    firstNodeIndex: number;
+    nodes: {
+      type: string;
+      name?: string;
+      debugMode?: boolean;
+      configuration?: unknown;
+      additionalInfo?: unknown;
+    }[];
     connections: { fromIndex: number; toIndex: number; type: string }[];
   };
+  // ThingsBoard's root chain: the message type switch is the first node; Save Timeseries sits elsewhere.
+  const saveTs = metadata.nodes.findIndex((n) => n.type.endsWith('.TbMsgTimeseriesNode'));
   metadata.nodes.push({
     type: PUSH_TO_EDGE,
     name: 'Push to edge',
@@ -50,8 +59,12 @@ export async function seed(rest: RestClient): Promise<Seeded> {
     additionalInfo: { layoutX: 1080, layoutY: 240 },
   });
   const push = metadata.nodes.length - 1;
-  metadata.connections.push({ fromIndex: 1, toIndex: push, type: 'Success' });
-  metadata.connections.push({ fromIndex: 0, toIndex: push, type: 'Timeseries Updated' });
+  metadata.connections.push({ fromIndex: saveTs, toIndex: push, type: 'Success' });
+  metadata.connections.push({
+    fromIndex: metadata.firstNodeIndex,
+    toIndex: push,
+    type: 'Timeseries Updated',
+  });
   await post('/api/ruleChain/metadata', metadata);
   const edge = await post('/api/edge', { name: 'Plant floor edge', label: 'Line 3' });
   const edgeId = (edge.id as { id: string }).id;
