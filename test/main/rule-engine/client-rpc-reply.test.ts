@@ -76,6 +76,16 @@ describe('client-side RPC answered by the RPC Call Reply node', () => {
     expect(otherInbox.before(theirs)).toEqual([]);
   });
 
+  it('over the HTTP device API: POST /api/v1/{token}/rpc is answered with the reply', async () => {
+    const device = await newDevice(ctx(), `rpc-reply-${++counter}`);
+    const res = await p.http(`/api/v1/${device.accessToken}/rpc`, {
+      method: 'POST',
+      json: { method: 'getTime', params: { zone: 'CET' } },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ zone: 'CET' });
+  });
+
   it('a device not subscribed to responses: the reply node fails and the request is refused', async () => {
     const device = await newDevice(ctx(), `rpc-reply-${++counter}`);
     const client = await connect(p.urls.mqtt, device.accessToken, 5);
