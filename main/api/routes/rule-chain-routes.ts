@@ -337,16 +337,6 @@ export function registerRuleChainRoutes(app: Api, { ruleChains: chains }: RouteD
     },
     async (request) => chains.edgeChains(request.params.edgeId, request.query, principalOf(request)),
   );
-  app.get(
-    '/api/ruleChain/tbelEnabled',
-    {
-      schema: { tags, summary: 'Whether TBEL scripts run', response: { 200: Type.Boolean(), ...authErrors } },
-    },
-    async (request) => {
-      requireTenantAdmin(principalOf(request));
-      return chains.nodeDefinitions().some((d) => d.type.endsWith('.TbJsFilterNode'));
-    },
-  );
   // Nodes
   app.get(
     '/api/ruleNode/:ruleNodeId/debugIn',
