@@ -90,6 +90,13 @@ export const DebugSettings = Type.Object({
 export type DebugSettings = Static<typeof DebugSettings>;
 
 const Json = Type.Record(Type.String(), Type.Unknown());
+/**
+ * A number or null as one JSON-schema type list: the server's validator coerces types, and inside a union
+ * it would turn null into 0 (or 0 into null); a type list takes both as they are.
+ */
+const IntegerOrNull = (options: { minimum?: number } = {}) =>
+  Type.Unsafe<number | null>({ type: ['integer', 'null'], ...options });
+const StringOrNull = () => Type.Unsafe<string | null>({ type: ['string', 'null'] });
 
 export const RuleNodeJson = Type.Object({
   id: Type.Optional(
@@ -111,7 +118,7 @@ export const RuleNodeJson = Type.Object({
   debugMode: Type.Optional(Type.Boolean({ description: 'Deprecated: true turns debugSettings on' })),
   debugSettings: Type.Optional(Type.Union([DebugSettings, Type.Null()])),
   singletonMode: Type.Optional(Type.Boolean()),
-  queueName: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  queueName: Type.Optional(StringOrNull()),
   configurationVersion: Type.Optional(Type.Integer({ minimum: 0 })),
   configuration: Json,
   additionalInfo: Type.Optional(Type.Union([Json, Type.Null()])),
@@ -145,8 +152,8 @@ const RuleChainRef = Type.Object({
 
 export const RuleChainMetadata = Type.Object({
   ruleChainId: Type.Optional(RuleChainRef),
-  version: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
-  firstNodeIndex: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  version: Type.Optional(IntegerOrNull()),
+  firstNodeIndex: IntegerOrNull({ minimum: 0 }),
   nodes: Type.Array(RuleNodeJson, { maxItems: 1000 }),
   connections: Type.Union([Type.Array(NodeConnection, { maxItems: 10_000 }), Type.Null()]),
   ruleChainConnections: Type.Optional(Type.Union([Type.Array(RuleChainConnection), Type.Null()])),
@@ -188,7 +195,7 @@ export const SaveRuleChainRequest = Type.Object({
   firstRuleNodeId: Type.Optional(Type.Unknown()),
   configuration: Type.Optional(Type.Union([Json, Type.Null()])),
   additionalInfo: Type.Optional(Type.Union([Json, Type.Null()])),
-  version: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  version: Type.Optional(IntegerOrNull()),
 });
 export type SaveRuleChainRequest = Static<typeof SaveRuleChainRequest>;
 

@@ -365,5 +365,10 @@ describe("ThingsBoard's rule chain REST", () => {
       35,
       /already changed/,
     );
+    // ThingsBoard's clients send "version": null when they do not know it; and a chain with no first node
+    // keeps firstNodeIndex null (neither becomes 0).
+    const unversioned = await api.saveMetadata({ ...md, version: null, firstNodeIndex: null });
+    expect(unversioned.firstNodeIndex).toBeNull();
+    expect((await api.metadata(chain.ruleChain.id.id)).firstNodeIndex).toBeNull();
   });
 });
