@@ -197,9 +197,12 @@ export class DeviceProfileService {
           );
           if (before.name !== input.name)
             w.run('UPDATE devices SET type = ? WHERE device_profile_id = ?', [input.name, id]);
+          // A client that does not send them (an older editor) keeps the profile's chain and queue.
           w.run('UPDATE device_profiles SET default_rule_chain_id = ?, default_queue_name = ? WHERE id = ?', [
-            ruleChainId,
-            input.defaultQueueName ?? null,
+            input.defaultRuleChainId === undefined ? before.default_rule_chain_id : ruleChainId,
+            input.defaultQueueName === undefined
+              ? (before.default_queue_name ?? null)
+              : input.defaultQueueName,
             id,
           ]);
         } else {

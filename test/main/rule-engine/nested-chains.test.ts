@@ -157,6 +157,15 @@ describe('nested chains and device profile chains', () => {
       }),
     );
     expect(profile.defaultRuleChainId?.id).toBe(profileChain.ruleChain.id.id);
+    // Saved again by a client that does not know the field: the chain stays.
+    const renamed = await okJson<{ defaultRuleChainId: { id: string } | null }>(
+      p.http('/api/deviceProfile', {
+        method: 'POST',
+        token,
+        json: { id: profile.id, name: 'With own chain' },
+      }),
+    );
+    expect(renamed.defaultRuleChainId?.id).toBe(profileChain.ruleChain.id.id);
     const own = {
       ...(await createDevice(
         p,
