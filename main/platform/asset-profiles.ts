@@ -172,6 +172,7 @@ export class AssetProfileService {
       if (isUniqueViolation(err)) throw badRequestParams('Asset profile with such name already exists!');
       throw err;
     }
+    this.ctx.events.emit('profileChanged', { profileId: id });
     return this.get(id);
   }
 

@@ -237,7 +237,7 @@ export class DeviceProfileService {
       }
       throw err;
     }
-    this.ctx.events.emit('deviceProfileChanged', { profileId: id });
+    this.ctx.events.emit('profileChanged', { profileId: id });
     return this.get(id);
   }
 
@@ -257,7 +257,7 @@ export class DeviceProfileService {
       throw invalidArgument('The device profile referenced by the devices cannot be deleted!');
     }
     await this.ctx.db.write((w) => w.run('DELETE FROM device_profiles WHERE id = ?', [id]));
-    this.ctx.events.emit('deviceProfileChanged', { profileId: id });
+    this.ctx.events.emit('profileChanged', { profileId: id });
   }
 
   page(q: PageQuery): PageData<DeviceProfile> {

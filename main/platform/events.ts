@@ -29,8 +29,8 @@ export interface PlatformEventMap {
   attributesDeleted: [{ deviceId: string; scope: AttributeScope; keys: string[] }];
   deviceSaved: [{ deviceId: string; created: boolean }];
   deviceDeleted: [{ deviceId: string; name: string }];
-  /** A device profile was created, changed or deleted (its default rule chain or queue may differ). */
-  deviceProfileChanged: [{ profileId: string }];
+  /** A device or asset profile was created, changed or deleted (its default rule chain or queue may differ). */
+  profileChanged: [{ profileId: string }];
   credentialsChanged: [{ deviceId: string; oldToken: string | null; newToken: string }];
   transportLimitsChanged: [TransportLimits];
   /** these users' tokens issued before now no longer verify (password, authority, disabled, deleted) */

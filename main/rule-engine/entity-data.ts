@@ -1,6 +1,7 @@
 import { NULL_UUID } from '../../shared/schemas/common.ts';
 import type { AttributeScope } from '../../shared/schemas/telemetry.ts';
 import type { KvValue } from '../platform/kv-value.ts';
+import { NO_TELEMETRY_NUM } from '../platform/entity-directory.ts';
 import type { Services } from '../platform/services.ts';
 import type { Originator } from '../platform/tb-msg.ts';
 
@@ -214,10 +215,10 @@ export function attributeValues(
   return out;
 }
 
-/** The device's number in the time series tables, or undefined for entities without time series here. */
+/** The number an entity's time series are kept under, or undefined while it has none. */
 export function timeseriesNum(services: Services, entity: Originator): number | undefined {
-  if (entity.entityType !== 'DEVICE') return undefined;
-  return services.ctx.db.get<{ num: number }>('SELECT num FROM devices WHERE id = ?', [entity.id])?.num;
+  const num = services.directory.telemetryNum(entity.entityType, entity.id);
+  return num === NO_TELEMETRY_NUM ? undefined : num;
 }
 
 export function latestValues(

@@ -53,7 +53,7 @@ export class RuleChainService {
   private readonly routing: ProfileRouting = {
     chains: new Map(),
     queues: new Map(),
-    profileOf: (deviceId) => this.profileOf(deviceId),
+    profileOf: (originator) => this.profileOf(originator),
   };
 
   constructor(ctx: PlatformContext, registry: Map<string, NodeDefinition>) {
@@ -105,11 +105,11 @@ export class RuleChainService {
     engine.setRouting(this.routing);
     const onProfile = () => this.refreshRouting();
     const onDevice = ({ deviceId }: { deviceId: string }) => this.deviceProfiles.delete(deviceId);
-    this.ctx.events.on('deviceProfileChanged', onProfile);
+    this.ctx.events.on('profileChanged', onProfile);
     this.ctx.events.on('deviceSaved', onDevice);
     this.ctx.events.on('deviceDeleted', onDevice);
     this.stopListening = () => {
-      this.ctx.events.off('deviceProfileChanged', onProfile);
+      this.ctx.events.off('profileChanged', onProfile);
       this.ctx.events.off('deviceSaved', onDevice);
       this.ctx.events.off('deviceDeleted', onDevice);
     };
@@ -138,11 +138,16 @@ export class RuleChainService {
   private refreshRouting(): void {
     const chains = new Map<string, string>();
     const queues = new Map<string, string>();
-    for (const p of this.ctx.db.all<{
-      id: string;
-      default_rule_chain_id: string | null;
-      default_queue_name: string | null;
-    }>('SELECT id, default_rule_chain_id, default_queue_name FROM device_profiles')) {
+    type ProfileRow = { id: string; default_rule_chain_id: string | null; default_queue_name: string | null };
+    const rows = [
+      ...this.ctx.db.all<ProfileRow>(
+        'SELECT id, default_rule_chain_id, default_queue_name FROM device_profiles',
+      ),
+      ...this.ctx.db.all<ProfileRow>(
+        'SELECT id, default_rule_chain_id, default_queue_name FROM asset_profiles',
+      ),
+    ];
+    for (const p of rows) {
       if (p.default_rule_chain_id) chains.set(p.id, p.default_rule_chain_id);
       if (p.default_queue_name) queues.set(p.id, p.default_queue_name);
     }
@@ -151,7 +156,13 @@ export class RuleChainService {
     this.deviceProfiles.clear();
   }
 
-  private profileOf(deviceId: string): string | undefined {
+  private profileOf(originator: { entityType: string; id: string }): string | undefined {
+    if (originator.entityType === 'ASSET')
+      return this.ctx.db.get<{ asset_profile_id: string }>(
+        'SELECT asset_profile_id FROM assets WHERE id = ?',
+        [originator.id],
+      )?.asset_profile_id;
+    const deviceId = originator.id;
     let profile = this.deviceProfiles.get(deviceId);
     if (profile === undefined) {
       profile = this.ctx.db.get<{ device_profile_id: string }>(
@@ -261,6 +272,8 @@ export class RuleChainService {
     }
     if (this.ctx.db.get('SELECT 1 FROM device_profiles WHERE default_rule_chain_id = ?', [id]))
       throw invalidArgument('The rule chain referenced by the device profiles cannot be deleted!');
+    if (this.ctx.db.get('SELECT 1 FROM asset_profiles WHERE default_rule_chain_id = ?', [id]))
+      throw invalidArgument('The rule chain referenced by the asset profiles cannot be deleted!');
     await this.ctx.db.write((w) => {
       w.run('DELETE FROM rule_chains WHERE id = ?', [id]);
       w.run(

@@ -58,14 +58,17 @@ interface ChainCall {
 
 /** What the engine needs to send a device's messages to its profile's chain. */
 export interface ProfileRouting {
-  /** profile id -> default rule chain id, only for profiles that name one */
+  /** device or asset profile id -> default rule chain id, only for profiles that name one */
   chains: Map<string, string>;
-  /** profile id -> queue name, only for profiles that name one */
+  /** device or asset profile id -> queue name, only for profiles that name one */
   queues: Map<string, string>;
-  profileOf(deviceId: string): string | undefined;
+  /** the profile of a device or an asset */
+  profileOf(originator: Originator): string | undefined;
 }
 
 export const ROOT_CHAIN_KEY = 'root';
+
+const hasProfile = (o: Originator) => o.entityType === 'DEVICE' || o.entityType === 'ASSET';
 
 function unsupported(type: string): RuleNode {
   return {
@@ -188,17 +191,18 @@ export class RuleEngine {
     return { processed: this.processed, failures: this.failures };
   }
 
+  /** The default rule chain of a device's or an asset's profile, if it names one. */
   defaultRuleChainOf(originator: Originator): string | undefined {
     const routing = this.routing;
-    if (!routing || originator.entityType !== 'DEVICE' || routing.chains.size === 0) return undefined;
-    const profile = routing.profileOf(originator.id);
+    if (!routing || routing.chains.size === 0 || !hasProfile(originator)) return undefined;
+    const profile = routing.profileOf(originator);
     return profile ? routing.chains.get(profile) : undefined;
   }
 
   private queueOf(originator: Originator): string | undefined {
     const routing = this.routing;
-    if (!routing || originator.entityType !== 'DEVICE' || routing.queues.size === 0) return undefined;
-    const profile = routing.profileOf(originator.id);
+    if (!routing || routing.queues.size === 0 || !hasProfile(originator)) return undefined;
+    const profile = routing.profileOf(originator);
     return profile ? routing.queues.get(profile) : undefined;
   }
 

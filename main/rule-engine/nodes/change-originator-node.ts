@@ -21,8 +21,14 @@ function newOriginator(env: RuleEnv, msg: TbMsg, config: Record<string, unknown>
       return { entityType: 'TENANT', id: env.services.ctx.tenantId };
     case 'RELATED':
       return findRelatedEntity(env.services, msg.originator, (config.relationsQuery ?? {}) as RelationsQuery);
-    case 'ALARM_ORIGINATOR':
-      throw new Error('Alarm originator: alarms are not available in Sandboard yet');
+    case 'ALARM_ORIGINATOR': {
+      if (msg.originator.entityType !== 'ALARM') return undefined;
+      const alarm = env.services.ctx.db.get<{ originator_id: string; originator_type: string }>(
+        'SELECT originator_id, originator_type FROM alarms WHERE id = ?',
+        [msg.originator.id],
+      );
+      return alarm ? { entityType: alarm.originator_type, id: alarm.originator_id } : undefined;
+    }
     case 'ENTITY': {
       const type = String(config.entityType);
       const name = processPattern(String(config.entityNamePattern), msg);

@@ -6,7 +6,7 @@ import { processPattern } from '../msg-patterns.ts';
 import { ruleEnginePrincipal } from '../rule-engine-principal.ts';
 import { success, type NodeDefinition, type RuleEnv } from '../rule-node.ts';
 
-/** What ThingsBoard assigns to customers; Sandboard has devices and edges of those (assets once they exist). */
+/** What ThingsBoard assigns to customers; Sandboard has devices, assets and edges of those. */
 const SUPPORTED = ['ASSET', 'DEVICE', 'ENTITY_VIEW', 'DASHBOARD', 'EDGE'];
 
 function checkOriginator(msg: TbMsg): void {
@@ -20,6 +20,7 @@ async function assign(env: RuleEnv, msg: TbMsg, customerId: string | null): Prom
   const actor = ruleEnginePrincipal(env.services);
   const { id, entityType } = msg.originator;
   if (entityType === 'DEVICE') await env.services.devices.assignToCustomer(id, customerId, actor);
+  else if (entityType === 'ASSET') await env.services.assets.assignToCustomer(id, customerId, actor);
   else if (entityType === 'EDGE') await env.services.edges.assignToCustomer(id, customerId, actor);
   else throw new Error(`${entityType} entities are not available in Sandboard yet`);
 }

@@ -3,7 +3,7 @@ import { NODE_TYPES } from '../../../shared/rule-engine.ts';
 import type { AttributeScope } from '../../../shared/schemas/telemetry.ts';
 import type { TbMsg } from '../../platform/tb-msg.ts';
 import { schemaValidator } from '../config-schema.ts';
-import { attributeValues, latestValues, timeseriesNum } from '../entity-data.ts';
+import { attributeValues, entityExists, latestValues } from '../entity-data.ts';
 import { compileMathExpression } from '../math-expression.ts';
 import { processPattern } from '../msg-patterns.ts';
 import { success, type NodeDefinition, type RuleEnv } from '../rule-node.ts';
@@ -263,12 +263,11 @@ export const mathNode: NodeDefinition = {
               });
               break;
             case 'TIME_SERIES': {
-              if (timeseriesNum(env.services, msg.originator) === undefined)
-                throw new Error(
-                  `Time series of ${msg.originator.entityType} entities are not stored in Sandboard`,
-                );
-              const device = env.services.devices.findRow(msg.originator.id)!;
-              await env.services.telemetry.saveTimeseries(device, [
+              const { entityType, id } = msg.originator;
+              if (!entityExists(env.services, msg.originator))
+                throw new Error(`${entityType} ${id} not found`);
+              const num = env.services.directory.telemetryNum(entityType, id);
+              await env.services.telemetry.saveTimeseries({ id, entityType, num }, [
                 { ts: Date.now(), values: { [String(result.key)]: value } },
               ]);
               break;

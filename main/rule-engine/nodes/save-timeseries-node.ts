@@ -4,6 +4,8 @@ import { schemaValidator } from '../config-schema.ts';
 import type { DeviceRow } from '../../platform/devices.ts';
 import type { Services } from '../../platform/services.ts';
 import { parseTelemetry } from '../../platform/telemetry-payload.ts';
+import type { TelemetryTarget } from '../../platform/telemetry.ts';
+import { entityExists } from '../entity-data.ts';
 import { failure, success, type NodeDefinition } from '../rule-node.ts';
 
 const CACHED_DEVICES_MAX = 100_000;
@@ -87,17 +89,24 @@ export const saveTimeseriesNode: NodeDefinition = {
       async process(msg) {
         if (msg.type !== 'POST_TELEMETRY_REQUEST')
           return failure(msg, new Error(`Unsupported message type ${msg.type}`));
-        if (msg.originator.entityType !== 'DEVICE')
-          return failure(msg, new Error('Only DEVICE telemetry is stored'));
-        const device = deviceRow(env.services, msg.originator.id);
-        if (!device) return failure(msg, new Error(`Device ${msg.originator.id} not found`));
+        const { entityType, id } = msg.originator;
+        let target: TelemetryTarget | undefined;
+        if (entityType === 'DEVICE') target = deviceRow(env.services, id);
+        // Any other entity (asset, customer, tenant...) gets its time series number on its first write.
+        else if (entityExists(env.services, msg.originator))
+          target = { id, entityType, num: env.services.directory.telemetryNum(entityType, id) };
+        if (!target)
+          return failure(
+            msg,
+            new Error(`${entityType === 'DEVICE' ? 'Device' : entityType} ${id} not found`),
+          );
         const ts = useServerTs ? Date.now() : Number(msg.metadata.ts);
         if (firstInInterval && !firstInInterval(msg.originator.id, Number.isFinite(ts) ? ts : msg.ts))
           return success(msg);
         const parsed = parseTelemetry(msg.data, Number.isFinite(ts) ? ts : msg.ts);
         if (!parsed.ok) return failure(msg, new Error(parsed.error));
         try {
-          await env.services.telemetry.saveTimeseries(device, parsed.value);
+          await env.services.telemetry.saveTimeseries(target, parsed.value);
           return success(msg);
         } catch (err) {
           return failure(msg, err);

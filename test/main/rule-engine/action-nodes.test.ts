@@ -73,6 +73,20 @@ describe('action nodes', () => {
     expect(tenant.errors[0]).toMatch(/Unsupported originator type 'TENANT'/);
   });
 
+  it('assign to customer: an asset too', async () => {
+    const h = await nodeHarness(NODE_TYPES.assignToCustomer, {
+      customerNamePattern: 'Asset owner',
+      createCustomerIfNotExists: true,
+    });
+    const asset = (await h.services.assets.save({ name: 'Pump house' }, h.admin)).id.id;
+    expect(relationsOf((await h.run(newMsg('X', { entityType: 'ASSET', id: asset }, {}))).out)).toEqual([
+      'Success',
+    ]);
+    expect(h.services.assets.findRow(asset)!.customer_id).toEqual(
+      h.db.get<{ id: string }>("SELECT id FROM customers WHERE title = 'Asset owner'")!.id,
+    );
+  });
+
   it('unassign from customer: the originator goes back to the tenant', async () => {
     const h = await nodeHarness(NODE_TYPES.unassignFromCustomer, {});
     const d = await h.device('a5');
@@ -179,6 +193,34 @@ describe('action nodes', () => {
     expect(points.map((p) => p.value).sort()).toEqual([1, 3]);
     const attrs = await h.run(newMsg('POST_ATTRIBUTES_REQUEST', { entityType: 'DEVICE', id: d }, { a: 1 }));
     expect(attrs.errors[0]).toMatch(/Unsupported message type POST_ATTRIBUTES_REQUEST/);
+  });
+
+  it("save time series: an asset's time series too; an originator that does not exist fails", async () => {
+    const h = await nodeHarness(NODE_TYPES.saveTimeseries, {});
+    const asset = (await h.services.assets.save({ name: 'Boiler room' }, h.admin)).id.id;
+    const msg = newMsg(
+      'POST_TELEMETRY_REQUEST',
+      { entityType: 'ASSET', id: asset },
+      { load: 0.7 },
+      { ts: '5000' },
+    );
+    expect(relationsOf((await h.run(msg)).out)).toEqual(['Success']);
+    const num = h.services.directory.telemetryNum('ASSET', asset);
+    expect(
+      h.services.telemetry.timeseries(
+        { id: asset, num, entityType: 'ASSET' },
+        { keys: ['load'], strict: true },
+      ).load![0],
+    ).toEqual({
+      ts: 5000,
+      value: 0.7,
+    });
+    const ghost = newMsg(
+      'POST_TELEMETRY_REQUEST',
+      { entityType: 'ASSET', id: '00000000-0000-4000-8000-000000000000' },
+      { x: 1 },
+    );
+    expect((await h.run(ghost)).errors[0]).toMatch(/ASSET .* not found/);
   });
 
   it("save attributes: any originator's attributes (a customer's too)", async () => {

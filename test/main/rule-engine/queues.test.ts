@@ -55,7 +55,7 @@ describe("a device profile's queue", () => {
     engine.setRouting({
       chains: new Map(),
       queues: new Map([['sequential-profile', 'SequentialByOriginator']]),
-      profileOf: (deviceId) => (deviceId.startsWith('seq') ? 'sequential-profile' : 'main-profile'),
+      profileOf: (o) => (o.id.startsWith('seq') ? 'sequential-profile' : 'main-profile'),
     });
     const msg = (device: string) =>
       newMsg('POST_TELEMETRY_REQUEST', { entityType: 'DEVICE', id: device }, {});
