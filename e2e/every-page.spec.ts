@@ -83,6 +83,13 @@ async function focusProblems(page: Page, stops = 6): Promise<string[]> {
   return problems;
 }
 
+/** Waits for the CSS transitions and animations running now (a theme switch fades colours). */
+async function transitionsDone(page: Page): Promise<void> {
+  await page.evaluate(() =>
+    Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined))),
+  );
+}
+
 async function axeProblems(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
@@ -119,6 +126,7 @@ for (const size of SIZES) {
       note(stop.id, await focusProblems(page));
       note(`${stop.id} (light)`, await axeProblems(page));
       await page.emulateMedia({ colorScheme: 'dark' });
+      await transitionsDone(page); // colours fade to the dark theme: measure them once they are there
       note(`${stop.id} (dark)`, await axeProblems(page));
       await page.emulateMedia({ colorScheme: 'light' });
     }
