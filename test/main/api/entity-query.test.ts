@@ -43,7 +43,10 @@ describe('entity data and alarm data queries', () => {
   beforeAll(async () => {
     p = platform();
     token = await p.login();
-    prefix = unique('Q').replace(/\s/g, '');
+    // letters only: the text search below looks for the digits of a temperature
+    prefix = unique('Q')
+      .replace(/\s/g, '')
+      .replace(/\d/g, (d) => 'abcdefghij'[Number(d)]!);
     site = (await createAsset(p, token, { name: `${prefix} site`, type: 'site' })).id;
     for (const [i, temperature] of [18, 22, 26].entries()) {
       const d = (
