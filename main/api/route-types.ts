@@ -9,6 +9,7 @@ import type {
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../shared/schemas/common.ts';
 import type { EdgeQueue } from '../edge/edge-queue.ts';
+import { badRequestParams } from '../platform/errors.ts';
 import type { Services } from '../platform/services.ts';
 import type { RuleChainService } from '../rule-engine/rule-chain-service.ts';
 
@@ -43,3 +44,16 @@ export const emptyOk = { 200: Type.Unknown({ description: 'OK, empty body' }), .
  * scenarios: `gateways[0].keys[2].generator.min: must be a number`); the schema still documents them.
  */
 export const ownValidation = { validatorCompiler: () => () => true };
+
+/**
+ * pageSize and page of a route that also answers without paging (by ids, by name): required there as
+ * Spring requires `@RequestParam int` parameters.
+ */
+export function requirePage(q: { pageSize?: number; page?: number }): { pageSize: number; page: number } {
+  for (const name of ['pageSize', 'page'] as const)
+    if (q[name] === undefined)
+      throw badRequestParams(
+        `Required request parameter '${name}' for method parameter type int is not present`,
+      );
+  return { pageSize: q.pageSize!, page: q.page! };
+}

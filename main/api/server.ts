@@ -6,6 +6,7 @@ import { installHostCheck } from './host-check.ts';
 import { installJsonBodyParser } from './json-body.ts';
 import { installShellProof } from './shell-proof.ts';
 import { registerOpenApi } from './openapi.ts';
+import { installSpringParams } from './spring-params.ts';
 import type { Api, RouteDeps } from './route-types.ts';
 import { registerAlarmRoutes } from './routes/alarm-routes.ts';
 import { registerApiKeyRoutes } from './routes/api-key-routes.ts';
@@ -67,6 +68,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandlers(app);
+  installSpringParams(app);
   installJsonBodyParser(app);
   installShellProof(app, options.shellSecret);
   installHostCheck(app, options.allowedHosts);

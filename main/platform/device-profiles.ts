@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
 import type {
   DeviceProfile,
+  DeviceProfileInfo,
+  EntityInfo,
   ProvisionType,
   SaveDeviceProfileRequest,
 } from '../../shared/schemas/entities.ts';
@@ -279,6 +281,84 @@ export class DeviceProfileService {
       q,
       (r: Row) => this.toProfile(r as unknown as DeviceProfileRow),
     );
+  }
+
+  toInfo(row: DeviceProfileRow): DeviceProfileInfo {
+    return {
+      id: ref('DEVICE_PROFILE', row.id),
+      tenantId: ref('TENANT', this.ctx.tenantId),
+      name: row.name,
+      image: null,
+      defaultDashboardId: null,
+      type: 'DEFAULT',
+      transportType: row.transport_type,
+    };
+  }
+
+  info(id: string): DeviceProfileInfo {
+    const row = this.findRow(id);
+    if (!row) throw notFound(`Device profile with id [${id}] is not found`);
+    return this.toInfo(row);
+  }
+
+  defaultInfo(): DeviceProfileInfo {
+    const row = this.defaultRow();
+    if (!row) throw notFound('No default device profile');
+    return this.toInfo(row);
+  }
+
+  infoPage(q: PageQuery, transportType?: string): PageData<DeviceProfileInfo> {
+    return queryPage(
+      this.ctx.db,
+      {
+        from: 'FROM device_profiles e',
+        where: transportType ? ['e.transport_type = ?'] : [],
+        params: transportType ? [transportType] : [],
+        searchColumn: 'e.name',
+        sortColumns: {
+          createdTime: 'e.created_time',
+          name: 'e.name',
+          type: 'e.type',
+          transportType: 'e.transport_type',
+        },
+        defaultSort: 'createdTime',
+      },
+      q,
+      (r: Row) => this.toInfo(r as unknown as DeviceProfileRow),
+    );
+  }
+
+  infosByIds(ids: string[]): DeviceProfileInfo[] {
+    if (ids.length === 0) return [];
+    return this.ctx.db
+      .all<DeviceProfileRow>(
+        `SELECT * FROM device_profiles WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY created_time`,
+        ids,
+      )
+      .map((r) => this.toInfo(r));
+  }
+
+  /** Profile names by name; activeOnly: only profiles some device uses. */
+  names(activeOnly: boolean): EntityInfo[] {
+    const sql = activeOnly
+      ? 'SELECT id, name FROM device_profiles p WHERE EXISTS (SELECT 1 FROM devices d WHERE d.device_profile_id = p.id) ORDER BY name'
+      : 'SELECT id, name FROM device_profiles ORDER BY name';
+    return this.ctx.db
+      .all<{ id: string; name: string }>(sql)
+      .map((r) => ({ id: ref('DEVICE_PROFILE', r.id), name: r.name }));
+  }
+
+  /** Attribute (every scope) or time series keys of the devices of a profile, or of every device. */
+  deviceKeys(kind: 'attributes' | 'timeseries', profileId?: string): string[] {
+    if (profileId && !this.findRow(profileId))
+      throw notFound(`Device profile with id [${profileId}] is not found`);
+    const filter = profileId ? 'WHERE d.device_profile_id = ?' : '';
+    const sql =
+      kind === 'attributes'
+        ? `SELECT DISTINCT a.key AS key FROM attributes a JOIN devices d ON d.id = a.entity_id ${filter} ORDER BY a.key`
+        : `SELECT DISTINCT k.key AS key FROM ts_kv_latest l JOIN ts_key k ON k.key_id = l.key_id
+           JOIN devices d ON d.num = l.entity_num ${filter} ORDER BY k.key`;
+    return this.ctx.db.all<{ key: string }>(sql, profileId ? [profileId] : []).map((r) => r.key);
   }
 
   private makeDefault(w: Writer, id: string): void {

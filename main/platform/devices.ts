@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
 import type {
   CredentialsType,
@@ -12,11 +12,12 @@ import { requireCustomerAccess, requireTenantAdmin, type Principal } from './aut
 import { ref, type PlatformContext } from './context.ts';
 import type { DeviceProfileService } from './device-profiles.ts';
 import { deleteEntityDependents } from './entity-directory.ts';
-import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
+import { badRequestParams, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { jsonText } from './kv-value.ts';
 import { entityName } from './names.ts';
 import type { StoreBudget } from './store-budget.ts';
 import { parseJson, queryPage } from './paging.ts';
+import { randomAlphanumeric } from './random-text.ts';
 
 export interface DeviceRow {
   num: number;
@@ -98,14 +99,11 @@ export class DeviceLimitError extends Error {
   }
 }
 
-const TOKEN_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+export const PUBLIC_CUSTOMER_TITLE = 'Public';
 
 /** ThingsBoard-style access token: 20 random alphanumerics. */
 export function generateAccessToken(): string {
-  const bytes = randomBytes(20);
-  let token = '';
-  for (const b of bytes) token += TOKEN_ALPHABET[b % TOKEN_ALPHABET.length];
-  return token;
+  return randomAlphanumeric(20);
 }
 
 export class DeviceService {
@@ -203,7 +201,12 @@ export class DeviceService {
     return this.toDevice(row);
   }
 
-  async save(request: SaveDeviceRequest, actor: Principal, accessToken?: string): Promise<Device> {
+  /** Creates or updates a device; credentials (an access token, or new credentials) replace its current ones. */
+  async save(
+    request: SaveDeviceRequest,
+    actor: Principal,
+    credentials?: string | NewCredentials,
+  ): Promise<Device> {
     requireTenantAdmin(actor);
     const input = { ...request, name: entityName(request.name, 'Device name') };
     if (!input.id?.id) await this.storage?.admit();
@@ -212,6 +215,14 @@ export class DeviceService {
       throw invalidArgument(`Customer with id [${customerId}] is not found`);
     }
     let created = false;
+    const newToken = credentials === undefined ? undefined : credentialColumns(asCredentials(credentials))[1];
+    const oldToken =
+      input.id?.id && newToken
+        ? this.ctx.db.get<{ credentials_id: string }>(
+            'SELECT credentials_id FROM device_credentials WHERE device_id = ?',
+            [input.id.id],
+          )?.credentials_id
+        : undefined;
     try {
       const id = await this.ctx.db.write((w) => {
         const profile = this.resolveProfile(w, input);
@@ -223,7 +234,7 @@ export class DeviceService {
             [input.name, profile.name, input.label, profile.id, customerId, info, id],
           );
           if (n === 0) throw notFound(`Device with id [${id}] is not found`);
-          if (accessToken) this.writeCredentials(w, id, accessToken);
+          if (credentials) this.writeCredentials(w, id, credentials);
           return id;
         }
         created = true;
@@ -237,10 +248,12 @@ export class DeviceService {
             customerId,
             info,
           },
-          accessToken,
+          credentials,
         );
       });
       this.ctx.events.emit('deviceSaved', { deviceId: id, created });
+      if (oldToken !== undefined && newToken && oldToken !== newToken)
+        this.ctx.events.emit('credentialsChanged', { deviceId: id, oldToken, newToken });
       return this.toDevice(this.findRow(id)!);
     } catch (err) {
       if (isUniqueViolation(err)) {
@@ -307,6 +320,47 @@ export class DeviceService {
       w.run('UPDATE devices SET customer_id = ? WHERE id = ?', [customerId, deviceId]),
     );
     if (n === 0) throw notFound(`Device with id [${deviceId}] is not found`);
+    return this.toDevice(this.findRow(deviceId)!);
+  }
+
+  /** ThingsBoard's public customer ("Public", additionalInfo.isPublic), created on first use. */
+  async assignToPublicCustomer(deviceId: string, actor: Principal): Promise<Device> {
+    requireTenantAdmin(actor);
+    if (!this.findRow(deviceId)) throw notFound(`Device with id [${deviceId}] is not found`);
+    await this.ctx.db.write((w) => {
+      let customer = w.get<{ id: string }>(
+        "SELECT id FROM customers WHERE json_extract(additional_info, '$.isPublic') IN (1, 'true') ORDER BY created_time LIMIT 1",
+      );
+      if (!customer) {
+        if (w.get('SELECT 1 FROM customers WHERE title = ?', [PUBLIC_CUSTOMER_TITLE]))
+          throw invalidArgument(
+            `A customer titled '${PUBLIC_CUSTOMER_TITLE}' exists and is not public: rename it first`,
+          );
+        customer = { id: randomUUID() };
+        w.run('INSERT INTO customers (id, created_time, title, additional_info) VALUES (?, ?, ?, ?)', [
+          customer.id,
+          this.ctx.now(),
+          PUBLIC_CUSTOMER_TITLE,
+          JSON.stringify({ isPublic: true }),
+        ]);
+      }
+      w.run('UPDATE devices SET customer_id = ? WHERE id = ?', [customer.id, deviceId]);
+    });
+    return this.toDevice(this.findRow(deviceId)!);
+  }
+
+  /**
+   * ThingsBoard's assign-to-tenant moves a device to another tenant, without its customer and relations.
+   * Sandboard holds one tenant: the device is moved to it, which has the same effect.
+   */
+  async assignToTenant(tenantId: string, deviceId: string, actor: Principal): Promise<Device> {
+    requireTenantAdmin(actor);
+    if (!this.findRow(deviceId)) throw notFound(`Device with id [${deviceId}] is not found`);
+    if (tenantId !== this.ctx.tenantId) throw badRequestParams('Could not find the specified Tenant!');
+    await this.ctx.db.write((w) => {
+      w.run('UPDATE devices SET customer_id = NULL WHERE id = ?', [deviceId]);
+      w.run('DELETE FROM relations WHERE from_id = ? OR to_id = ?', [deviceId, deviceId]);
+    });
     return this.toDevice(this.findRow(deviceId)!);
   }
 
@@ -450,9 +504,9 @@ export class DeviceService {
     return Number(this.ctx.db.get<{ n: number }>(sql)?.n ?? 0);
   }
 
-  private writeCredentials(w: Writer, deviceId: string, credentials: string | NewCredentials): void {
-    const c: NewCredentials =
-      typeof credentials === 'string' ? { type: 'ACCESS_TOKEN', token: credentials } : credentials;
+  /** Replaces a device's credentials inside the caller's write (the caller emits credentialsChanged). */
+  writeCredentials(w: Writer, deviceId: string, credentials: string | NewCredentials): void {
+    const c = asCredentials(credentials);
     w.run(
       'UPDATE device_credentials SET credentials_type = ?, credentials_id = ?, credentials_value = ? WHERE device_id = ?',
       [...credentialColumns(c), deviceId],
@@ -474,6 +528,12 @@ export class DeviceService {
   }
 }
 
+const asCredentials = (c: string | NewCredentials): NewCredentials =>
+  typeof c === 'string' ? { type: 'ACCESS_TOKEN', token: c } : c;
+
+/** The credentials id new credentials get: the token, or the id derived from MQTT basic credentials. */
+export const credentialsIdOf = (c: NewCredentials): string => credentialColumns(c)[1];
+
 /** credentials_type, credentials_id, credentials_value of new credentials. */
 function credentialColumns(c: NewCredentials): [CredentialsType, string, string | null] {
   if (c.type === 'ACCESS_TOKEN') return ['ACCESS_TOKEN', c.token, null];
@@ -481,7 +541,7 @@ function credentialColumns(c: NewCredentials): [CredentialsType, string, string 
 }
 
 /** A credentials save request as new credentials, checked as ThingsBoard checks it. */
-function requestedCredentials(input: SaveDeviceCredentialsRequest): NewCredentials {
+export function requestedCredentials(input: SaveDeviceCredentialsRequest): NewCredentials {
   if (input.credentialsType === 'MQTT_BASIC') {
     const basic = parseBasic(input.credentialsValue ?? null);
     if (!basic) throw invalidArgument('Invalid credentials body for simple mqtt credentials!');

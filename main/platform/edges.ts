@@ -1,10 +1,9 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
 import type { Edge, SaveEdgeRequest } from '../../shared/schemas/edge.ts';
-import type { Device } from '../../shared/schemas/entities.ts';
 import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
-import type { DeviceRow, DeviceService } from './devices.ts';
+import type { DeviceService } from './devices.ts';
 import { invalidArgument, isUniqueViolation, notFound, unauthorized } from './errors.ts';
 import { parseJson, queryPage } from './paging.ts';
 import type { Row, Writer } from '../store/durable-db.ts';
@@ -226,23 +225,6 @@ export class EdgeService {
     const row = this.findRow(edgeId)!;
     this.byRoutingKey.set(row.routing_key, row);
     return this.toEdge(row);
-  }
-
-  devicesOf(edgeId: string, q: PageQuery, actor: Principal): PageData<Device> {
-    this.accessibleRow(edgeId, actor);
-    return queryPage(
-      this.ctx.db,
-      {
-        from: "FROM devices e JOIN relations r ON r.to_id = e.id AND r.to_type = 'DEVICE' AND r.type = 'Contains' AND r.type_group = 'EDGE'",
-        where: ['r.from_id = ?', "r.from_type = 'EDGE'"],
-        params: [edgeId],
-        searchColumn: 'e.name',
-        sortColumns: { createdTime: 'e.created_time', name: 'e.name', type: 'e.type' },
-        defaultSort: 'createdTime',
-      },
-      q,
-      (r: Row) => this.devices.toDevice(r as unknown as DeviceRow),
-    );
   }
 
   profileIdsOf(edgeId: string): string[] {

@@ -11,6 +11,8 @@ import { AuthService, type AuthSettings } from './auth/auth-service.ts';
 import type { PlatformContext } from './context.ts';
 import { CustomerService } from './customers.ts';
 import { DeviceProfileService } from './device-profiles.ts';
+import { DeviceBulkImport } from './device-bulk-import.ts';
+import { DeviceQueries } from './device-queries.ts';
 import { DeviceService } from './devices.ts';
 import { ProvisionService } from './provisioning.ts';
 import { RpcService } from './rpc.ts';
@@ -26,6 +28,8 @@ export interface Services {
   customers: CustomerService;
   profiles: DeviceProfileService;
   devices: DeviceService;
+  deviceQueries: DeviceQueries;
+  bulkImport: DeviceBulkImport;
   telemetry: TelemetryService;
   apiKeys: ApiKeyService;
   auth: AuthService;
@@ -80,6 +84,8 @@ export function createServices(
     customers: new CustomerService(ctx),
     profiles,
     devices,
+    deviceQueries: new DeviceQueries(ctx, devices, directory),
+    bulkImport: new DeviceBulkImport(ctx, { devices, profiles, telemetry }),
     rpc: new RpcService(),
     claims: new ClaimService(ctx, devices, settings.claimDurationMs),
     edges: new EdgeService(ctx, devices),

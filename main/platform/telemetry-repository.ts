@@ -112,11 +112,17 @@ export class TelemetryRepository {
   }
 
   /** Deletes history in [startTs, endTs) (all of it when deleteAll) and recomputes latest values. */
+  /**
+   * ThingsBoard's time series delete: history of the keys in [startTs, endTs) (or all of it); the latest
+   * value goes too when it lies in the range and deleteLatest, and is then replaced by the newest value
+   * left when rewriteLatest.
+   */
   deleteHistory(
     w: Writer,
     entityNum: number,
     keys: string[],
     range: { startTs: number; endTs: number } | 'all',
+    latest: { deleteLatest: boolean; rewriteLatest: boolean },
   ): void {
     for (const key of keys) {
       const keyId = this.keyIds.get(key);
@@ -131,12 +137,20 @@ export class TelemetryRepository {
           range.endTs,
         ]);
       }
-      w.run('DELETE FROM ts_kv_latest WHERE entity_num = ? AND key_id = ?', [entityNum, keyId]);
-      w.run(
-        `INSERT INTO ts_kv_latest (entity_num, key_id, ts, t, v)
-         SELECT entity_num, key_id, ts, t, v FROM ts_kv WHERE entity_num = ? AND key_id = ? ORDER BY ts DESC LIMIT 1`,
+      if (!latest.deleteLatest) continue;
+      const current = w.get<{ ts: number }>(
+        'SELECT ts FROM ts_kv_latest WHERE entity_num = ? AND key_id = ?',
         [entityNum, keyId],
       );
+      if (!current || (range !== 'all' && (current.ts < range.startTs || current.ts >= range.endTs)))
+        continue;
+      w.run('DELETE FROM ts_kv_latest WHERE entity_num = ? AND key_id = ?', [entityNum, keyId]);
+      if (latest.rewriteLatest)
+        w.run(
+          `INSERT INTO ts_kv_latest (entity_num, key_id, ts, t, v)
+           SELECT entity_num, key_id, ts, t, v FROM ts_kv WHERE entity_num = ? AND key_id = ? ORDER BY ts DESC LIMIT 1`,
+          [entityNum, keyId],
+        );
     }
   }
 

@@ -1,4 +1,5 @@
 import type { SqlValue } from 'sql.js';
+import type { Writer } from '../store/durable-db.ts';
 import type { AttributeData, AttributeScope } from '../../shared/schemas/telemetry.ts';
 import type { Aggregation, TsEntry } from './telemetry-repository.ts';
 import { decodeKv, encodeKv } from './kv-value.ts';
@@ -94,8 +95,9 @@ export class TelemetryService {
     device: TelemetryTarget,
     keys: string[],
     range: { startTs: number; endTs: number } | 'all',
+    latest: { deleteLatest: boolean; rewriteLatest: boolean },
   ): Promise<void> {
-    await this.ctx.db.write((w) => this.ctx.telemetry.deleteHistory(w, device.num, keys, range));
+    await this.ctx.db.write((w) => this.ctx.telemetry.deleteHistory(w, device.num, keys, range, latest));
   }
 
   async saveAttributes(
@@ -106,17 +108,26 @@ export class TelemetryService {
   ): Promise<void> {
     await this.storage?.admit();
     const ts = this.ctx.now();
-    await this.ctx.db.write((w) => {
-      for (const [key, value] of Object.entries(values)) {
-        const { t, v } = encodeKv(value);
-        w.run(
-          `INSERT INTO attributes (entity_id, scope, key, t, v, last_update_ts) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (entity_id, scope, key) DO UPDATE SET t = excluded.t, v = excluded.v, last_update_ts = excluded.last_update_ts`,
-          [deviceId, scope, key, t, v, ts],
-        );
-      }
-    });
+    await this.ctx.db.write((w) => this.writeAttributes(w, deviceId, scope, values, ts));
     if (entityType === 'DEVICE') this.ctx.events.emit('attributes', { deviceId, scope, values, ts });
+  }
+
+  /** Upserts attributes inside the caller's write; the caller emits the 'attributes' event once it is durable. */
+  writeAttributes(
+    w: Writer,
+    deviceId: string,
+    scope: AttributeScope,
+    values: Record<string, unknown>,
+    ts: number,
+  ): void {
+    for (const [key, value] of Object.entries(values)) {
+      const { t, v } = encodeKv(value);
+      w.run(
+        `INSERT INTO attributes (entity_id, scope, key, t, v, last_update_ts) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (entity_id, scope, key) DO UPDATE SET t = excluded.t, v = excluded.v, last_update_ts = excluded.last_update_ts`,
+        [deviceId, scope, key, t, v, ts],
+      );
+    }
   }
 
   attributes(

@@ -1,3 +1,4 @@
+import { CsvSyntaxError, parseCsvRows } from '../../shared/csv.ts';
 import type { TelemetryValue } from '../../shared/schemas/simulation.ts';
 
 /** A CSV column ready to replay: its values and, with a "ts" column, each row's offset from the first. */
@@ -21,47 +22,12 @@ export class CsvError extends Error {
 
 /** RFC 4180 rows: comma-separated, fields optionally in double quotes ("" is a quote), blank lines skipped. */
 export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let i = 0;
-  const endRow = () => {
-    row.push(field);
-    if (row.length > 1 || row[0]!.trim() !== '') rows.push(row);
-    row = [];
-    field = '';
-  };
-  while (i < text.length) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i += 2;
-        continue;
-      }
-      if (c === '"') quoted = false;
-      else field += c;
-      i++;
-      continue;
-    }
-    if (c === '"' && field.trim() === '') {
-      quoted = true;
-      field = '';
-    } else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      endRow();
-      if (c === '\r' && text[i + 1] === '\n') i++;
-    } else {
-      field += c;
-    }
-    i++;
+  try {
+    return parseCsvRows(text);
+  } catch (err) {
+    if (err instanceof CsvSyntaxError) throw new CsvError(err.message);
+    throw err;
   }
-  if (quoted) throw new CsvError('a quoted field is not closed');
-  if (field !== '' || row.length > 0) endRow();
-  return rows;
 }
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;

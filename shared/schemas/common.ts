@@ -69,6 +69,11 @@ export function PageQuery<S extends string>(sortProperties: readonly S[]) {
     sortOrder: Type.Optional(SortOrder),
   });
 }
+/** PageQuery of a route that also answers without paging (by ids, by name): pageSize and page optional. */
+export function OptionalPageQuery<S extends string>(sortProperties: readonly S[]) {
+  return Type.Partial(PageQuery(sortProperties));
+}
+
 export interface PageQuery {
   pageSize: number;
   page: number;

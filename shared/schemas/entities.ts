@@ -125,3 +125,98 @@ export const SaveDeviceCredentialsRequest = Type.Object({
   credentialsValue: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
 });
 export type SaveDeviceCredentialsRequest = Static<typeof SaveDeviceCredentialsRequest>;
+
+/** ThingsBoard's DeviceInfo: a device with its customer's title, its profile's name and whether it is active. */
+export const DeviceInfo = Type.Object({
+  ...Device.properties,
+  customerTitle: Nullable(Type.String()),
+  customerIsPublic: Type.Boolean(),
+  deviceProfileName: Type.String(),
+  active: Type.Boolean({ description: "The device's 'active' server attribute (connected and not idle)" }),
+});
+export type DeviceInfo = Static<typeof DeviceInfo>;
+
+export const EntitySubtype = Type.Object({
+  tenantId: EntityId('TENANT'),
+  entityType: Type.String(),
+  type: Type.String(),
+});
+export type EntitySubtype = Static<typeof EntitySubtype>;
+
+export const EntityInfo = Type.Object({
+  id: Type.Object({ entityType: Type.String(), id: Type.String() }),
+  name: Type.String(),
+});
+export type EntityInfo = Static<typeof EntityInfo>;
+
+export const DeviceProfileInfo = Type.Object({
+  id: EntityId('DEVICE_PROFILE'),
+  tenantId: EntityId('TENANT'),
+  name: Type.String(),
+  image: Nullable(Type.String()),
+  defaultDashboardId: Nullable(EntityId('DASHBOARD')),
+  type: Type.Literal('DEFAULT'),
+  transportType: Type.String(),
+});
+export type DeviceProfileInfo = Static<typeof DeviceProfileInfo>;
+
+export const RELATION_SEARCH_MAX_LEVEL = 100;
+
+/** ThingsBoard's DeviceSearchQuery: devices related to a root entity (POST /api/devices). */
+export const DeviceSearchQuery = Type.Object({
+  parameters: Type.Object({
+    rootId: Type.String({ format: 'uuid' }),
+    rootType: Type.String({ minLength: 1, maxLength: 64 }),
+    direction: Type.Union([Type.Literal('FROM'), Type.Literal('TO')]),
+    relationTypeGroup: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+    maxLevel: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: RELATION_SEARCH_MAX_LEVEL,
+        description: 'Relation levels to follow; 0 means all (at most 100)',
+      }),
+    ),
+    fetchLastLevelOnly: Type.Optional(Type.Boolean()),
+  }),
+  relationType: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  deviceTypes: Type.Array(Type.String({ maxLength: 255 }), { maxItems: 1000 }),
+});
+export type DeviceSearchQuery = Static<typeof DeviceSearchQuery>;
+
+export const SaveDeviceWithCredentialsRequest = Type.Object({
+  device: SaveDeviceRequest,
+  credentials: SaveDeviceCredentialsRequest,
+});
+export type SaveDeviceWithCredentialsRequest = Static<typeof SaveDeviceWithCredentialsRequest>;
+
+export const BULK_IMPORT_MAX_ROWS = 10_000;
+
+/** ThingsBoard's BulkImportRequest: a CSV file and what each column is. */
+export const BulkImportRequest = Type.Object({
+  file: Type.String({ description: 'The CSV text' }),
+  mapping: Type.Object({
+    columns: Type.Array(
+      Type.Object({
+        type: Type.String({
+          minLength: 1,
+          maxLength: 64,
+          description: 'NAME, TYPE, LABEL, ACCESS_TOKEN, ...',
+        }),
+        key: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+      }),
+      { minItems: 1, maxItems: 1000 },
+    ),
+    delimiter: Type.Optional(Type.String({ minLength: 1, maxLength: 1 })),
+    update: Type.Optional(Type.Boolean()),
+    header: Type.Optional(Type.Boolean()),
+  }),
+});
+export type BulkImportRequest = Static<typeof BulkImportRequest>;
+
+export const BulkImportResult = Type.Object({
+  created: Type.Integer(),
+  updated: Type.Integer(),
+  errors: Type.Integer(),
+  errorsList: Type.Array(Type.String()),
+});
+export type BulkImportResult = Static<typeof BulkImportResult>;

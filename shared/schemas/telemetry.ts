@@ -36,6 +36,18 @@ export const TimeseriesQuery = Type.Object({
   agg: Type.Optional(Aggregation),
   orderBy: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')])),
   useStrictDataTypes: Type.Optional(Type.Boolean({ default: false })),
+  intervalType: Type.Optional(
+    Type.Union(
+      ['MILLISECONDS', 'WEEK', 'WEEK_ISO', 'MONTH', 'QUARTER'].map((t) => Type.Literal(t)),
+      {
+        description:
+          'MILLISECONDS (fixed intervals) only: Sandboard does not group by calendar weeks or months',
+      },
+    ),
+  ),
+  timeZone: Type.Optional(
+    Type.String({ maxLength: 64, description: 'for calendar intervals; accepted, unused with MILLISECONDS' }),
+  ),
 });
 export type TimeseriesQuery = Static<typeof TimeseriesQuery>;
 

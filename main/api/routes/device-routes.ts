@@ -1,20 +1,38 @@
 import { Type } from 'typebox';
-import { PageNumber, PageSize } from '../../../shared/limits.ts';
-import { PageData, PageQuery, Uuid } from '../../../shared/schemas/common.ts';
+import { OptionalPageQuery, PageData, PageQuery, Uuid } from '../../../shared/schemas/common.ts';
 import {
+  BulkImportRequest,
+  BulkImportResult,
   Device,
   DeviceCredentials,
+  DeviceInfo,
+  DeviceProfileInfo,
+  DeviceSearchQuery,
+  EntityInfo,
+  EntitySubtype,
+  SaveDeviceWithCredentialsRequest,
   DeviceProfile,
   SaveDeviceCredentialsRequest,
   SaveDeviceProfileRequest,
   SaveDeviceRequest,
 } from '../../../shared/schemas/entities.ts';
 import { requireCustomerAccess, requireTenantAdmin } from '../../platform/auth/principal.ts';
-import { badRequestParams } from '../../platform/errors.ts';
+import { DEVICE_INFO_SORT } from '../../platform/device-queries.ts';
+import { requestedCredentials } from '../../platform/devices.ts';
 import { principalOf } from '../authenticate.ts';
-import { authErrors, emptyOk, type Api, type RouteDeps } from '../route-types.ts';
+import { authErrors, emptyOk, requirePage, type Api, type RouteDeps } from '../route-types.ts';
 
 const DEVICE_SORT = ['createdTime', 'name', 'type', 'label', 'deviceProfileName'] as const;
+
+/** ThingsBoard's device info filter: type wins over deviceProfileId; active is the device's 'active' attribute. */
+export const DeviceInfoQuery = Type.Intersect([
+  PageQuery(DEVICE_INFO_SORT),
+  Type.Object({
+    type: Type.Optional(Type.String({ maxLength: 255 })),
+    deviceProfileId: Type.Optional(Uuid),
+    active: Type.Optional(Type.Boolean()),
+  }),
+]);
 
 export function registerDeviceRoutes(app: Api, { services }: RouteDeps): void {
   const tags = ['Devices'];
@@ -61,13 +79,9 @@ export function registerDeviceRoutes(app: Api, { services }: RouteDeps): void {
         tags,
         summary: "The tenant's devices a page at a time, or one device by deviceName",
         querystring: Type.Object({
+          ...OptionalPageQuery(DEVICE_SORT).properties,
           deviceName: Type.Optional(Type.String({ minLength: 1 })),
           type: Type.Optional(Type.String()),
-          pageSize: Type.Optional(PageSize()),
-          page: Type.Optional(PageNumber()),
-          textSearch: Type.Optional(Type.String({ maxLength: 255 })),
-          sortProperty: Type.Optional(Type.Union(DEVICE_SORT.map((s) => Type.Literal(s)))),
-          sortOrder: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')])),
         }),
         response: { 200: Type.Union([PageData(Device), Device]), ...authErrors },
       },
@@ -77,10 +91,7 @@ export function registerDeviceRoutes(app: Api, { services }: RouteDeps): void {
       requireTenantAdmin(p);
       const q = request.query;
       if (q.deviceName !== undefined) return services.devices.getByName(q.deviceName, p);
-      if (q.pageSize === undefined)
-        throw badRequestParams("Required request parameter 'pageSize' is not present");
-      if (q.page === undefined) throw badRequestParams("Required request parameter 'page' is not present");
-      return services.devices.page({ ...q, pageSize: q.pageSize, page: q.page }, { type: q.type });
+      return services.devices.page({ ...q, ...requirePage(q) }, { type: q.type });
     },
   );
   app.get(
@@ -173,6 +184,166 @@ export function registerDeviceRoutes(app: Api, { services }: RouteDeps): void {
       services.devices.saveCredentials(request.body.deviceId.id, request.body, principalOf(request)),
   );
 
+  app.get(
+    '/api/device/info/:id',
+    {
+      schema: {
+        tags,
+        summary: 'A device with its customer title, profile name and activity',
+        params: IdParams,
+        response: { 200: DeviceInfo, ...authErrors },
+      },
+    },
+    async (request) => services.deviceQueries.info(request.params.id, principalOf(request)),
+  );
+  app.get(
+    '/api/tenant/deviceInfos',
+    {
+      schema: {
+        tags,
+        summary: "The tenant's devices with customer titles, profile names and activity, a page at a time",
+        querystring: DeviceInfoQuery,
+        response: { 200: PageData(DeviceInfo), ...authErrors },
+      },
+    },
+    async (request) => {
+      requireTenantAdmin(principalOf(request));
+      return services.deviceQueries.infoPage(request.query, request.query);
+    },
+  );
+  app.get(
+    '/api/customer/:customerId/deviceInfos',
+    {
+      schema: {
+        tags,
+        summary: "A customer's devices with customer titles, profile names and activity",
+        params: Type.Object({ customerId: Uuid }),
+        querystring: DeviceInfoQuery,
+        response: { 200: PageData(DeviceInfo), ...authErrors },
+      },
+    },
+    async (request) => {
+      services.customers.get(request.params.customerId, principalOf(request));
+      return services.deviceQueries.infoPage(request.query, {
+        ...request.query,
+        customerId: request.params.customerId,
+      });
+    },
+  );
+  app.get(
+    '/api/devices',
+    {
+      schema: {
+        tags,
+        summary: 'Devices by id (repeated or comma-separated deviceIds); ids not visible to you are left out',
+        querystring: Type.Object({ deviceIds: Type.Array(Uuid, { minItems: 1, maxItems: 1000 }) }),
+        response: { 200: Type.Array(Device), ...authErrors },
+      },
+    },
+    async (request) => services.deviceQueries.byIds(request.query.deviceIds, principalOf(request)),
+  );
+  app.post(
+    '/api/devices',
+    {
+      schema: {
+        tags,
+        summary: 'Devices related to an entity (DeviceSearchQuery), of the given device types',
+        body: DeviceSearchQuery,
+        response: { 200: Type.Array(Device), ...authErrors },
+      },
+    },
+    async (request) => services.deviceQueries.search(request.body, principalOf(request)),
+  );
+  app.get(
+    '/api/device/types',
+    {
+      schema: {
+        tags,
+        summary: 'The device types (profile names) in use',
+        response: { 200: Type.Array(EntitySubtype), ...authErrors },
+      },
+    },
+    async (request) => {
+      principalOf(request);
+      return services.deviceQueries.types();
+    },
+  );
+  app.get(
+    '/api/devices/count/:otaPackageType/:deviceProfileId',
+    {
+      schema: {
+        tags,
+        summary:
+          'Devices of a profile without an OTA package of the type (Sandboard keeps no OTA packages: all of them)',
+        params: Type.Object({
+          otaPackageType: Type.String({ description: 'FIRMWARE or SOFTWARE' }),
+          deviceProfileId: Uuid,
+        }),
+        response: { 200: Type.Integer(), ...authErrors },
+      },
+    },
+    async (request) => {
+      principalOf(request);
+      return services.deviceQueries.countWithoutOtaPackage(
+        request.params.otaPackageType,
+        request.params.deviceProfileId,
+      );
+    },
+  );
+  app.post(
+    '/api/device-with-credentials',
+    {
+      schema: {
+        tags,
+        summary: 'Create or update a device together with its credentials (ACCESS_TOKEN or MQTT_BASIC)',
+        body: SaveDeviceWithCredentialsRequest,
+        response: { 200: Device, ...authErrors },
+      },
+    },
+    async (request) => {
+      const { device, credentials } = request.body;
+      return services.devices.save(device, principalOf(request), requestedCredentials(credentials));
+    },
+  );
+  app.post(
+    '/api/device/bulk_import',
+    {
+      schema: {
+        tags,
+        summary: 'Create or update devices from CSV (one device a line), with attributes and telemetry',
+        body: BulkImportRequest,
+        response: { 200: BulkImportResult, ...authErrors },
+      },
+    },
+    async (request) => services.bulkImport.run(request.body, principalOf(request)),
+  );
+  app.post(
+    '/api/customer/public/device/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Make a device public: assign it to the public customer',
+        params: IdParams,
+        response: { 200: Device, ...authErrors },
+      },
+    },
+    async (request) => services.devices.assignToPublicCustomer(request.params.id, principalOf(request)),
+  );
+  app.post(
+    '/api/tenant/:tenantId/device/:id',
+    {
+      schema: {
+        tags,
+        summary:
+          'Assign a device to a tenant (Sandboard has one: the device loses its customer and relations)',
+        params: Type.Object({ tenantId: Uuid, id: Uuid }),
+        response: { 200: Device, ...authErrors },
+      },
+    },
+    async (request) =>
+      services.devices.assignToTenant(request.params.tenantId, request.params.id, principalOf(request)),
+  );
+
   const profileTags = ['Device profiles'];
   app.post(
     '/api/deviceProfile',
@@ -193,6 +364,11 @@ export function registerDeviceRoutes(app: Api, { services }: RouteDeps): void {
         tags: profileTags,
         summary: 'A device profile',
         params: IdParams,
+        querystring: Type.Object({
+          inlineImages: Type.Optional(
+            Type.Boolean({ description: 'accepted; Sandboard keeps no profile images' }),
+          ),
+        }),
         response: { 200: DeviceProfile, ...authErrors },
       },
     },
@@ -230,12 +406,88 @@ export function registerDeviceRoutes(app: Api, { services }: RouteDeps): void {
     {
       schema: {
         tags: profileTags,
-        summary: 'The default device profile',
-        response: { 200: DeviceProfile, ...authErrors },
+        summary: 'The default device profile (its info: id, name, type, transport)',
+        response: { 200: DeviceProfileInfo, ...authErrors },
       },
     },
-    async () => services.profiles.getDefault(),
+    async () => services.profiles.defaultInfo(),
   );
+  app.get(
+    '/api/deviceProfileInfo/:id',
+    {
+      schema: {
+        tags: profileTags,
+        summary: "A device profile's info",
+        params: IdParams,
+        response: { 200: DeviceProfileInfo, ...authErrors },
+      },
+    },
+    async (request) => {
+      principalOf(request);
+      return services.profiles.info(request.params.id);
+    },
+  );
+  app.get(
+    '/api/deviceProfileInfos',
+    {
+      schema: {
+        tags: profileTags,
+        summary:
+          'Device profile infos a page at a time (optionally of one transportType), or by deviceProfileIds',
+        querystring: Type.Object({
+          ...OptionalPageQuery(['createdTime', 'name', 'type', 'transportType']).properties,
+          deviceProfileIds: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 1000 })),
+          transportType: Type.Optional(Type.String({ maxLength: 32 })),
+        }),
+        response: {
+          200: Type.Union([PageData(DeviceProfileInfo), Type.Array(DeviceProfileInfo)]),
+          ...authErrors,
+        },
+      },
+    },
+    async (request) => {
+      const p = principalOf(request);
+      const q = request.query;
+      if (q.deviceProfileIds) {
+        requireTenantAdmin(p);
+        return services.profiles.infosByIds(q.deviceProfileIds);
+      }
+      const page = requirePage(q);
+      return services.profiles.infoPage({ ...q, ...page }, q.transportType);
+    },
+  );
+  app.get(
+    '/api/deviceProfile/names',
+    {
+      schema: {
+        tags: profileTags,
+        summary: 'Device profile names (activeOnly: those some device uses)',
+        querystring: Type.Object({ activeOnly: Type.Optional(Type.Boolean({ default: false })) }),
+        response: { 200: Type.Array(EntityInfo), ...authErrors },
+      },
+    },
+    async (request) => {
+      principalOf(request);
+      return services.profiles.names(request.query.activeOnly ?? false);
+    },
+  );
+  for (const kind of ['attributes', 'timeseries'] as const) {
+    app.get(
+      `/api/deviceProfile/devices/keys/${kind}`,
+      {
+        schema: {
+          tags: profileTags,
+          summary: `The ${kind === 'attributes' ? 'attribute' : 'time series'} keys of the devices of a profile (of every device without deviceProfileId)`,
+          querystring: Type.Object({ deviceProfileId: Type.Optional(Uuid) }),
+          response: { 200: Type.Array(Type.String()), ...authErrors },
+        },
+      },
+      async (request) => {
+        requireTenantAdmin(principalOf(request));
+        return services.profiles.deviceKeys(kind, request.query.deviceProfileId);
+      },
+    );
+  }
   app.get(
     '/api/deviceProfiles',
     {

@@ -12,10 +12,11 @@ import {
   QueueCounts,
   SaveEdgeRequest,
 } from '../../../shared/schemas/edge.ts';
-import { Device } from '../../../shared/schemas/entities.ts';
+import { Device, DeviceInfo } from '../../../shared/schemas/entities.ts';
 import type { EdgeRow } from '../../platform/edges.ts';
 import { unauthorized } from '../../platform/errors.ts';
 import { principalOf } from '../authenticate.ts';
+import { DeviceInfoQuery } from './device-routes.ts';
 import { authErrors, emptyOk, type Api, type RouteDeps } from '../route-types.ts';
 
 const edgeAuthErrors = { 400: ErrorResponse, 401: ErrorResponse };
@@ -92,15 +93,15 @@ export function registerEdgeRoutes(app: Api, { services, edgeQueue }: RouteDeps)
           tags,
           summary: method === 'post' ? 'Assign a device to an edge' : 'Unassign a device from an edge',
           params: Type.Object({ edgeId: Uuid, deviceId: Uuid }),
-          response: emptyOk,
+          response: { 200: Device, ...authErrors },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         const p = principalOf(request);
         if (method === 'post')
           await edges.assign(request.params.edgeId, 'DEVICE', request.params.deviceId, p);
         else await edges.unassign(request.params.edgeId, 'DEVICE', request.params.deviceId, p);
-        return reply.code(200).send(undefined);
+        return services.devices.get(request.params.deviceId, p);
       },
     );
   }
@@ -111,11 +112,23 @@ export function registerEdgeRoutes(app: Api, { services, edgeQueue }: RouteDeps)
         tags,
         summary: 'Devices assigned to an edge',
         params: Type.Object({ edgeId: Uuid }),
-        querystring: PageQuery(['createdTime', 'name', 'type']),
-        response: { 200: PageData(Device), ...authErrors },
+        querystring: Type.Intersect([
+          DeviceInfoQuery,
+          Type.Object({
+            startTime: Type.Optional(Type.Integer({ description: 'created at or after, epoch ms' })),
+            endTime: Type.Optional(Type.Integer({ description: 'created at or before, epoch ms' })),
+          }),
+        ]),
+        response: { 200: PageData(DeviceInfo), ...authErrors },
       },
     },
-    async (request) => edges.devicesOf(request.params.edgeId, request.query, principalOf(request)),
+    async (request) => {
+      edges.accessibleRow(request.params.edgeId, principalOf(request));
+      return services.deviceQueries.infoPage(request.query, {
+        ...request.query,
+        edgeId: request.params.edgeId,
+      });
+    },
   );
   app.post(
     '/api/customer/:customerId/edge/:edgeId',

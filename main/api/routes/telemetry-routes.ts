@@ -21,6 +21,9 @@ import { authErrors, emptyOk, type Api, type RouteDeps } from '../route-types.ts
 
 const EntityParams = Type.Object({ entityType: Type.String(), entityId: Uuid });
 const ScopeParams = Type.Object({ entityType: Type.String(), entityId: Uuid, scope: AttributeScope });
+/** ThingsBoard's first attribute paths, without the entity type: /api/plugins/telemetry/{deviceId}/{scope}. */
+const LEGACY = '/api/plugins/telemetry/:deviceId/:scope';
+const LegacyParams = Type.Object({ deviceId: Uuid, scope: AttributeScope });
 const KeysQuery = Type.Object({ keys: Type.Optional(Type.String({ description: 'Comma-separated keys' })) });
 
 /** An entity whose attributes and time series a request reads or writes. */
@@ -44,10 +47,14 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
    * a device, an asset, or any other entity type the platform keeps (400 for an unknown type).
    */
   function target(
-    request: { params: { entityType: string; entityId: string }; principal: Principal | null },
+    request: {
+      params: { entityType?: string; entityId?: string; deviceId?: string };
+      principal: Principal | null;
+    },
     access: Access = 'read',
   ): Target {
-    const { entityType, entityId } = request.params;
+    // ThingsBoard's legacy paths name a device alone: /api/plugins/telemetry/{deviceId}/{scope}
+    const { entityType = 'DEVICE', entityId = request.params.deviceId! } = request.params;
     const actor = principalOf(request);
     if (entityType === 'DEVICE') {
       const row = services.devices.accessibleRow(entityId, actor);
@@ -126,6 +133,10 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
     },
     async (request) => {
       const q = request.query;
+      if (q.intervalType && q.intervalType !== 'MILLISECONDS' && q.agg && q.agg !== 'NONE')
+        throw invalidArgument(
+          `intervalType ${q.intervalType} is not supported: Sandboard aggregates by fixed intervals (MILLISECONDS)`,
+        );
       if (q.startTs !== undefined && q.endTs !== undefined && q.startTs > q.endTs) {
         throw invalidArgument("Invalid query: 'startTs' must not be after 'endTs'");
       }
@@ -175,7 +186,7 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
   );
 
   const saveAttributes = async (request: {
-    params: { entityType: string; entityId: string; scope: AttributeScope };
+    params: { entityType?: string; entityId?: string; deviceId?: string; scope: AttributeScope };
     body: unknown;
     principal: Principal | null;
   }) => {
@@ -191,14 +202,17 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
     submit('ATTRIBUTES_UPDATED', entity, parsed.value, { scope: request.params.scope });
   };
   const attributesBody = Type.Record(Type.String(), Type.Unknown(), { description: '{"key": value, ...}' });
-  for (const path of [`${base}/attributes/:scope`, `${base}/:scope`]) {
+  for (const path of [`${base}/attributes/:scope`, `${base}/:scope`, LEGACY]) {
     app.post(
       path,
       {
         schema: {
           tags,
-          summary: 'Save SERVER_SCOPE or SHARED_SCOPE attributes',
-          params: ScopeParams,
+          summary:
+            path === LEGACY
+              ? "Save SERVER_SCOPE or SHARED_SCOPE attributes of a device (ThingsBoard's legacy path)"
+              : 'Save SERVER_SCOPE or SHARED_SCOPE attributes',
+          params: path === LEGACY ? LegacyParams : ScopeParams,
           body: attributesBody,
           response: emptyOk,
         },
@@ -209,27 +223,37 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
       },
     );
   }
-  app.post(
-    `${base}/timeseries/:scope`,
-    {
-      schema: {
-        tags,
-        summary: 'Save time series ({"k":v}, {"ts":ms,"values":{...}} or an array)',
-        params: Type.Object({ entityType: Type.String(), entityId: Uuid, scope: Type.String() }),
-        body: TelemetryBody,
-        response: emptyOk,
+  for (const path of [`${base}/timeseries/:scope`, `${base}/timeseries/:scope/:ttl`]) {
+    const withTtl = path.endsWith(':ttl');
+    app.post(
+      path,
+      {
+        schema: {
+          tags,
+          summary: withTtl
+            ? 'Save time series with a TTL (accepted and unused, as ThingsBoard on SQL: the retention setting applies)'
+            : 'Save time series ({"k":v}, {"ts":ms,"values":{...}} or an array)',
+          params: Type.Object({
+            entityType: Type.String(),
+            entityId: Uuid,
+            scope: Type.String(),
+            ...(withTtl ? { ttl: Type.Integer({ minimum: 0, description: 'seconds' }) } : {}),
+          }),
+          body: TelemetryBody,
+          response: emptyOk,
+        },
       },
-    },
-    async (request, reply) => {
-      const parsed = parseTelemetry(request.body, services.ctx.now());
-      if (!parsed.ok) throw invalidArgument(parsed.error);
-      const entity = target(request, 'write');
-      await services.telemetry.saveTimeseries(entity, parsed.value);
-      for (const entry of parsed.value)
-        submit('TIMESERIES_UPDATED', entity, entry.values, { ts: String(entry.ts) });
-      return reply.code(200).send(undefined);
-    },
-  );
+      async (request, reply) => {
+        const parsed = parseTelemetry(request.body, services.ctx.now());
+        if (!parsed.ok) throw invalidArgument(parsed.error);
+        const entity = target(request, 'write');
+        await services.telemetry.saveTimeseries(entity, parsed.value);
+        for (const entry of parsed.value)
+          submit('TIMESERIES_UPDATED', entity, entry.values, { ts: String(entry.ts) });
+        return reply.code(200).send(undefined);
+      },
+    );
+  }
   app.delete(
     `${base}/timeseries/delete`,
     {
@@ -242,6 +266,18 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
           deleteAllDataForKeys: Type.Optional(Type.Boolean()),
           startTs: Type.Optional(EpochMs()),
           endTs: Type.Optional(EpochMs()),
+          deleteLatest: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description: 'also delete the latest value when it is in the range',
+            }),
+          ),
+          rewriteLatestIfDeleted: Type.Optional(
+            Type.Boolean({
+              default: false,
+              description: 'replace a deleted latest value by the newest one left',
+            }),
+          ),
         }),
         response: emptyOk,
       },
@@ -254,27 +290,34 @@ export function registerTelemetryRoutes(app: Api, { services, ruleChains }: Rout
       else if (q.startTs !== undefined && q.endTs !== undefined)
         range = { startTs: q.startTs, endTs: q.endTs };
       else throw invalidArgument("Give 'startTs' and 'endTs', or 'deleteAllDataForKeys=true'");
-      await services.telemetry.deleteTimeseries(target(request, 'write'), keys, range);
+      await services.telemetry.deleteTimeseries(target(request, 'write'), keys, range, {
+        deleteLatest: q.deleteLatest ?? true,
+        rewriteLatest: q.rewriteLatestIfDeleted ?? false,
+      });
       return reply.code(200).send(undefined);
     },
   );
-  app.delete(
-    `${base}/:scope`,
-    {
-      schema: {
-        tags,
-        summary: 'Delete attributes of a scope',
-        params: ScopeParams,
-        querystring: Type.Object({ keys: Type.String({ minLength: 1 }) }),
-        response: emptyOk,
+  for (const path of [`${base}/:scope`, LEGACY])
+    app.delete(
+      path,
+      {
+        schema: {
+          tags,
+          summary:
+            path === LEGACY
+              ? "Delete attributes of a scope of a device (ThingsBoard's legacy path)"
+              : 'Delete attributes of a scope',
+          params: path === LEGACY ? LegacyParams : ScopeParams,
+          querystring: Type.Object({ keys: Type.String({ minLength: 1 }) }),
+          response: emptyOk,
+        },
       },
-    },
-    async (request, reply) => {
-      const entity = target(request, 'write');
-      const keys = splitKeys(request.query.keys) ?? [];
-      await services.telemetry.deleteAttributes(entity.id, request.params.scope, keys, entity.entityType);
-      submit('ATTRIBUTES_DELETED', entity, { attributes: keys }, { scope: request.params.scope });
-      return reply.code(200).send(undefined);
-    },
-  );
+      async (request, reply) => {
+        const entity = target(request, 'write');
+        const keys = splitKeys(request.query.keys) ?? [];
+        await services.telemetry.deleteAttributes(entity.id, request.params.scope, keys, entity.entityType);
+        submit('ATTRIBUTES_DELETED', entity, { attributes: keys }, { scope: request.params.scope });
+        return reply.code(200).send(undefined);
+      },
+    );
 }

@@ -542,11 +542,11 @@ export class ApiClient {
     });
   }
 
-  assignDeviceToEdge(edgeId: string, deviceId: string): Promise<void> {
+  assignDeviceToEdge(edgeId: string, deviceId: string): Promise<Device> {
     return this.request('POST', `/api/edge/${enc(edgeId)}/device/${enc(deviceId)}`);
   }
 
-  unassignDeviceFromEdge(edgeId: string, deviceId: string): Promise<void> {
+  unassignDeviceFromEdge(edgeId: string, deviceId: string): Promise<Device> {
     return this.request('DELETE', `/api/edge/${enc(edgeId)}/device/${enc(deviceId)}`);
   }
 

@@ -367,7 +367,16 @@ describe('device profiles', () => {
     const p = platform();
     const token = await p.login();
     const initialDefault = await okJson<ProfileJson>(p.http('/api/deviceProfileInfo/default', { token }));
-    expect(initialDefault).toMatchObject({ name: 'default', default: true, type: 'DEFAULT' });
+    // ThingsBoard's DeviceProfileInfo: no 'default' flag, no profile data.
+    expect(initialDefault).toEqual({
+      id: { entityType: 'DEVICE_PROFILE', id: expect.any(String) as string },
+      tenantId: { entityType: 'TENANT', id: expect.any(String) as string },
+      name: 'default',
+      image: null,
+      defaultDashboardId: null,
+      type: 'DEFAULT',
+      transportType: 'DEFAULT',
+    });
 
     const thermo = await okJson<ProfileJson>(
       p.http('/api/deviceProfile', {

@@ -38,6 +38,8 @@ const BODYLESS = new Set([
   'POST /api/ruleChain/{ruleChainId}/edgeTemplateRoot',
   'POST /api/ruleChain/{ruleChainId}/autoAssignToEdge',
   'POST /api/edge/{edgeId}/ruleChain/{ruleChainId}',
+  'POST /api/customer/public/device/{id}',
+  'POST /api/tenant/{tenantId}/device/{id}',
 ]);
 
 /** Routes the ThingsBoard clients call; the document must describe each. */

@@ -362,7 +362,7 @@ describe('telemetry and attributes', () => {
     await expectTbError(await p.http(`${url}/SERVER_SCOPE`, { method: 'DELETE', token }), 400, 31, 'keys');
   });
 
-  it('deletes time series: all data of keys, or a time range with the latest value recomputed', async () => {
+  it('deletes time series: all data of keys, or a time range, the latest value as ThingsBoard does', async () => {
     const { p, token, url } = await newDevice();
     await post(
       p,
@@ -379,10 +379,10 @@ describe('telemetry and attributes', () => {
     ).toEqual({});
 
     await okEmpty(
-      p.http(`${url}/timeseries/delete?keys=x&startTs=${BASE + 2000}&endTs=${BASE + 4000}`, {
-        method: 'DELETE',
-        token,
-      }),
+      p.http(
+        `${url}/timeseries/delete?keys=x&startTs=${BASE + 2000}&endTs=${BASE + 4000}&rewriteLatestIfDeleted=true`,
+        { method: 'DELETE', token },
+      ),
     );
     expect(await okJson(p.http(`${url}/values/timeseries`, { token }))).toEqual({
       x: [{ ts: BASE + 1000, value: '1' }],
@@ -391,6 +391,21 @@ describe('telemetry and attributes', () => {
       p.http(`${url}/values/timeseries?keys=x&startTs=${BASE}&endTs=${BASE + 5000}&orderBy=ASC`, { token }),
     );
     expect(history.x!.map((x) => x.ts)).toEqual([BASE, BASE + 1000]);
+
+    // deleteLatest=false keeps the latest value; by default it goes and is not replaced (ThingsBoard's defaults).
+    const range = `keys=x&startTs=${BASE + 500}&endTs=${BASE + 1500}`;
+    await okEmpty(
+      p.http(`${url}/timeseries/delete?${range}&deleteLatest=false`, { method: 'DELETE', token }),
+    );
+    expect(await okJson(p.http(`${url}/values/timeseries`, { token }))).toEqual({
+      x: [{ ts: BASE + 1000, value: '1' }],
+    });
+    await okEmpty(p.http(`${url}/timeseries/delete?${range}`, { method: 'DELETE', token }));
+    expect(await okJson(p.http(`${url}/values/timeseries`, { token }))).toEqual({});
+    const left = await okJson<Series>(
+      p.http(`${url}/values/timeseries?keys=x&startTs=${BASE}&endTs=${BASE + 5000}`, { token }),
+    );
+    expect(left.x!.map((x) => x.ts)).toEqual([BASE]);
 
     await expectTbError(
       await p.http(`${url}/timeseries/delete?keys=x`, { method: 'DELETE', token }),
@@ -403,6 +418,61 @@ describe('telemetry and attributes', () => {
       400,
       31,
       'keys',
+    );
+  });
+
+  it("serves ThingsBoard's legacy attribute paths without the entity type, and time series with a TTL", async () => {
+    const { p, token, url } = await newDevice();
+    const deviceId = url.split('/').pop()!;
+    const legacy = `/api/plugins/telemetry/${deviceId}`;
+    await post(p, token, `${legacy}/SERVER_SCOPE`, { floor: 3, room: 'B12' });
+    await post(p, token, `${legacy}/SHARED_SCOPE`, { setpoint: 21 });
+    const server = await okJson<AttributeJson[]>(p.http(`${url}/values/attributes/SERVER_SCOPE`, { token }));
+    expect(server.map(({ key, value }) => [key, value])).toEqual([
+      ['floor', 3],
+      ['room', 'B12'],
+    ]);
+    await okEmpty(p.http(`${legacy}/SERVER_SCOPE?keys=room`, { method: 'DELETE', token }));
+    expect(
+      (await okJson<AttributeJson[]>(p.http(`${url}/values/attributes/SERVER_SCOPE`, { token }))).map(
+        (a) => a.key,
+      ),
+    ).toEqual(['floor']);
+    await expectTbError(
+      await p.http(`${legacy}/CLIENT_SCOPE`, { method: 'POST', token, json: { x: 1 } }),
+      400,
+      30,
+    );
+    await expectTbError(
+      await p.http(`${legacy}/NO_SCOPE`, { method: 'POST', token, json: { x: 1 } }),
+      400,
+      31,
+    );
+
+    // POST .../timeseries/{scope}/{ttl}: the TTL is accepted (ThingsBoard on SQL ignores it too)
+    await post(p, token, `${url}/timeseries/ANY/3600`, { ts: BASE, values: { level: 7 } });
+    expect(await okJson(p.http(`${url}/values/timeseries?keys=level`, { token }))).toEqual({
+      level: [{ ts: BASE, value: '7' }],
+    });
+    await expectTbError(
+      await p.http(`${url}/timeseries/ANY/-5`, { method: 'POST', token, json: { level: 1 } }),
+      400,
+      31,
+      'ttl',
+    );
+
+    // calendar intervals are refused by name; fixed ones (MILLISECONDS) work with their timeZone
+    const range = `keys=level&startTs=${BASE}&endTs=${BASE + 60_000}&agg=AVG&interval=60000`;
+    expect(
+      await okJson(
+        p.http(`${url}/values/timeseries?${range}&intervalType=MILLISECONDS&timeZone=Europe/Kyiv`, { token }),
+      ),
+    ).toEqual({ level: [{ ts: BASE + 30_000, value: '7' }] });
+    await expectTbError(
+      await p.http(`${url}/values/timeseries?${range}&intervalType=MONTH`, { token }),
+      400,
+      30,
+      'MONTH',
     );
   });
 
