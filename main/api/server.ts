@@ -35,6 +35,8 @@ import { registerSimulationRoutes } from './routes/simulation-routes.ts';
 import type { Analytics } from '../analytics/analytics.ts';
 import { registerTableViewRoutes } from './routes/table-view-routes.ts';
 import { registerTelemetryRoutes } from './routes/telemetry-routes.ts';
+import { registerTenantRoutes } from './routes/tenant-routes.ts';
+import { registerUserRoutes } from './routes/user-routes.ts';
 import { registerUiRoutes } from './routes/ui-routes.ts';
 import { registerWsRoutes } from './routes/ws-routes.ts';
 
@@ -84,6 +86,8 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   registerAuthRoutes(api, deps);
   registerApiKeyRoutes(api, deps);
   registerCustomerRoutes(api, deps);
+  registerUserRoutes(api, deps);
+  registerTenantRoutes(api, deps);
   registerDeviceRoutes(api, deps);
   registerTelemetryRoutes(api, deps);
   registerAssetRoutes(api, deps);

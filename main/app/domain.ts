@@ -39,6 +39,7 @@ export async function openServices(
 export async function setupDomain(db: DurableDb, config: PlatformConfig, life: Lifecycle): Promise<Domain> {
   const services = await openServices(db, loadOrCreateSigningKey(config.dataDir), config);
   life.onStop(() => services.rpc.stop());
+  await services.tenant.seed();
   await services.profiles.seedDefault();
   await services.assetProfiles.seedDefault();
   const demoPasswords = config.randomDemoPasswords ? loadOrCreateDemoPasswords(config.dataDir) : undefined;

@@ -98,6 +98,7 @@ export class CustomerService {
         'UPDATE alarms SET assignee_id = NULL, assign_ts = ? WHERE assignee_id IN (SELECT id FROM users WHERE customer_id = ?)',
         [this.ctx.now(), id],
       );
+      w.run('DELETE FROM user_settings WHERE user_id IN (SELECT id FROM users WHERE customer_id = ?)', [id]);
       w.run('DELETE FROM users WHERE customer_id = ?', [id]);
       w.run('UPDATE devices SET customer_id = NULL WHERE customer_id = ?', [id]);
       w.run('UPDATE edges SET customer_id = NULL WHERE customer_id = ?', [id]);
@@ -108,6 +109,32 @@ export class CustomerService {
     if (n === 0) throw notFound(`Customer with id [${id}] is not found`);
     announceSessionsEnded(this.ctx, userIds);
     return userIds;
+  }
+
+  /** ThingsBoard's shortInfo: the title and whether the customer is the public one. */
+  shortInfo(id: string, actor: Principal): { title: string; isPublic: boolean } {
+    const c = this.get(id, actor);
+    const isPublic = c.additionalInfo.isPublic;
+    return { title: c.title, isPublic: isPublic === true || isPublic === 'true' };
+  }
+
+  byTitle(title: string, actor: Principal): Customer {
+    requireTenantAdmin(actor);
+    const row = this.ctx.db.get<CustomerRow>('SELECT * FROM customers WHERE title = ?', [title]);
+    if (!row) throw notFound(`Customer with title [${title}] is not found`);
+    return this.toCustomer(row);
+  }
+
+  /** The customers among ids; unknown ids are left out. */
+  byIds(ids: string[], actor: Principal): Customer[] {
+    requireTenantAdmin(actor);
+    if (ids.length === 0) return [];
+    return this.ctx.db
+      .all<CustomerRow>(
+        `SELECT * FROM customers WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY created_time`,
+        ids,
+      )
+      .map((r) => this.toCustomer(r));
   }
 
   page(q: PageQuery, actor: Principal): PageData<Customer> {

@@ -132,6 +132,30 @@ export const migrations: Migration[] = [
     },
   },
   {
+    version: 10,
+    name: 'activation and password reset tokens of users',
+    up(w) {
+      w.run('ALTER TABLE users ADD COLUMN activate_token TEXT');
+      w.run('ALTER TABLE users ADD COLUMN activate_token_exp INTEGER');
+      w.run('ALTER TABLE users ADD COLUMN reset_token TEXT');
+      w.run('ALTER TABLE users ADD COLUMN reset_token_exp INTEGER');
+      w.run(
+        'CREATE UNIQUE INDEX users_activate_token ON users(activate_token) WHERE activate_token IS NOT NULL',
+      );
+      w.run('CREATE UNIQUE INDEX users_reset_token ON users(reset_token) WHERE reset_token IS NOT NULL');
+    },
+  },
+  {
+    version: 11,
+    name: 'user settings',
+    up(w) {
+      w.run(
+        `CREATE TABLE user_settings (
+          user_id TEXT NOT NULL, type TEXT NOT NULL, settings TEXT NOT NULL, PRIMARY KEY (user_id, type)) WITHOUT ROWID`,
+      );
+    },
+  },
+  {
     version: 15,
     name: 'users can be disabled',
     up(w) {

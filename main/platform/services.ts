@@ -20,11 +20,17 @@ import { ScenarioService } from './scenarios.ts';
 import { StoreBudget } from './store-budget.ts';
 import { TelemetryService } from './telemetry.ts';
 import { TransportLimitsService } from './transport-limits.ts';
+import { UserCredentialsService } from './auth/user-credentials.ts';
+import { TenantService } from './tenant.ts';
+import { UserSettingsService } from './user-settings.ts';
 import { UserService } from './users.ts';
 
 export interface Services {
   ctx: PlatformContext;
   users: UserService;
+  userCredentials: UserCredentialsService;
+  userSettings: UserSettingsService;
+  tenant: TenantService;
   customers: CustomerService;
   profiles: DeviceProfileService;
   devices: DeviceService;
@@ -81,6 +87,9 @@ export function createServices(
   return {
     ctx,
     users,
+    userCredentials: new UserCredentialsService(ctx, users),
+    userSettings: new UserSettingsService(ctx),
+    tenant: new TenantService(ctx),
     customers: new CustomerService(ctx),
     profiles,
     devices,

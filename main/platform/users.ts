@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type { Authority, SaveUserRequest, User } from '../../shared/schemas/auth.ts';
 import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
-import type { Row } from '../store/durable-db.ts';
+import type { Row, Writer } from '../store/durable-db.ts';
+import { checkPasswordPolicy } from './auth/password-policy.ts';
 import type { Principal } from './auth/principal.ts';
 import { requireTenantAdmin } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import { forbidden, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { parseJson, queryPage } from './paging.ts';
+import { randomAlphanumeric } from './random-text.ts';
 import { announceSessionsEnded, endSessions } from './auth/sessions.ts';
 import type { DemoPasswords } from './auth/demo-passwords.ts';
 
@@ -24,9 +26,18 @@ export interface UserRow {
   tokens_valid_from: number;
   enabled: number;
   additional_info: string | null;
+  /** set while the user waits for activation (created without a password) */
+  activate_token: string | null;
+  activate_token_exp: number | null;
+  reset_token: string | null;
+  reset_token_exp: number | null;
 }
 
 const BCRYPT_ROUNDS = 10;
+/** ThingsBoard's DEFAULT_TOKEN_LENGTH for activation and reset tokens */
+export const ACTIVATION_TOKEN_LENGTH = 30;
+/** How long activation and password reset links live (ThingsBoard's securitySettings default, 24 h). */
+export const CREDENTIALS_TOKEN_TTL_MS = 24 * 3_600_000;
 
 /** Tenant administrators and customer users, with bcrypt password hashes. */
 export class UserService {
@@ -91,6 +102,7 @@ export class UserService {
         throw invalidArgument(`Customer with id [${customerId}] is not found`);
       }
     }
+    if (input.password) checkPasswordPolicy(input.password);
     const passwordHash = input.password ? await bcrypt.hash(input.password, BCRYPT_ROUNDS) : null;
     const existingId = input.id?.id;
     let ended = false;
@@ -124,15 +136,21 @@ export class UserService {
             ],
           );
           if (ended) endSessions(this.ctx, w, [existingId]);
+          // a first password given to a user waiting for activation activates it
+          if (passwordHash && existing.password_hash === null)
+            this.clearLinks(w, existingId, { activate: true });
           return existingId;
         }
         const newId = randomUUID();
+        // Without a password (ThingsBoard's way) the user is not enabled until activated through its link.
+        const now = this.ctx.now();
         w.run(
-          `INSERT INTO users (id, created_time, email, authority, customer_id, first_name, last_name, password_hash, additional_info)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO users (id, created_time, email, authority, customer_id, first_name, last_name, password_hash, additional_info,
+             enabled, activate_token, activate_token_exp)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [
             newId,
-            this.ctx.now(),
+            now,
             input.email,
             input.authority,
             customerId,
@@ -140,6 +158,9 @@ export class UserService {
             input.lastName,
             passwordHash,
             info,
+            passwordHash ? 1 : 0,
+            passwordHash ? null : randomAlphanumeric(ACTIVATION_TOKEN_LENGTH),
+            passwordHash ? null : now + CREDENTIALS_TOKEN_TTL_MS,
           ],
         );
         return newId;
@@ -165,6 +186,7 @@ export class UserService {
         this.ctx.now(),
         id,
       ]);
+      w.run('DELETE FROM user_settings WHERE user_id = ?', [id]);
       return n;
     });
     this.cache.delete(id);
@@ -188,14 +210,23 @@ export class UserService {
     if (changed) announceSessionsEnded(this.ctx, [id]);
   }
 
-  page(q: PageQuery, filter: { customerId?: string }): PageData<User> {
-    const where = filter.customerId ? ['e.customer_id = ?'] : [];
+  page(q: PageQuery, filter: { customerId?: string; authority?: Authority }): PageData<User> {
+    const where: string[] = [];
+    const params: string[] = [];
+    if (filter.customerId) {
+      where.push('e.customer_id = ?');
+      params.push(filter.customerId);
+    }
+    if (filter.authority) {
+      where.push('e.authority = ?');
+      params.push(filter.authority);
+    }
     return queryPage(
       this.ctx.db,
       {
         from: 'FROM users e',
         where,
-        params: filter.customerId ? [filter.customerId] : [],
+        params,
         searchColumn: 'e.email',
         sortColumns: {
           createdTime: 'e.created_time',
@@ -210,6 +241,22 @@ export class UserService {
     );
   }
 
+  /** The users among ids the actor may read: a customer user reads itself only (ThingsBoard's permissions). */
+  byIds(ids: string[], actor: Principal): User[] {
+    const visible = actor.authority === 'TENANT_ADMIN' ? ids : ids.filter((id) => id === actor.userId);
+    if (visible.length === 0) return [];
+    return this.ctx.db
+      .all<UserRow>(
+        `SELECT * FROM users WHERE id IN (${visible.map(() => '?').join(',')}) ORDER BY created_time`,
+        visible,
+      )
+      .map((r) => this.toUser(r));
+  }
+
+  async passwordMatches(user: UserRow, password: string): Promise<boolean> {
+    return user.password_hash !== null && (await bcrypt.compare(password, user.password_hash));
+  }
+
   async verifyPassword(email: string, password: string): Promise<UserRow | undefined> {
     const row = this.findRowByEmail(email);
     // Compare against a dummy hash when the user is unknown so both paths take the same time.
@@ -218,15 +265,28 @@ export class UserService {
     return ok && row?.password_hash ? row : undefined;
   }
 
-  /** Sets a new password and makes every token issued before now invalid. */
-  async setPassword(userId: string, password: string): Promise<void> {
+  /**
+   * Sets a new password and makes every token issued before now invalid; activate: also enables the user
+   * (its activation link). Pending activation and reset links stop working.
+   */
+  async setPassword(userId: string, password: string, options: { activate?: boolean } = {}): Promise<void> {
     const hash = await bcrypt.hash(password, BCRYPT_ROUNDS);
     await this.ctx.db.write((w) => {
       w.run('UPDATE users SET password_hash = ?, default_password = 0 WHERE id = ?', [hash, userId]);
+      this.clearLinks(w, userId, options);
       endSessions(this.ctx, w, [userId]);
     });
     this.cache.delete(userId);
     announceSessionsEnded(this.ctx, [userId]);
+  }
+
+  /** Voids a user's activation and reset links; activate enables the user. */
+  private clearLinks(w: Writer, userId: string, options: { activate?: boolean }): void {
+    w.run(
+      `UPDATE users SET activate_token = NULL, activate_token_exp = NULL, reset_token = NULL, reset_token_exp = NULL,
+         enabled = CASE WHEN ? THEN 1 ELSE enabled END WHERE id = ?`,
+      [options.activate ? 1 : 0, userId],
+    );
   }
 
   /**

@@ -88,3 +88,46 @@ export const CreateApiKeyRequest = Type.Object({
   userId: Type.Optional(Type.Object({ entityType: Type.Optional(Type.Literal('USER')), id: Type.String() })),
 });
 export type CreateApiKeyRequest = Static<typeof CreateApiKeyRequest>;
+
+export const UserEmailInfo = Type.Object({
+  id: EntityId('USER'),
+  email: Type.String(),
+  firstName: Type.Union([Type.String(), Type.Null()]),
+  lastName: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const UserActivationLink = Type.Object({
+  value: Type.String({ description: 'The activation link ThingsBoard would mail' }),
+  ttlMs: Type.Integer({ description: 'ms until the link expires' }),
+});
+
+export const ActivateUserRequest = Type.Object({
+  activateToken: Type.String({ minLength: 1, maxLength: 255 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+
+export const ResetPasswordRequest = Type.Object({
+  resetToken: Type.String({ minLength: 1, maxLength: 255 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+
+export const ResetPasswordEmailRequest = Type.Object({ email: Type.String({ maxLength: 255 }) });
+
+export const UserPasswordPolicy = Type.Object({
+  minimumLength: Type.Integer(),
+  maximumLength: Type.Integer(),
+  minimumUppercaseLetters: Type.Union([Type.Integer(), Type.Null()]),
+  minimumLowercaseLetters: Type.Union([Type.Integer(), Type.Null()]),
+  minimumDigits: Type.Union([Type.Integer(), Type.Null()]),
+  minimumSpecialCharacters: Type.Union([Type.Integer(), Type.Null()]),
+  allowWhitespaces: Type.Boolean(),
+  forceUserToResetPasswordIfNotValid: Type.Boolean(),
+  passwordExpirationPeriodDays: Type.Union([Type.Integer(), Type.Null()]),
+  passwordReuseFrequencyDays: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+/** Last visited and starred dashboards: Sandboard has no dashboards, so both lists stay empty. */
+export const UserDashboardsInfo = Type.Object({
+  last: Type.Array(Type.Unknown()),
+  starred: Type.Array(Type.Unknown()),
+});

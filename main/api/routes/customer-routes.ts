@@ -1,14 +1,11 @@
 import { Type } from 'typebox';
-import { SaveUserRequest, User } from '../../../shared/schemas/auth.ts';
-import { PageData, PageQuery, Uuid } from '../../../shared/schemas/common.ts';
+import { OptionalPageQuery, PageData, Uuid } from '../../../shared/schemas/common.ts';
 import { Customer, SaveCustomerRequest } from '../../../shared/schemas/entities.ts';
-import { requireCustomerAccess, requireTenantAdmin } from '../../platform/auth/principal.ts';
 import { principalOf } from '../authenticate.ts';
-import { authErrors, emptyOk, type Api, type RouteDeps } from '../route-types.ts';
+import { authErrors, emptyOk, requirePage, type Api, type RouteDeps } from '../route-types.ts';
 
 export function registerCustomerRoutes(app: Api, { services }: RouteDeps): void {
   const tags = ['Customers'];
-  const userTags = ['Users'];
   const IdParams = Type.Object({ id: Uuid });
   app.post(
     '/api/customer',
@@ -51,93 +48,61 @@ export function registerCustomerRoutes(app: Api, { services }: RouteDeps): void 
     {
       schema: {
         tags,
-        summary: 'Customers, a page at a time',
-        querystring: PageQuery(['createdTime', 'title', 'email', 'country', 'city']),
-        response: { 200: PageData(Customer), ...authErrors },
+        summary: 'Customers, a page at a time, or by customerIds (repeated or comma-separated)',
+        querystring: Type.Object({
+          ...OptionalPageQuery(['createdTime', 'title', 'email', 'country', 'city']).properties,
+          customerIds: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 1000 })),
+        }),
+        response: { 200: Type.Union([PageData(Customer), Type.Array(Customer)]), ...authErrors },
       },
     },
-    async (request) => services.customers.page(request.query, principalOf(request)),
-  );
-
-  app.post(
-    '/api/user',
-    {
-      schema: {
-        tags: userTags,
-        summary: 'Create or update a user (tenant administrator or customer user)',
-        body: SaveUserRequest,
-        querystring: Type.Object({ sendActivationMail: Type.Optional(Type.Boolean()) }),
-        response: { 200: User, ...authErrors },
-      },
+    async (request) => {
+      const q = request.query;
+      if (q.customerIds) return services.customers.byIds(q.customerIds, principalOf(request));
+      return services.customers.page({ ...q, ...requirePage(q) }, principalOf(request));
     },
-    async (request) => services.users.save(request.body, principalOf(request)),
   );
-  app.post(
-    '/api/user/:id/userCredentialsEnabled',
+  app.get(
+    '/api/customer/:id/shortInfo',
     {
       schema: {
-        tags: userTags,
-        summary: 'Enable or disable a user; disabling ends its sessions and refresh tokens at once',
+        tags,
+        summary: "A customer's title and whether it is the public customer",
         params: IdParams,
-        querystring: Type.Object({ userCredentialsEnabled: Type.Boolean({ default: true }) }),
-        response: emptyOk,
+        response: {
+          200: Type.Object({ title: Type.String(), isPublic: Type.Boolean() }),
+          ...authErrors,
+        },
+      },
+    },
+    async (request) => services.customers.shortInfo(request.params.id, principalOf(request)),
+  );
+  app.get(
+    '/api/customer/:id/title',
+    {
+      schema: {
+        tags,
+        summary: "A customer's title, as text (application/text)",
+        params: IdParams,
+        produces: ['application/text'],
+        response: { 200: Type.String(), ...authErrors },
       },
     },
     async (request, reply) => {
-      await services.users.setEnabled(
-        request.params.id,
-        request.query.userCredentialsEnabled,
-        principalOf(request),
-      );
-      return reply.code(200).send(undefined);
+      const { title } = services.customers.get(request.params.id, principalOf(request));
+      return reply.type('application/text; charset=utf-8').send(title);
     },
   );
   app.get(
-    '/api/user/:id',
-    {
-      schema: { tags: userTags, summary: 'A user', params: IdParams, response: { 200: User, ...authErrors } },
-    },
-    async (request) => services.users.get(request.params.id, principalOf(request)),
-  );
-  app.delete(
-    '/api/user/:id',
-    { schema: { tags: userTags, summary: 'Delete a user', params: IdParams, response: emptyOk } },
-    async (request, reply) => {
-      await services.users.delete(request.params.id, principalOf(request));
-      services.apiKeys.forgetUser(request.params.id);
-      return reply.code(200).send(undefined);
-    },
-  );
-  app.get(
-    '/api/users',
+    '/api/tenant/customers',
     {
       schema: {
-        tags: userTags,
-        summary: 'All users of the tenant',
-        querystring: PageQuery(['createdTime', 'email', 'firstName', 'lastName']),
-        response: { 200: PageData(User), ...authErrors },
+        tags,
+        summary: 'The customer with a title',
+        querystring: Type.Object({ customerTitle: Type.String({ minLength: 1, maxLength: 255 }) }),
+        response: { 200: Customer, ...authErrors },
       },
     },
-    async (request) => {
-      requireTenantAdmin(principalOf(request));
-      return services.users.page(request.query, {});
-    },
-  );
-  app.get(
-    '/api/customer/:customerId/users',
-    {
-      schema: {
-        tags: userTags,
-        summary: 'Users of a customer',
-        params: Type.Object({ customerId: Uuid }),
-        querystring: PageQuery(['createdTime', 'email', 'firstName', 'lastName']),
-        response: { 200: PageData(User), ...authErrors },
-      },
-    },
-    async (request) => {
-      const p = principalOf(request);
-      requireCustomerAccess(p, request.params.customerId);
-      return services.users.page(request.query, { customerId: request.params.customerId });
-    },
+    async (request) => services.customers.byTitle(request.query.customerTitle, principalOf(request)),
   );
 }

@@ -6,6 +6,7 @@ import type { UserRow, UserService } from '../users.ts';
 import type { ApiKeyService } from './api-keys.ts';
 import { JwtCodec, type JwtClaims } from './jwt.ts';
 import { LoginRateLimiter } from './login-rate-limit.ts';
+import { checkPasswordPolicy } from './password-policy.ts';
 import type { Principal } from './principal.ts';
 
 export interface AuthSettings {
@@ -65,6 +66,11 @@ export class AuthService {
       throw unauthorized('Invalid username or password');
     }
     this.limiter.recordSuccess(client);
+    return this.issueFor(user);
+  }
+
+  /** A fresh token pair of a new session for an enabled user (activation, an administrator's "login as"). */
+  issueFor(user: UserRow): JwtPair {
     if (!user.enabled) throw notActive();
     return this.issue(user, randomUUID());
   }
@@ -93,6 +99,13 @@ export class AuthService {
   async changePassword(p: Principal, currentPassword: string, newPassword: string): Promise<JwtPair> {
     const user = await this.users.verifyPassword(p.email, currentPassword);
     if (!user) throw new PlatformError(400, ErrorCode.BAD_REQUEST_PARAMS, "Current password doesn't match!");
+    checkPasswordPolicy(newPassword);
+    if (newPassword === currentPassword)
+      throw new PlatformError(
+        400,
+        ErrorCode.BAD_REQUEST_PARAMS,
+        'New password should be different from existing!',
+      );
     await this.users.setPassword(user.id, newPassword);
     return this.issue(this.users.findRow(user.id)!, randomUUID());
   }
