@@ -16,7 +16,7 @@ test('the RPC console shows a timeout plainly; a customer claims a device, the t
   const credentials = await rest.request(`/api/device/${deviceId}/credentials`, { auth });
   const token = ((await credentials.json()) as { credentialsId: string }).credentialsId;
 
-  // nobody answers: a two-way RPC times out with a 408, shown with its elapsed time
+  // nobody answers: a two-way RPC times out with ThingsBoard's 504, shown with its elapsed time
   await logIn(page);
   await page.goto(`/devices/${deviceId}`);
   await waitForPage(page, 'device');

@@ -25,6 +25,10 @@ export interface PlatformConfig {
   httpRequestTimeoutMs: number;
   /** device.claim.duration */
   claimDurationMs: number;
+  /** a persistent RPC sent with QoS 1 and not acknowledged within this is TIMEOUT and re-sent */
+  rpcDeliveryTimeoutMs: number;
+  /** re-sends of a persistent RPC after delivery timeouts (ThingsBoard's ACTORS_RPC_MAX_RETRIES) */
+  rpcMaxRetries: number;
   /** retrieved edge events not acknowledged within this go back to PENDING */
   edgeAckTimeoutMs: number;
   edgeDeliveredRetentionMs: number;
@@ -84,6 +88,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     inactivityTimeoutMs: intFromEnv(env, 'SANDBOARD_INACTIVITY_TIMEOUT_SEC', 600) * 1000,
     httpRequestTimeoutMs: intFromEnv(env, 'HTTP_REQUEST_TIMEOUT', 60_000),
     claimDurationMs: intFromEnv(env, 'DEVICE_CLAIM_DURATION', 86_400_000),
+    rpcDeliveryTimeoutMs: intFromEnv(env, 'SANDBOARD_RPC_DELIVERY_TIMEOUT_MS', 10_000),
+    rpcMaxRetries: intFromEnv(env, 'ACTORS_RPC_MAX_RETRIES', 5),
     edgeAckTimeoutMs: intFromEnv(env, 'SANDBOARD_EDGE_ACK_TIMEOUT_MS', 30_000),
     edgeDeliveredRetentionMs: intFromEnv(env, 'SANDBOARD_EDGE_DELIVERED_RETENTION_DAYS', 7) * 86_400_000,
     reportPoolSize: Math.max(1, intFromEnv(env, 'SIMPLE_API_RATE_LIMITER_THREAD_POOL_SIZE', 10)),

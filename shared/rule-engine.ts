@@ -33,6 +33,14 @@ export const MSG_TYPES = [
   'REST_API_REQUEST',
   'PROVISION_SUCCESS',
   'PROVISION_FAILURE',
+  'RPC_QUEUED',
+  'RPC_SENT',
+  'RPC_DELIVERED',
+  'RPC_SUCCESSFUL',
+  'RPC_TIMEOUT',
+  'RPC_EXPIRED',
+  'RPC_FAILED',
+  'RPC_DELETED',
 ] as const;
 export type MsgType = (typeof MSG_TYPES)[number];
 

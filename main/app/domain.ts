@@ -2,6 +2,7 @@ import type { PlatformConfig } from '../config.ts';
 import { forgetStaleDemoLogins, loadOrCreateDemoPasswords } from '../platform/auth/demo-passwords.ts';
 import { loadOrCreateSigningKey } from '../platform/auth/signing-key.ts';
 import { createContext } from '../platform/context.ts';
+import { DEFAULT_RPC_SETTINGS } from '../platform/rpc.ts';
 import { createServices, type Services } from '../platform/services.ts';
 import type { DurableDb } from '../store/durable-db.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -31,7 +32,15 @@ export async function openServices(
       loginMaxFailures: config.loginMaxFailures,
       loginWindowMs: config.loginWindowMs,
     },
-    { claimDurationMs: config.claimDurationMs, storeBudgetBytes: config.storeBudgetBytes },
+    {
+      claimDurationMs: config.claimDurationMs,
+      storeBudgetBytes: config.storeBudgetBytes,
+      rpc: {
+        ...DEFAULT_RPC_SETTINGS,
+        deliveryTimeoutMs: config.rpcDeliveryTimeoutMs,
+        maxRetries: config.rpcMaxRetries,
+      },
+    },
   );
 }
 
@@ -40,6 +49,7 @@ export async function setupDomain(db: DurableDb, config: PlatformConfig, life: L
   const services = await openServices(db, loadOrCreateSigningKey(config.dataDir), config);
   life.onStop(() => services.rpc.stop());
   await services.tenant.seed();
+  await services.rpc.restore();
   await services.profiles.seedDefault();
   await services.assetProfiles.seedDefault();
   const demoPasswords = config.randomDemoPasswords ? loadOrCreateDemoPasswords(config.dataDir) : undefined;
@@ -65,10 +75,16 @@ export async function setupDomain(db: DurableDb, config: PlatformConfig, life: L
     }
   }
 
-  await services.telemetry.applyRetention(config.telemetryRetentionDays);
+  // Telemetry history and finished persistent RPCs are kept as long.
+  const applyRetention = () =>
+    Promise.all([
+      services.telemetry.applyRetention(config.telemetryRetentionDays),
+      services.rpc.applyRetention(config.telemetryRetentionDays),
+    ]);
+  await applyRetention();
   const retentionTimer = setInterval(() => {
-    services.telemetry.applyRetention(config.telemetryRetentionDays).catch((err: unknown) => {
-      process.stderr.write(`telemetry retention failed: ${(err as Error).message}\n`);
+    applyRetention().catch((err: unknown) => {
+      process.stderr.write(`retention failed: ${(err as Error).message}\n`);
     });
   }, RETENTION_INTERVAL_MS);
   retentionTimer.unref();

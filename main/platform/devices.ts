@@ -306,6 +306,7 @@ export class DeviceService {
       w.run('DELETE FROM devices WHERE id = ?', [id]);
       w.run('DELETE FROM device_credentials WHERE device_id = ?', [id]);
       deleteEntityDependents(this.ctx, w, 'DEVICE', id);
+      w.run('DELETE FROM rpc WHERE device_id = ?', [id]);
       this.ctx.telemetry.deleteEntity(w, row.num);
     });
     this.ctx.events.emit('deviceDeleted', { deviceId: id, name: row.name });

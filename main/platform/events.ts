@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Alarm, AlarmChangeKind, AlarmInfo } from '../../shared/schemas/alarms.ts';
 import type { EntityRelation } from '../../shared/schemas/relations.ts';
+import type { RpcStatus } from '../../shared/schemas/rpc.ts';
 import type { AttributeScope } from '../../shared/schemas/telemetry.ts';
 import type { TransportLimits } from '../../shared/schemas/transport-limits.ts';
 import type { Principal } from './auth/principal.ts';
@@ -37,6 +38,8 @@ export interface PlatformEventMap {
   sessionsEnded: [{ userIds: string[] }];
   alarm: [AlarmEvent];
   relation: [RelationEvent];
+  /** a persistent RPC moved on (its new status is on disk) */
+  rpcStatus: [{ id: string; deviceId: string; status: RpcStatus | 'DELETED' }];
 }
 
 export class PlatformEvents extends EventEmitter<PlatformEventMap> {}

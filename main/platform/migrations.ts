@@ -156,6 +156,21 @@ export const migrations: Migration[] = [
     },
   },
   {
+    version: 12,
+    name: 'persistent RPC',
+    up(w) {
+      w.run(
+        `CREATE TABLE rpc (
+          id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, device_id TEXT NOT NULL,
+          request_id INTEGER NOT NULL, oneway INTEGER NOT NULL, expiration_time INTEGER NOT NULL,
+          method TEXT NOT NULL, params TEXT, retries INTEGER, attempts INTEGER NOT NULL DEFAULT 0,
+          status TEXT NOT NULL, response TEXT, additional_info TEXT)`,
+      );
+      w.run('CREATE INDEX rpc_device ON rpc (device_id, created_time)');
+      w.run('CREATE INDEX rpc_status ON rpc (status)');
+    },
+  },
+  {
     version: 15,
     name: 'users can be disabled',
     up(w) {

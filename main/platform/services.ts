@@ -15,7 +15,7 @@ import { DeviceBulkImport } from './device-bulk-import.ts';
 import { DeviceQueries } from './device-queries.ts';
 import { DeviceService } from './devices.ts';
 import { ProvisionService } from './provisioning.ts';
-import { RpcService } from './rpc.ts';
+import { DEFAULT_RPC_SETTINGS, RpcService, type RpcSettings } from './rpc.ts';
 import { ScenarioService } from './scenarios.ts';
 import { StoreBudget } from './store-budget.ts';
 import { TelemetryService } from './telemetry.ts';
@@ -61,11 +61,13 @@ export interface ServiceSettings {
   claimDurationMs: number;
   /** the store's size budget in bytes; 0 = none */
   storeBudgetBytes: number;
+  rpc: RpcSettings;
 }
 
 export const DEFAULT_SERVICE_SETTINGS: ServiceSettings = {
   claimDurationMs: 86_400_000,
   storeBudgetBytes: 1024 * 1024 * 1024,
+  rpc: DEFAULT_RPC_SETTINGS,
 };
 
 export function createServices(
@@ -95,7 +97,7 @@ export function createServices(
     devices,
     deviceQueries: new DeviceQueries(ctx, devices, directory),
     bulkImport: new DeviceBulkImport(ctx, { devices, profiles, telemetry }),
-    rpc: new RpcService(),
+    rpc: new RpcService(ctx, settings.rpc),
     claims: new ClaimService(ctx, devices, settings.claimDurationMs),
     edges: new EdgeService(ctx, devices),
     scenarios: new ScenarioService(ctx),

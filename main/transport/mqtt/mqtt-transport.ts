@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { DeviceRow } from '../../platform/devices.ts';
-import type { RpcRequest } from '../../platform/rpc.ts';
+import type { RpcDelivery, RpcRequest } from '../../platform/rpc.ts';
 import { parseJson } from '../../platform/paging.ts';
 import { ownScope, viaGatewayScope, type TransportCore } from '../device-messages.ts';
 import { RateLimitedError, ReasonCode, TransportError } from '../transport-error.ts';
@@ -12,6 +12,7 @@ import { handleGatewayTopic } from './gateway-api.ts';
 import { handleProvisionPublish, isProvisionConnect, PROVISION_RESPONSE_TOPIC } from './provision-session.ts';
 import {
   PLATFORM_BROKER_ID,
+  publishJson,
   publishUnsubscribed,
   sendJson,
   SessionRegistry,
@@ -123,6 +124,7 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
       subscriptions: new Map(),
       subDevices: new Map(),
       scopes: { own: ownScope(device, gateway), viaGateway: viaGatewayScope(device) },
+      unacked: [],
     };
     registry.add(session);
     // The RPC Call Reply node answers the device's own RPC requests on the session that sent them.
@@ -199,23 +201,53 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
 
   services.rpc.attach(
     {
-      sendRpc(deviceId: string, request: RpcRequest): boolean {
-        let sent = false;
+      sendRpc(deviceId: string, request: RpcRequest): RpcDelivery {
+        const qos: number[] = [];
         for (const s of registry.directSessions(deviceId)) {
-          sent =
-            sendJson(s, `v1/devices/me/rpc/request/${request.id}`, {
-              method: request.method,
-              params: request.params,
-            }) || sent;
+          qos.push(
+            publishJson(
+              s,
+              `v1/devices/me/rpc/request/${request.id}`,
+              { method: request.method, params: request.params },
+              { deviceId, requestId: request.id },
+            ),
+          );
         }
         const gw = registry.gatewaySession(deviceId);
         const name = gw && [...gw.subDevices.values()].find((d) => d.id === deviceId)?.name;
-        if (gw && name) sent = sendJson(gw, 'v1/gateway/rpc', { device: name, data: request }) || sent;
-        return sent;
+        if (gw && name)
+          qos.push(
+            publishJson(
+              gw,
+              'v1/gateway/rpc',
+              { device: name, data: request },
+              { deviceId, requestId: request.id },
+            ),
+          );
+        return qos.includes(1) ? 'awaitingAck' : qos.includes(0) ? 'delivered' : 'none';
       },
     },
     (msg) => engine.submit(msg),
   );
+  // A device's PUBACK of a request: persistent RPCs go from SENT to DELIVERED. aedes names the packet a
+  // PUBACK is for only for sessions it stores; for clean ones, PUBACKs come in the order of the messages.
+  broker.on('ack', (packet, client) => {
+    const session = client ? registry.get(client) : undefined;
+    if (!session) return;
+    if (!packet || !('topic' in packet) || !packet.topic) {
+      const ref = session.unacked.shift();
+      if (ref) services.rpc.acknowledged(ref.deviceId, ref.requestId);
+      return;
+    }
+    const direct = /^v1\/devices\/me\/rpc\/request\/(\d+)$/.exec(packet.topic);
+    if (direct) services.rpc.acknowledged(session.device.id, Number(direct[1]));
+    else if (packet.topic === 'v1/gateway/rpc') {
+      const body = parseJson(Buffer.from(packet.payload).toString('utf8'));
+      const device = typeof body.device === 'string' ? session.subDevices.get(body.device) : undefined;
+      const id = (body.data as { id?: unknown } | undefined)?.id;
+      if (device && typeof id === 'number') services.rpc.acknowledged(device.id, id);
+    }
+  });
 
   const server: Server = createServer((socket) => broker.handle(socket));
   server.listen({ host: options.host, port: options.port });

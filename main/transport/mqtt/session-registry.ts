@@ -22,7 +22,20 @@ export interface Session {
   subDevices: Map<string, DeviceRow>;
   /** the rate-limit buckets of its own messages and of its devices' (made once, not per message) */
   scopes: { own: LimitScope; viaGateway: LimitScope };
+  /**
+   * QoS 1 messages sent to a clean session and not yet PUBACKed, oldest first: the RPC request each was
+   * (null for the others). A client PUBACKs in the order it received (MQTT 3.1.1 4.6), and aedes tells
+   * which packet a PUBACK is for only for sessions it stores.
+   */
+  unacked: (RpcRef | null)[];
 }
+
+export interface RpcRef {
+  deviceId: string;
+  requestId: number;
+}
+
+const UNACKED_KEPT = 1000;
 
 export const PLATFORM_BROKER_ID = 'sandboard-platform';
 
@@ -127,25 +140,35 @@ export function writeJson(client: Client, topic: string, body: unknown, qos: 0 |
 }
 
 export function publishUnsubscribed(session: Session, topic: string, body: unknown): void {
+  if (session.client.closed) return;
   writeJson(session.client, topic, body);
+  awaitAck(session, 1, null);
 }
 
 /** Sends a JSON message to one session on a topic it subscribed to; false if it did not. */
 export function sendJson(session: Session, topic: string, body: unknown): boolean {
+  return publishJson(session, topic, body) >= 0;
+}
+
+/** sendJson telling the QoS it was published with (a QoS 1 message is PUBACKed): -1 when not sent. */
+export function publishJson(
+  session: Session,
+  topic: string,
+  body: unknown,
+  rpc: RpcRef | null = null,
+): -1 | 0 | 1 {
   let qos = -1;
   for (const [filter, q] of session.subscriptions) if (topicMatches(filter, topic)) qos = Math.max(qos, q);
-  if (qos < 0 || session.client.closed) return false;
-  session.client.publish(
-    {
-      cmd: 'publish',
-      topic,
-      payload: Buffer.from(JSON.stringify(body)),
-      qos: Math.min(qos, 1) as 0 | 1,
-      retain: false,
-      dup: false,
-      brokerId: PLATFORM_BROKER_ID,
-    } as Parameters<Client['publish']>[0],
-    noop,
-  );
-  return true;
+  if (qos < 0 || session.client.closed) return -1;
+  const sent = Math.min(qos, 1) as 0 | 1;
+  writeJson(session.client, topic, body, sent);
+  awaitAck(session, sent, rpc);
+  return sent;
+}
+
+/** Keeps what a QoS 1 message to a clean session was, until its PUBACK. */
+function awaitAck(session: Session, qos: 0 | 1, rpc: RpcRef | null): void {
+  if (qos === 0 || !session.client.clean) return;
+  session.unacked.push(rpc);
+  if (session.unacked.length > UNACKED_KEPT) session.unacked.shift();
 }

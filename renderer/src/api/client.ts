@@ -442,8 +442,9 @@ export class ApiClient {
   // --- RPC and claiming -------------------------------------------------------------------------
 
   /**
-   * Sends an RPC once. A timeout comes back as 504, not ThingsBoard's 408: Chromium (and Electron)
-   * sends a request that got 408 on a reused connection again, which would be a second command.
+   * Sends an RPC once. A timeout comes back as 504 (ThingsBoard's answer on RPC v2, asked for explicitly):
+   * Chromium (and Electron) sends a request that got 408 on a reused connection again, which would be a
+   * second command.
    */
   rpc(deviceId: string, kind: RpcKind, body: RpcRequest): Promise<unknown> {
     return this.request('POST', `/api/rpc/${kind}/${enc(deviceId)}`, {

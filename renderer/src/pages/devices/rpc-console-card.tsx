@@ -34,7 +34,7 @@ interface RpcCall {
   outcome: { ok: true; answer: unknown } | { ok: false; status: number; message: string };
 }
 
-/** The UI asks for a timeout as 504 (see ApiClient.rpc); 408 is what ThingsBoard itself answers. */
+/** A timeout is 504 (ThingsBoard's RPC v2 answer, which the UI asks for: see ApiClient.rpc), or 408. */
 function isTimeout(outcome: RpcCall['outcome']): boolean {
   return !outcome.ok && (outcome.status === 504 || outcome.status === 408);
 }

@@ -74,7 +74,7 @@ describe.each(VERSIONS.map((v) => [versionName(v), v] as const))(
       expect(answers).toEqual([{ answer: 'first' }, { answer: 'second' }, { answer: 'third' }]);
     });
 
-    it('holds a call until the device subscribes, and answers 408 when no answer comes in time', async () => {
+    it('holds a call until the device subscribes, and answers 504 when no answer comes in time', async () => {
       const { a, d, client, inbox } = await device();
       const waiting = rpc(a, 'twoway', d.id.id, { method: 'late', params: {}, timeout: 5000 });
       await subscribeOk(client, 'v1/devices/me/rpc/request/+');
@@ -88,7 +88,7 @@ describe.each(VERSIONS.map((v) => [versionName(v), v] as const))(
 
       const started = Date.now();
       const timedOut = await rpc(a, 'twoway', d.id.id, { method: 'ignored', params: {}, timeout: 300 });
-      await expectTbError(timedOut, 408, 2, /did not answer/);
+      await expectTbError(timedOut, 504, 2, /did not answer/);
       expect(Date.now() - started).toBeGreaterThanOrEqual(290);
       const ignored = await inbox.take(RPC_REQUEST, (j) => (j as { method: string }).method === 'ignored');
       // A late answer, and one for an id nobody waits for, are accepted and dropped.
@@ -96,16 +96,16 @@ describe.each(VERSIONS.map((v) => [versionName(v), v] as const))(
       await publishOk(client, 'v1/devices/me/rpc/response/999999', { stray: true });
     });
 
-    it('answers a timeout with 504 instead of 408 to a client that asks for it (the UI), and sends once', async () => {
+    it('answers a timeout with the status a client asks for (X-Sandboard-Timeout-Status), and sends once', async () => {
       const { a, d, client, inbox } = await device();
       await subscribeOk(client, 'v1/devices/me/rpc/request/+');
       const asked = await a.p.http(`/api/rpc/twoway/${d.id.id}`, {
         method: 'POST',
         token: a.token,
-        headers: { 'x-sandboard-timeout-status': '504' },
+        headers: { 'x-sandboard-timeout-status': '408' },
         json: { method: 'unanswered', params: {}, timeout: 300 },
       });
-      await expectTbError(asked, 504, 2, /did not answer the RPC request within 300 ms/);
+      await expectTbError(asked, 408, 2, /did not answer the RPC request within 300 ms/);
       expect(inbox.all.map((m) => m.json)).toEqual([{ method: 'unanswered', params: {} }]);
       await expectTbError(
         await a.p.http(`/api/rpc/twoway/${d.id.id}`, {
@@ -120,11 +120,11 @@ describe.each(VERSIONS.map((v) => [versionName(v), v] as const))(
       );
     });
 
-    it('one-way calls return once delivered, and 408 when no session takes them', async () => {
+    it('one-way calls return once delivered, and 504 when no session takes them', async () => {
       const { a, d, client, inbox } = await device();
       await expectTbError(
         await rpc(a, 'oneway', d.id.id, { method: 'nobody', params: {}, timeout: 300 }),
-        408,
+        504,
         2,
         /did not take/,
       );
@@ -173,7 +173,7 @@ describe.each(VERSIONS.map((v) => [versionName(v), v] as const))(
       await publishOk(client, 'v1/gateway/disconnect', { device: nameA });
       await expectTbError(
         await rpc(a, 'oneway', devA.id.id, { method: 'gone', params: {}, timeout: 300 }),
-        408,
+        504,
         2,
       );
     });

@@ -1,0 +1,143 @@
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { startServe, type ServeProcess } from '../../../helpers/serve-process.ts';
+import { tempDir } from '../../../helpers/temp-dir.ts';
+import { waitUntilPast } from '../../api/api-kit.ts';
+import { closeAll, connect, Inbox, publishOk, subscribeOk } from './mqtt-kit.ts';
+
+const RPC_REQUEST = /^v1\/devices\/me\/rpc\/request\/(\d+)$/;
+const SERVE_ARGS = ['--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'];
+
+interface RpcJson {
+  status: string;
+  response: unknown;
+}
+
+async function rest<T>(
+  serve: ServeProcess,
+  path: string,
+  init: { method?: string; json?: unknown; token?: string } = {},
+) {
+  const headers = new Headers();
+  if (init.json !== undefined) headers.set('content-type', 'application/json');
+  if (init.token) headers.set('x-authorization', `Bearer ${init.token}`);
+  const res = await fetch(`${serve.urls.http}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+const login = async (serve: ServeProcess) =>
+  (
+    await rest<{ token: string }>(serve, '/api/auth/login', {
+      method: 'POST',
+      json: { username: 'tenant@thingsboard.org', password: 'tenant' },
+    })
+  ).token;
+
+/**
+ * The server is another process: nothing tells this test when it stored a status, so it asks over REST
+ * until the status is there (or fails after a deadline).
+ */
+async function statusOf(serve: ServeProcess, token: string, rpcId: string, wanted: string): Promise<RpcJson> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const rpc = await rest<RpcJson>(serve, `/api/rpc/persistent/${rpcId}`, { token });
+    if (rpc.status === wanted) return rpc;
+    if (Date.now() > deadline) throw new Error(`${rpcId} is ${rpc.status}, not ${wanted}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function kill(serve: ServeProcess): Promise<void> {
+  serve.child.kill('SIGKILL');
+  await once(serve.child, 'exit');
+}
+
+describe('persistent RPC across kill -9', () => {
+  it(
+    'keeps what it acknowledged: a queued request is delivered after the restart, a delivered one still takes its answer',
+    { timeout: 90_000 },
+    async () => {
+      const dataDir = tempDir();
+      const first = await startServe(['--data-dir', dataDir, ...SERVE_ARGS]);
+      const token = await login(first);
+      const device = async (name: string) =>
+        (
+          await rest<{ id: { id: string } }>(first, `/api/device?accessToken=${name}-token`, {
+            method: 'POST',
+            token,
+            json: { name },
+          })
+        ).id.id;
+      const [queuedId, deliveredId, expiringId] = [
+        await device('crash-queued'),
+        await device('crash-delivered'),
+        await device('crash-expiring'),
+      ];
+      const persistent = (deviceId: string, body: Record<string, unknown>) =>
+        rest<{ rpcId: string }>(first, `/api/rpc/twoway/${deviceId}`, {
+          method: 'POST',
+          token,
+          json: { persistent: true, ...body },
+        });
+
+      // one the device took (PUBACK: DELIVERED) but had not answered when the server died
+      const deliveredClient = await connect(first.urls.mqtt, 'crash-delivered-token', 4);
+      const deliveredInbox = new Inbox(deliveredClient);
+      await subscribeOk(deliveredClient, 'v1/devices/me/rpc/request/+');
+      const delivered = await persistent(deliveredId, {
+        method: 'measure',
+        params: { n: 1 },
+        timeout: 120_000,
+      });
+      const deliveredRequest = await deliveredInbox.take(RPC_REQUEST);
+      await statusOf(first, token, delivered.rpcId, 'DELIVERED');
+      // one that expires while the server is down
+      const expiresAt = Date.now() + 1_000;
+      const expiring = await persistent(expiringId, { method: 'soon', expirationTime: expiresAt });
+      // and one for a device that is offline: killed right after its 200
+      const queued = await persistent(queuedId, {
+        method: 'setTarget',
+        params: { target: 21 },
+        timeout: 120_000,
+      });
+      await kill(first);
+      await closeAll();
+      await waitUntilPast(expiresAt);
+
+      const second = await startServe(['--data-dir', dataDir, ...SERVE_ARGS]);
+      const token2 = await login(second);
+      expect(
+        (await rest<RpcJson>(second, `/api/rpc/persistent/${queued.rpcId}`, { token: token2 })).status,
+      ).toBe('QUEUED');
+      expect(
+        (await rest<RpcJson>(second, `/api/rpc/persistent/${expiring.rpcId}`, { token: token2 })).status,
+      ).toBe('EXPIRED');
+
+      // the offline device connects and gets its request; its answer completes it
+      const client = await connect(second.urls.mqtt, 'crash-queued-token', 5);
+      const inbox = new Inbox(client);
+      await subscribeOk(client, 'v1/devices/me/rpc/request/+');
+      const request = await inbox.take(RPC_REQUEST);
+      expect(request.json).toEqual({ method: 'setTarget', params: { target: 21 } });
+      await publishOk(client, request.topic.replace('request', 'response'), { ok: true });
+      expect(await statusOf(second, token2, queued.rpcId, 'SUCCESSFUL')).toMatchObject({
+        response: { ok: true },
+      });
+
+      // the delivered one is not sent again, and its answer (to the id it got before) still counts
+      const again = await connect(second.urls.mqtt, 'crash-delivered-token', 4);
+      await publishOk(again, deliveredRequest.topic.replace('request', 'response'), { value: 9 });
+      expect(await statusOf(second, token2, delivered.rpcId, 'SUCCESSFUL')).toMatchObject({
+        response: { value: 9 },
+      });
+      await closeAll();
+      await kill(second);
+    },
+  );
+});
