@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { Analytics, analyticsSettings } from '../analytics/analytics.ts';
 import type { PlatformConfig } from '../config.ts';
@@ -32,6 +33,8 @@ export interface Platform {
   /** demo logins created by this start (first start only) */
   seededLogins: { email: string; password: string }[];
   mqtt: MqttTransport;
+  /** the REST API's Fastify app (its route table: hasRoute) */
+  api: FastifyInstance;
   stop(): Promise<void>;
 }
 
@@ -79,7 +82,18 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     };
     live.urls = urls;
     await restConnectors.autostart();
-    return { urls, services, ruleChains, engine, edgeQueue, db, seededLogins, mqtt, stop: () => life.stop() };
+    return {
+      urls,
+      services,
+      ruleChains,
+      engine,
+      edgeQueue,
+      db,
+      seededLogins,
+      mqtt,
+      api,
+      stop: () => life.stop(),
+    };
   } catch (err) {
     await life.stop().catch(() => undefined);
     throw err;

@@ -1,6 +1,7 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
 import type { Edge, SaveEdgeRequest } from '../../shared/schemas/edge.ts';
+import type { EntitySubtype } from '../../shared/schemas/entities.ts';
 import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import type { DeviceService } from './devices.ts';
@@ -225,6 +226,12 @@ export class EdgeService {
     const row = this.findRow(edgeId)!;
     this.byRoutingKey.set(row.routing_key, row);
     return this.toEdge(row);
+  }
+
+  types(): EntitySubtype[] {
+    return this.ctx.db
+      .all<{ type: string }>('SELECT DISTINCT type FROM edges ORDER BY type')
+      .map((r) => ({ tenantId: ref('TENANT', this.ctx.tenantId), entityType: 'EDGE', type: r.type }));
   }
 
   profileIdsOf(edgeId: string): string[] {

@@ -12,7 +12,7 @@ import {
   QueueCounts,
   SaveEdgeRequest,
 } from '../../../shared/schemas/edge.ts';
-import { Device, DeviceInfo } from '../../../shared/schemas/entities.ts';
+import { Device, DeviceInfo, EntitySubtype } from '../../../shared/schemas/entities.ts';
 import type { EdgeRow } from '../../platform/edges.ts';
 import { unauthorized } from '../../platform/errors.ts';
 import { principalOf } from '../authenticate.ts';
@@ -105,6 +105,20 @@ export function registerEdgeRoutes(app: Api, { services, edgeQueue }: RouteDeps)
       },
     );
   }
+  app.get(
+    '/api/edge/types',
+    {
+      schema: {
+        tags,
+        summary: 'The edge types in use',
+        response: { 200: Type.Array(EntitySubtype), ...authErrors },
+      },
+    },
+    async (request) => {
+      principalOf(request);
+      return edges.types();
+    },
+  );
   app.get(
     '/api/edge/:edgeId/devices',
     {

@@ -276,6 +276,12 @@ describe('device infos, lists and searches', () => {
     const edge = await okJson<{ id: { id: string } }>(
       p.http('/api/edge', { method: 'POST', token, json: { name: 'infos-edge', type: 'default' } }),
     );
+    // a fixed word, not an edge id
+    expect(await okJson(p.http('/api/edge/types', { token }))).toContainEqual({
+      tenantId: { entityType: 'TENANT', id: expect.any(String) as string },
+      entityType: 'EDGE',
+      type: 'default',
+    });
     const d = await createDevice(p, token, { name: 'edge-infos-device' });
     const assigned = await okJson<DeviceJson>(
       p.http(`/api/edge/${edge.id.id}/device/${d.id.id}`, { method: 'POST', token }),
