@@ -6,7 +6,7 @@ import { requireCustomerAccess, requireTenantAdmin, type Principal } from './aut
 import { ref, type PlatformContext } from './context.ts';
 import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { entityName } from './names.ts';
-import { parseJson, queryPage } from './paging.ts';
+import { parseJson, queryPage, rowsByIds } from './paging.ts';
 import { announceSessionsEnded } from './auth/sessions.ts';
 
 interface CustomerRow {
@@ -128,13 +128,7 @@ export class CustomerService {
   /** The customers among ids; unknown ids are left out. */
   byIds(ids: string[], actor: Principal): Customer[] {
     requireTenantAdmin(actor);
-    if (ids.length === 0) return [];
-    return this.ctx.db
-      .all<CustomerRow>(
-        `SELECT * FROM customers WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY created_time`,
-        ids,
-      )
-      .map((r) => this.toCustomer(r));
+    return rowsByIds<CustomerRow>(this.ctx.db, 'customers', ids).map((r) => this.toCustomer(r));
   }
 
   page(q: PageQuery, actor: Principal): PageData<Customer> {

@@ -12,7 +12,7 @@ import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { entityName } from './names.ts';
-import { parseJson, queryPage } from './paging.ts';
+import { parseJson, queryPage, rowsByIds } from './paging.ts';
 
 export interface DeviceProfileRow {
   id: string;
@@ -154,15 +154,23 @@ export class DeviceProfileService {
   }
 
   get(id: string): DeviceProfile {
-    const row = this.findRow(id);
-    if (!row) throw notFound(`Device profile with id [${id}] is not found`);
-    return this.toProfile(row);
+    return this.toProfile(this.requireRow(id));
   }
 
   getDefault(): DeviceProfile {
+    return this.toProfile(this.requireDefaultRow());
+  }
+
+  private requireRow(id: string): DeviceProfileRow {
+    const row = this.findRow(id);
+    if (!row) throw notFound(`Device profile with id [${id}] is not found`);
+    return row;
+  }
+
+  private requireDefaultRow(): DeviceProfileRow {
     const row = this.defaultRow();
     if (!row) throw notFound('No default device profile');
-    return this.toProfile(row);
+    return row;
   }
 
   async save(request: SaveDeviceProfileRequest, actor: Principal): Promise<DeviceProfile> {
@@ -296,15 +304,11 @@ export class DeviceProfileService {
   }
 
   info(id: string): DeviceProfileInfo {
-    const row = this.findRow(id);
-    if (!row) throw notFound(`Device profile with id [${id}] is not found`);
-    return this.toInfo(row);
+    return this.toInfo(this.requireRow(id));
   }
 
   defaultInfo(): DeviceProfileInfo {
-    const row = this.defaultRow();
-    if (!row) throw notFound('No default device profile');
-    return this.toInfo(row);
+    return this.toInfo(this.requireDefaultRow());
   }
 
   infoPage(q: PageQuery, transportType?: string): PageData<DeviceProfileInfo> {
@@ -329,13 +333,7 @@ export class DeviceProfileService {
   }
 
   infosByIds(ids: string[]): DeviceProfileInfo[] {
-    if (ids.length === 0) return [];
-    return this.ctx.db
-      .all<DeviceProfileRow>(
-        `SELECT * FROM device_profiles WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY created_time`,
-        ids,
-      )
-      .map((r) => this.toInfo(r));
+    return rowsByIds<DeviceProfileRow>(this.ctx.db, 'device_profiles', ids).map((r) => this.toInfo(r));
   }
 
   /** Profile names by name; activeOnly: only profiles some device uses. */

@@ -6,7 +6,7 @@ import { ref, type PlatformContext } from './context.ts';
 import type { DeviceRow, DeviceService } from './devices.ts';
 import type { EntityDirectory } from './entity-directory.ts';
 import { badRequestParams, invalidArgument, notFound } from './errors.ts';
-import { queryPage } from './paging.ts';
+import { queryPage, rowsByIds } from './paging.ts';
 
 export interface DeviceInfoFilter {
   customerId?: string;
@@ -132,14 +132,14 @@ export class DeviceQueries {
 
   /** The devices among ids that the actor may see (others, and unknown ids, are left out). */
   byIds(ids: string[], actor: Principal): Device[] {
-    if (ids.length === 0) return [];
     const customer = actor.authority === 'TENANT_ADMIN' ? null : actor.customerId;
-    const rows = this.ctx.db.all<DeviceRow>(
-      `SELECT * FROM devices WHERE id IN (${ids.map(() => '?').join(',')})${customer ? ' AND customer_id = ?' : ''}
-       ORDER BY created_time`,
-      customer ? [...ids, customer] : ids,
-    );
-    return rows.map((r) => this.devices.toDevice(r));
+    if (actor.authority !== 'TENANT_ADMIN' && !customer) return [];
+    return rowsByIds<DeviceRow>(
+      this.ctx.db,
+      'devices',
+      ids,
+      customer ? { column: 'customer_id', value: customer } : undefined,
+    ).map((r) => this.devices.toDevice(r));
   }
 
   types(): EntitySubtype[] {

@@ -48,6 +48,21 @@ export function queryPage<T>(db: DurableDb, spec: PageSpec, q: PageQuery, map: (
   };
 }
 
+/** The rows of a table among ids (oldest first); unknown ids are left out. extra narrows them further. */
+export function rowsByIds<T>(
+  db: DurableDb,
+  table: string,
+  ids: string[],
+  extra?: { column: string; value: Param },
+): T[] {
+  if (ids.length === 0) return [];
+  const where = `id IN (${ids.map(() => '?').join(',')})${extra ? ` AND ${extra.column} = ?` : ''}`;
+  return db.all<T>(`SELECT * FROM ${table} WHERE ${where} ORDER BY created_time`, [
+    ...ids,
+    ...(extra ? [extra.value] : []),
+  ]);
+}
+
 export function parseJson(value: unknown, fallback: Record<string, unknown> = {}): Record<string, unknown> {
   if (typeof value !== 'string' || value === '') return fallback;
   try {

@@ -8,7 +8,7 @@ import type { Principal } from './auth/principal.ts';
 import { requireTenantAdmin } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import { forbidden, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
-import { parseJson, queryPage } from './paging.ts';
+import { parseJson, queryPage, rowsByIds } from './paging.ts';
 import { randomAlphanumeric } from './random-text.ts';
 import { announceSessionsEnded, endSessions } from './auth/sessions.ts';
 import type { DemoPasswords } from './auth/demo-passwords.ts';
@@ -244,13 +244,7 @@ export class UserService {
   /** The users among ids the actor may read: a customer user reads itself only (ThingsBoard's permissions). */
   byIds(ids: string[], actor: Principal): User[] {
     const visible = actor.authority === 'TENANT_ADMIN' ? ids : ids.filter((id) => id === actor.userId);
-    if (visible.length === 0) return [];
-    return this.ctx.db
-      .all<UserRow>(
-        `SELECT * FROM users WHERE id IN (${visible.map(() => '?').join(',')}) ORDER BY created_time`,
-        visible,
-      )
-      .map((r) => this.toUser(r));
+    return rowsByIds<UserRow>(this.ctx.db, 'users', visible).map((r) => this.toUser(r));
   }
 
   async passwordMatches(user: UserRow, password: string): Promise<boolean> {

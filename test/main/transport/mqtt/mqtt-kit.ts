@@ -226,6 +226,16 @@ export interface Api {
   token: string;
 }
 
+/** The shared platform with the tenant administrator logged in once (for a describe block). */
+export function loggedIn(platform: () => ApiPlatform): () => Promise<Api> {
+  let token: string | undefined;
+  return async () => {
+    const p = platform();
+    token ??= await p.login();
+    return { p, token };
+  };
+}
+
 /** A device created through REST with a chosen access token (gateway: additionalInfo.gateway = true). */
 export async function newDevice(
   { p, token }: Api,

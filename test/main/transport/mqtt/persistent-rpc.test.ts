@@ -21,6 +21,7 @@ import {
   newDevice,
   publishOk,
   subscribeOk,
+  loggedIn,
   type Api,
 } from './mqtt-kit.ts';
 
@@ -146,14 +147,8 @@ function watchStatuses(p: ApiPlatform) {
 describe('persistent RPC', () => {
   const platform = useSharedPlatform({ rpcDeliveryTimeoutMs: 300 });
   let counter = 0;
-  let token: string | undefined;
   afterEach(closeAll);
-
-  async function api(): Promise<Api> {
-    const p = platform();
-    token ??= await p.login();
-    return { p, token };
-  }
+  const api = loggedIn(platform);
   const send = (a: Api, kind: 'oneway' | 'twoway', deviceId: string, body: Record<string, unknown>) =>
     okJson<{ rpcId: string }>(
       a.p.http(`/api/rpc/${kind}/${deviceId}`, {

@@ -18,6 +18,7 @@ import {
   subscribeOk,
   VERSIONS,
   versionName,
+  loggedIn,
   type Api,
 } from './mqtt-kit.ts';
 
@@ -28,14 +29,8 @@ describe.each(VERSIONS.map((v) => [versionName(v), v] as const))(
   (_name, version) => {
     const platform = useSharedPlatform();
     let counter = 0;
-    let token: string | undefined;
     afterEach(closeAll);
-
-    async function api(): Promise<Api> {
-      const p = platform();
-      token ??= await p.login();
-      return { p, token };
-    }
+    const api = loggedIn(platform);
     const rpc = (a: Api, kind: 'oneway' | 'twoway', deviceId: string, body: Record<string, unknown>) =>
       a.p.http(`/api/rpc/${kind}/${deviceId}`, { method: 'POST', token: a.token, json: body });
 
