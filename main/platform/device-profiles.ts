@@ -271,24 +271,7 @@ export class DeviceProfileService {
   }
 
   page(q: PageQuery): PageData<DeviceProfile> {
-    return queryPage(
-      this.ctx.db,
-      {
-        from: 'FROM device_profiles e',
-        where: [],
-        params: [],
-        searchColumn: 'e.name',
-        sortColumns: {
-          createdTime: 'e.created_time',
-          name: 'e.name',
-          type: 'e.type',
-          transportType: 'e.transport_type',
-        },
-        defaultSort: 'createdTime',
-      },
-      q,
-      (r: Row) => this.toProfile(r as unknown as DeviceProfileRow),
-    );
+    return this.pageOf(q, undefined, (r) => this.toProfile(r));
   }
 
   toInfo(row: DeviceProfileRow): DeviceProfileInfo {
@@ -312,6 +295,14 @@ export class DeviceProfileService {
   }
 
   infoPage(q: PageQuery, transportType?: string): PageData<DeviceProfileInfo> {
+    return this.pageOf(q, transportType, (r) => this.toInfo(r));
+  }
+
+  private pageOf<T>(
+    q: PageQuery,
+    transportType: string | undefined,
+    map: (r: DeviceProfileRow) => T,
+  ): PageData<T> {
     return queryPage(
       this.ctx.db,
       {
@@ -328,7 +319,7 @@ export class DeviceProfileService {
         defaultSort: 'createdTime',
       },
       q,
-      (r: Row) => this.toInfo(r as unknown as DeviceProfileRow),
+      (r: Row) => map(r as unknown as DeviceProfileRow),
     );
   }
 

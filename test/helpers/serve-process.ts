@@ -39,6 +39,9 @@ export function readyLine(
   });
 }
 
+/** `serve` arguments for free ports (the ready line tells which). */
+export const FREE_PORTS = ['--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'];
+
 /** Runs `sandboard serve` as a real child process and resolves on its ready line. */
 export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [SANDBOARD_BIN, 'serve', ...args], {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startTestPlatform } from '../../helpers/platform.ts';
-import { startServe } from '../../helpers/serve-process.ts';
+import { FREE_PORTS, startServe } from '../../helpers/serve-process.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import {
   CUSTOMER,
@@ -339,16 +339,7 @@ describe('user settings', () => {
 
 describe('password reset, answered locally', () => {
   it('logs the reset link ThingsBoard would mail; the link sets a new password and ends older sessions', async () => {
-    const serve = await startServe([
-      '--data-dir',
-      tempDir(),
-      '--http-port',
-      '0',
-      '--mqtt-port',
-      '0',
-      '--analytics-port',
-      '0',
-    ]);
+    const serve = await startServe(['--data-dir', tempDir(), ...FREE_PORTS]);
     const base = serve.urls.http;
     const post = (path: string, body: unknown, token?: string) =>
       fetch(`${base}${path}`, {

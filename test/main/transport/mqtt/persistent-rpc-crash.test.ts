@@ -1,43 +1,22 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { startServe, type ServeProcess } from '../../../helpers/serve-process.ts';
+import {
+  FREE_PORTS,
+  serveLogin,
+  serveRest,
+  startServe,
+  type ServeProcess,
+} from '../../../helpers/serve-process.ts';
 import { tempDir } from '../../../helpers/temp-dir.ts';
 import { waitUntilPast } from '../../api/api-kit.ts';
 import { closeAll, connect, Inbox, publishOk, subscribeOk } from './mqtt-kit.ts';
 
 const RPC_REQUEST = /^v1\/devices\/me\/rpc\/request\/(\d+)$/;
-const SERVE_ARGS = ['--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'];
 
 interface RpcJson {
   status: string;
   response: unknown;
 }
-
-async function rest<T>(
-  serve: ServeProcess,
-  path: string,
-  init: { method?: string; json?: unknown; token?: string } = {},
-) {
-  const headers = new Headers();
-  if (init.json !== undefined) headers.set('content-type', 'application/json');
-  if (init.token) headers.set('x-authorization', `Bearer ${init.token}`);
-  const res = await fetch(`${serve.urls.http}${path}`, {
-    method: init.method ?? 'GET',
-    headers,
-    body: init.json === undefined ? undefined : JSON.stringify(init.json),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-const login = async (serve: ServeProcess) =>
-  (
-    await rest<{ token: string }>(serve, '/api/auth/login', {
-      method: 'POST',
-      json: { username: 'tenant@thingsboard.org', password: 'tenant' },
-    })
-  ).token;
 
 /**
  * The server is another process: nothing tells this test when it stored a status, so it asks over REST
@@ -46,7 +25,7 @@ const login = async (serve: ServeProcess) =>
 async function statusOf(serve: ServeProcess, token: string, rpcId: string, wanted: string): Promise<RpcJson> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const rpc = await rest<RpcJson>(serve, `/api/rpc/persistent/${rpcId}`, { token });
+    const rpc = await serveRest<RpcJson>(serve, `/api/rpc/persistent/${rpcId}`, { token });
     if (rpc.status === wanted) return rpc;
     if (Date.now() > deadline) throw new Error(`${rpcId} is ${rpc.status}, not ${wanted}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -64,14 +43,14 @@ describe('persistent RPC across kill -9', () => {
     { timeout: 90_000 },
     async () => {
       const dataDir = tempDir();
-      const first = await startServe(['--data-dir', dataDir, ...SERVE_ARGS]);
-      const token = await login(first);
+      const first = await startServe(['--data-dir', dataDir, ...FREE_PORTS]);
+      const token = await serveLogin(first);
       const device = async (name: string) =>
         (
-          await rest<{ id: { id: string } }>(first, `/api/device?accessToken=${name}-token`, {
+          await serveRest<{ id: { id: string } }>(first, `/api/device?accessToken=${name}-token`, {
             method: 'POST',
             token,
-            json: { name },
+            body: JSON.stringify({ name }),
           })
         ).id.id;
       const [queuedId, deliveredId, expiringId] = [
@@ -80,10 +59,10 @@ describe('persistent RPC across kill -9', () => {
         await device('crash-expiring'),
       ];
       const persistent = (deviceId: string, body: Record<string, unknown>) =>
-        rest<{ rpcId: string }>(first, `/api/rpc/twoway/${deviceId}`, {
+        serveRest<{ rpcId: string }>(first, `/api/rpc/twoway/${deviceId}`, {
           method: 'POST',
           token,
-          json: { persistent: true, ...body },
+          body: JSON.stringify({ persistent: true, ...body }),
         });
 
       // one the device took (PUBACK: DELIVERED) but had not answered when the server died
@@ -110,13 +89,13 @@ describe('persistent RPC across kill -9', () => {
       await closeAll();
       await waitUntilPast(expiresAt);
 
-      const second = await startServe(['--data-dir', dataDir, ...SERVE_ARGS]);
-      const token2 = await login(second);
+      const second = await startServe(['--data-dir', dataDir, ...FREE_PORTS]);
+      const token2 = await serveLogin(second);
       expect(
-        (await rest<RpcJson>(second, `/api/rpc/persistent/${queued.rpcId}`, { token: token2 })).status,
+        (await serveRest<RpcJson>(second, `/api/rpc/persistent/${queued.rpcId}`, { token: token2 })).status,
       ).toBe('QUEUED');
       expect(
-        (await rest<RpcJson>(second, `/api/rpc/persistent/${expiring.rpcId}`, { token: token2 })).status,
+        (await serveRest<RpcJson>(second, `/api/rpc/persistent/${expiring.rpcId}`, { token: token2 })).status,
       ).toBe('EXPIRED');
 
       // the offline device connects and gets its request; its answer completes it
