@@ -10,7 +10,9 @@ import type { PlatformContext } from './context.ts';
 import type { DeviceProfileService } from './device-profiles.ts';
 import { credentialsIdOf, type DeviceRow, type DeviceService, type NewCredentials } from './devices.ts';
 import { badRequestParams, isUniqueViolation } from './errors.ts';
+import { entityName } from './names.ts';
 import { parseJson } from './paging.ts';
+import type { StoreBudget } from './store-budget.ts';
 import type { TelemetryService } from './telemetry.ts';
 
 /** ThingsBoard's BulkImportColumnType values for devices, and what Sandboard does with each. */
@@ -90,20 +92,29 @@ export class DeviceBulkImport {
   private readonly devices: DeviceService;
   private readonly profiles: DeviceProfileService;
   private readonly telemetry: TelemetryService;
+  private readonly storage: StoreBudget | undefined;
 
   constructor(
     ctx: PlatformContext,
-    deps: { devices: DeviceService; profiles: DeviceProfileService; telemetry: TelemetryService },
+    deps: {
+      devices: DeviceService;
+      profiles: DeviceProfileService;
+      telemetry: TelemetryService;
+      storage?: StoreBudget;
+    },
   ) {
     this.ctx = ctx;
     this.devices = deps.devices;
     this.profiles = deps.profiles;
     this.telemetry = deps.telemetry;
+    this.storage = deps.storage;
   }
 
   async run(request: BulkImportRequest, actor: Principal): Promise<BulkImportResult> {
     requireTenantAdmin(actor);
     const lines = this.parse(request);
+    // A full store refuses the import (507); one that fills up during it fails the lines after.
+    await this.storage?.admit();
     const result: BulkImportResult = { created: 0, updated: 0, errors: 0, errorsList: [] };
     // Lines are written one after another without waiting for each fsync: they share the store's write groups.
     const outcomes = await Promise.allSettled(lines.map((line) => this.importLine(line, request)));
@@ -174,9 +185,10 @@ export class DeviceBulkImport {
 
   private async importLine(line: Line, request: BulkImportRequest): Promise<'created' | 'updated'> {
     if (line.unsupported.length) throw new Error(line.unsupported.join('; '));
-    const name = line.fields.NAME?.trim();
-    if (!name) throw new Error('Device name should be specified!');
+    if (!line.fields.NAME?.trim()) throw new Error('Device name should be specified!');
+    const name = entityName(line.fields.NAME, 'Device name');
     const { fields } = line;
+    await this.storage?.admit();
     const ts = this.ctx.now();
     const credentials = credentialsOf(fields);
     const newId = credentials && credentialsIdOf(credentials);

@@ -10,6 +10,7 @@ import { requireCustomerAccess, requireTenantAdmin, type Principal } from './aut
 import type { PlatformContext } from './context.ts';
 import { ErrorCode, invalidArgument, notFound, PlatformError } from './errors.ts';
 import { isFinal, RpcStore, type RpcRow } from './rpc-store.ts';
+import type { StoreBudget } from './store-budget.ts';
 import { newMsg, type TbMsg } from './tb-msg.ts';
 
 export interface RpcRequest {
@@ -99,6 +100,7 @@ export class RpcService {
   private readonly ctx: PlatformContext;
   private readonly store: RpcStore;
   private readonly settings: RpcSettings;
+  private readonly storage: StoreBudget | undefined;
   private readonly pending = new Map<string, Pending>();
   private readonly nextIds = new Map<string, number>();
   private readonly transports: RpcTransport[] = [];
@@ -107,9 +109,10 @@ export class RpcService {
   private readonly early: TbMsg[] = [];
   private readonly clientSessions = new Map<string, ClientRpcReplier>();
 
-  constructor(ctx: PlatformContext, settings: RpcSettings = DEFAULT_RPC_SETTINGS) {
+  constructor(ctx: PlatformContext, settings: RpcSettings = DEFAULT_RPC_SETTINGS, storage?: StoreBudget) {
     this.ctx = ctx;
     this.settings = settings;
+    this.storage = storage;
     this.store = new RpcStore(ctx);
     ctx.events.on('deviceDeleted', ({ deviceId }) => this.forgetDevice(deviceId));
   }
@@ -201,6 +204,7 @@ export class RpcService {
       throw invalidArgument(
         `The device has ${this.settings.maxOpenPerDevice} persistent RPC requests waiting: delete some or let them expire`,
       );
+    await this.storage?.admit();
     const rpcId = body.requestUUID ?? randomUUID();
     if (this.store.find(rpcId)) throw invalidArgument(`RPC request with id [${rpcId}] already exists`);
     const expired = expirationTime <= now;
