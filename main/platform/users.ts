@@ -210,12 +210,23 @@ export class UserService {
     if (changed) announceSessionsEnded(this.ctx, [id]);
   }
 
-  page(q: PageQuery, filter: { customerId?: string; authority?: Authority }): PageData<User> {
+  /**
+   * Users a page at a time: of a customer, of an authority, or the tenant's administrators together with
+   * one customer's users (adminsAndCustomer).
+   */
+  page(
+    q: PageQuery,
+    filter: { customerId?: string; authority?: Authority; adminsAndCustomer?: string },
+  ): PageData<User> {
     const where: string[] = [];
     const params: string[] = [];
     if (filter.customerId) {
       where.push('e.customer_id = ?');
       params.push(filter.customerId);
+    }
+    if (filter.adminsAndCustomer) {
+      where.push('(e.customer_id IS NULL OR e.customer_id = ?)');
+      params.push(filter.adminsAndCustomer);
     }
     if (filter.authority) {
       where.push('e.authority = ?');

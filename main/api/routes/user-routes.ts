@@ -112,6 +112,30 @@ export function registerUserRoutes(app: Api, { services }: RouteDeps): void {
     },
   );
   app.get(
+    '/api/users/assign/:alarmId',
+    {
+      schema: {
+        tags,
+        summary:
+          "The users an alarm may be assigned to: the tenant's administrators and its originator's customer's users (a customer user: its customer's)",
+        params: Type.Object({ alarmId: Uuid }),
+        querystring: PageQuery(USER_SORT),
+        response: { 200: PageData(UserEmailInfo), ...authErrors },
+      },
+    },
+    async (request) => {
+      const p = principalOf(request);
+      const alarm = services.alarms.accessibleRow(request.params.alarmId, p);
+      if (p.authority !== 'TENANT_ADMIN')
+        return services.users.page(request.query, { customerId: alarm.customer_id ?? undefined });
+      if (!alarm.customer_id) return services.users.page(request.query, { authority: 'TENANT_ADMIN' });
+      const owner = services.directory.find(alarm.originator_type, alarm.originator_id)?.customerId;
+      return owner
+        ? services.users.page(request.query, { adminsAndCustomer: owner })
+        : services.users.page(request.query, { authority: 'TENANT_ADMIN' });
+    },
+  );
+  app.get(
     '/api/customer/:customerId/users',
     {
       schema: {

@@ -239,6 +239,80 @@ describe('user activation, credentials and tokens', () => {
   });
 });
 
+describe('users an alarm may be assigned to', () => {
+  const platform = useSharedPlatform();
+
+  it("are the tenant's administrators, with the users of the alarm's customer", async () => {
+    const p = platform();
+    const admin = await p.login();
+    const customer = await p.login(CUSTOMER.username, CUSTOMER.password);
+    const me = await okJson<UserJson>(p.http('/api/auth/user', { token: customer }));
+    const other = await okJson<{ id: EntityRef }>(
+      p.http('/api/customer', { method: 'POST', token: admin, json: { title: 'Assignees Other' } }),
+    );
+    await okJson(
+      p.http('/api/user', {
+        method: 'POST',
+        token: admin,
+        json: {
+          email: 'other-assignee@acme.test',
+          authority: 'CUSTOMER_USER',
+          customerId: other.id,
+          password: 'other-secret',
+        },
+      }),
+    );
+    const device = async (name: string, customerId?: string) => {
+      const d = await okJson<{ id: EntityRef }>(
+        p.http('/api/device', { method: 'POST', token: admin, json: { name } }),
+      );
+      if (customerId)
+        await okJson(
+          p.http(`/api/customer/${customerId}/device/${d.id.id}`, { method: 'POST', token: admin }),
+        );
+      return d;
+    };
+    const alarm = async (originator: { id: EntityRef }) =>
+      okJson<{ id: EntityRef }>(
+        p.http('/api/alarm', {
+          method: 'POST',
+          token: admin,
+          json: { type: 'Assignees', severity: 'MAJOR', originator: originator.id },
+        }),
+      );
+    const emails = async (alarmId: string, token = admin) =>
+      (
+        await okJson<PageJson<{ email: string }>>(
+          p.http(`/api/users/assign/${alarmId}?pageSize=50&page=0&sortProperty=email&sortOrder=ASC`, {
+            token,
+          }),
+        )
+      ).data.map((u) => u.email);
+
+    const tenantAlarm = await alarm(await device('assignees-tenant'));
+    const tenantOnly = await emails(tenantAlarm.id.id);
+    expect(tenantOnly).toContain(TENANT.username);
+    expect(tenantOnly).not.toContain(CUSTOMER.username);
+    const customerAlarm = await alarm(await device('assignees-customer', me.customerId.id));
+    const withCustomer = await emails(customerAlarm.id.id);
+    expect(withCustomer).toEqual(expect.arrayContaining([TENANT.username, CUSTOMER.username]));
+    expect(withCustomer).not.toContain('other-assignee@acme.test');
+    expect(await emails(customerAlarm.id.id, customer)).toEqual(
+      withCustomer.filter((e) => e !== TENANT.username && !tenantOnly.includes(e)),
+    );
+    await expectTbError(
+      await p.http(`/api/users/assign/${tenantAlarm.id.id}?pageSize=5&page=0`, { token: customer }),
+      403,
+      20,
+    );
+    await expectTbError(
+      await p.http(`/api/users/assign/${NULL_UUID}?pageSize=5&page=0`, { token: admin }),
+      404,
+      32,
+    );
+  });
+});
+
 describe('password changes follow the password policy', () => {
   const platform = useSharedPlatform();
 
