@@ -77,12 +77,11 @@ function readNotServed(doc: string): NotServed[] {
   return rows;
 }
 
-/** The block between the coverage markers: one row per checked controller and the totals. */
-function summaryTable(
-  counts: Map<string, { total: number; served: number }>,
-  servedAll: number,
-  total: number,
-): string {
+/**
+ * The block between the coverage markers: one row per checked controller and their total. (The count of
+ * the whole client moves with every controller anyone serves: it is printed, not kept in the doc.)
+ */
+function summaryTable(counts: Map<string, { total: number; served: number }>): string {
   const rows = [...counts].map(([c, n]) => `| ${c} | ${n.served} | ${n.total} |`);
   const owned = [...counts.values()].reduce(
     (a, n) => ({ served: a.served + n.served, total: a.total + n.total }),
@@ -93,7 +92,6 @@ function summaryTable(
     '| --- | --- | --- |',
     ...rows,
     `| **Checked controllers** | **${owned.served}** | **${owned.total}** |`,
-    `| **All of the client** | **${servedAll}** | **${total}** |`,
   ].join('\n');
 }
 
@@ -158,7 +156,7 @@ describe("ThingsBoard's generated REST client against the running app", () => {
     }
     const servedAll = operations.filter((o) => routeOf(o)).length;
     const sorted = new Map([...counts].sort(([a], [b]) => a.localeCompare(b)));
-    const table = summaryTable(sorted, servedAll, operations.length);
+    const table = summaryTable(sorted);
     const lines = [...sorted].map(([c, n]) => `  ${c.padEnd(18)} ${n.served}/${n.total}`);
     console.log(
       `ThingsBoard CE 4.3 REST client: ${servedAll}/${operations.length} operations served\n${lines.join('\n')}`,
