@@ -363,6 +363,7 @@ export const NODE_TYPES = {
   math: 'org.thingsboard.rule.engine.math.TbMathNode',
   rpcCallRequest: 'org.thingsboard.rule.engine.rpc.TbSendRPCRequestNode',
   rpcCallReply: 'org.thingsboard.rule.engine.rpc.TbSendRPCReplyNode',
+  restCallReply: 'org.thingsboard.rule.engine.rest.TbSendRestApiCallReplyNode',
   pushToEdge: 'org.thingsboard.rule.engine.edge.TbMsgPushToEdgeNode',
   scriptFilter: 'org.thingsboard.rule.engine.filter.TbJsFilterNode',
   scriptSwitch: 'org.thingsboard.rule.engine.filter.TbJsSwitchNode',

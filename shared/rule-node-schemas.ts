@@ -354,6 +354,10 @@ export const RULE_NODE_CONFIGURATION_SCHEMAS: Record<string, TSchema> = {
     sessionIdMetaDataAttribute: opt(nullable(Type.String())),
     requestIdMetaDataAttribute: opt(nullable(Type.String({ title: 'Request id metadata key' }))),
   }),
+  [NODE_TYPES.restCallReply]: Type.Object({
+    serviceIdMetaDataAttribute: opt(nullable(Type.String({ title: 'Service id metadata key' }))),
+    requestIdMetaDataAttribute: opt(nullable(Type.String({ title: 'Request UUID metadata key' }))),
+  }),
   [NODE_TYPES.restApiCall]: Type.Object({
     restEndpointUrlPattern: opt(Type.String({ title: 'URL pattern', maxLength: 4096 })),
     requestMethod: opt(enumOf(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'], 'Method')),

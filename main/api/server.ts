@@ -30,6 +30,7 @@ import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
 import { registerRpcAndClaimRoutes } from './routes/rpc-routes.ts';
 import { registerRuleChainRoutes } from './routes/rule-chain-routes.ts';
+import { registerRuleEngineRoutes } from './routes/rule-engine-routes.ts';
 import { registerRuleScriptRoutes } from './routes/rule-script-routes.ts';
 import { registerSimulationRoutes } from './routes/simulation-routes.ts';
 import type { Analytics } from '../analytics/analytics.ts';
@@ -96,6 +97,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   registerEntityQueryRoutes(api, deps);
   registerRuleChainRoutes(api, deps);
   registerRuleScriptRoutes(api);
+  registerRuleEngineRoutes(api, deps);
   registerComponentRoutes(api, deps);
   registerEventRoutes(api, deps);
   registerRpcAndClaimRoutes(api, deps);

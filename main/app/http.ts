@@ -31,9 +31,10 @@ export async function setupHttp(
     logLevel: config.logLevel,
     ...(config.shellSecret ? { shellSecret: config.shellSecret } : {}),
   });
-  // Waiting RPC calls end first, so that closing the server does not wait for them.
+  // Waiting RPC and rule engine calls end first, so that closing the server does not wait for them.
   life.onStop(async () => {
     deps.services.rpc.stop();
+    deps.services.restApiCalls.stop();
     await api.close();
   });
   await api.listen({ host: config.host, port: config.httpPort });

@@ -6,6 +6,7 @@ import type { Param, Row, Writer } from '../store/durable-db.ts';
 import type { AssetProfileService } from './asset-profiles.ts';
 import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
+import { ensurePublicCustomer } from './customers.ts';
 import { deleteEntityDependents } from './entity-directory.ts';
 import { badRequestParams, forbidden, isUniqueViolation, notFound } from './errors.ts';
 import { entityName } from './names.ts';
@@ -208,6 +209,17 @@ export class AssetService {
     await this.ctx.db.write((w) =>
       w.run('UPDATE assets SET customer_id = ? WHERE id = ?', [customerId, assetId]),
     );
+    return this.toAsset(this.findRow(assetId)!);
+  }
+
+  /** Makes an asset public: assigns it to the tenant's public customer. */
+  async assignToPublicCustomer(assetId: string, actor: Principal): Promise<Asset> {
+    requireTenantAdmin(actor);
+    if (!this.findRow(assetId)) throw notFound(`Asset with id [${assetId}] is not found`);
+    await this.ctx.db.write((w) => {
+      const customerId = ensurePublicCustomer(w, this.ctx.now());
+      w.run('UPDATE assets SET customer_id = ? WHERE id = ?', [customerId, assetId]);
+    });
     return this.toAsset(this.findRow(assetId)!);
   }
 

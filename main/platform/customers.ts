@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
 import type { Customer, SaveCustomerRequest } from '../../shared/schemas/entities.ts';
-import type { Row } from '../store/durable-db.ts';
+import type { Row, Writer } from '../store/durable-db.ts';
 import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
@@ -153,4 +153,26 @@ export class CustomerService {
       (r: Row) => this.toCustomer(r as unknown as CustomerRow),
     );
   }
+}
+
+export const PUBLIC_CUSTOMER_TITLE = 'Public';
+
+/** The tenant's public customer (ThingsBoard's, which public entities are assigned to), made on first use. */
+export function ensurePublicCustomer(w: Writer, now: number): string {
+  const found = w.get<{ id: string }>(
+    "SELECT id FROM customers WHERE json_extract(additional_info, '$.isPublic') IN (1, 'true') ORDER BY created_time LIMIT 1",
+  );
+  if (found) return found.id;
+  if (w.get('SELECT 1 FROM customers WHERE title = ?', [PUBLIC_CUSTOMER_TITLE]))
+    throw invalidArgument(
+      `A customer titled '${PUBLIC_CUSTOMER_TITLE}' exists and is not public: rename it first`,
+    );
+  const id = randomUUID();
+  w.run('INSERT INTO customers (id, created_time, title, additional_info) VALUES (?, ?, ?, ?)', [
+    id,
+    now,
+    PUBLIC_CUSTOMER_TITLE,
+    JSON.stringify({ isPublic: true }),
+  ]);
+  return id;
 }

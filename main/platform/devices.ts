@@ -11,6 +11,7 @@ import type { Row, Writer } from '../store/durable-db.ts';
 import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import type { DeviceProfileService } from './device-profiles.ts';
+import { ensurePublicCustomer } from './customers.ts';
 import { deleteEntityDependents } from './entity-directory.ts';
 import { badRequestParams, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { jsonText } from './kv-value.ts';
@@ -98,8 +99,6 @@ export class DeviceLimitError extends Error {
     super(`Device limit reached: ${limit} devices`);
   }
 }
-
-export const PUBLIC_CUSTOMER_TITLE = 'Public';
 
 /** ThingsBoard-style access token: 20 random alphanumerics. */
 export function generateAccessToken(): string {
@@ -329,23 +328,8 @@ export class DeviceService {
     requireTenantAdmin(actor);
     if (!this.findRow(deviceId)) throw notFound(`Device with id [${deviceId}] is not found`);
     await this.ctx.db.write((w) => {
-      let customer = w.get<{ id: string }>(
-        "SELECT id FROM customers WHERE json_extract(additional_info, '$.isPublic') IN (1, 'true') ORDER BY created_time LIMIT 1",
-      );
-      if (!customer) {
-        if (w.get('SELECT 1 FROM customers WHERE title = ?', [PUBLIC_CUSTOMER_TITLE]))
-          throw invalidArgument(
-            `A customer titled '${PUBLIC_CUSTOMER_TITLE}' exists and is not public: rename it first`,
-          );
-        customer = { id: randomUUID() };
-        w.run('INSERT INTO customers (id, created_time, title, additional_info) VALUES (?, ?, ?, ?)', [
-          customer.id,
-          this.ctx.now(),
-          PUBLIC_CUSTOMER_TITLE,
-          JSON.stringify({ isPublic: true }),
-        ]);
-      }
-      w.run('UPDATE devices SET customer_id = ? WHERE id = ?', [customer.id, deviceId]);
+      const customerId = ensurePublicCustomer(w, this.ctx.now());
+      w.run('UPDATE devices SET customer_id = ? WHERE id = ?', [customerId, deviceId]);
     });
     return this.toDevice(this.findRow(deviceId)!);
   }

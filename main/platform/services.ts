@@ -11,10 +11,12 @@ import { AuthService, type AuthSettings } from './auth/auth-service.ts';
 import type { PlatformContext } from './context.ts';
 import { CustomerService } from './customers.ts';
 import { DeviceProfileService } from './device-profiles.ts';
+import { AssetBulkImport } from './asset-bulk-import.ts';
 import { DeviceBulkImport } from './device-bulk-import.ts';
 import { DeviceQueries } from './device-queries.ts';
 import { DeviceService } from './devices.ts';
 import { ProvisionService } from './provisioning.ts';
+import { RestApiCallService } from './rest-api-calls.ts';
 import { DEFAULT_RPC_SETTINGS, RpcService, type RpcSettings } from './rpc.ts';
 import { ScenarioService } from './scenarios.ts';
 import { StoreBudget } from './store-budget.ts';
@@ -36,10 +38,13 @@ export interface Services {
   devices: DeviceService;
   deviceQueries: DeviceQueries;
   bulkImport: DeviceBulkImport;
+  assetBulkImport: AssetBulkImport;
   telemetry: TelemetryService;
   apiKeys: ApiKeyService;
   auth: AuthService;
   rpc: RpcService;
+  /** REST API calls to the rule engine, waiting for the rest call reply node */
+  restApiCalls: RestApiCallService;
   claims: ClaimService;
   edges: EdgeService;
   scenarios: ScenarioService;
@@ -97,7 +102,9 @@ export function createServices(
     devices,
     deviceQueries: new DeviceQueries(ctx, devices, directory),
     bulkImport: new DeviceBulkImport(ctx, { devices, profiles, telemetry, storage }),
+    assetBulkImport: new AssetBulkImport(ctx, { profiles: assetProfiles, telemetry, directory, storage }),
     rpc: new RpcService(ctx, settings.rpc, storage),
+    restApiCalls: new RestApiCallService(),
     claims: new ClaimService(ctx, devices, settings.claimDurationMs),
     edges: new EdgeService(ctx, devices),
     scenarios: new ScenarioService(ctx),

@@ -161,6 +161,12 @@ const TB_ANNOTATIONS: Record<string, [name: string, configDirective: string, ico
     'call_merge',
     'action/rpc-call-reply/',
   ],
+  TbSendRestApiCallReplyNode: [
+    'rest call reply',
+    'tbActionNodeSendRestApiCallReplyConfig',
+    'call_merge',
+    'action/rest-call-reply/',
+  ],
   TbMsgPushToEdgeNode: [
     'push to edge',
     'tbActionNodePushToEdgeConfig',

@@ -28,6 +28,7 @@ import { originatorTypeFilterNode, originatorTypeSwitchNode } from './nodes/orig
 import { pushToCloudNode } from './nodes/push-to-cloud-node.ts';
 import { pushToEdgeNode } from './nodes/push-to-edge-node.ts';
 import { restApiCallNode } from './nodes/rest-api-call-node.ts';
+import { restCallReplyNode } from './nodes/rest-call-reply-node.ts';
 import { rpcCallReplyNode } from './nodes/rpc-call-reply-node.ts';
 import { rpcCallRequestNode } from './nodes/rpc-call-request-node.ts';
 import { saveAttributesNode } from './nodes/save-attributes-node.ts';
@@ -78,6 +79,7 @@ export const BUILT_IN_NODES: NodeDefinition[] = [
   mathNode,
   rpcCallRequestNode,
   rpcCallReplyNode,
+  restCallReplyNode,
   pushToEdgeNode,
   pushToCloudNode,
   deviceProfileNode,

@@ -12,6 +12,7 @@ import {
 import { EpochMs, PageNumber, PageSize } from '../../../shared/limits.ts';
 import { PageData, PageQuery, StringEnum, Uuid } from '../../../shared/schemas/common.ts';
 import { SEARCH_DIRECTIONS } from '../../../shared/schemas/relations.ts';
+import { BulkImportRequest, BulkImportResult } from '../../../shared/schemas/entities.ts';
 import { ASSET_PROFILE_SORT } from '../../platform/asset-profiles.ts';
 import { ASSET_SORT, type AssetFilter } from '../../platform/assets.ts';
 import { requireCustomerAccess, requireTenantAdmin } from '../../platform/auth/principal.ts';
@@ -249,6 +250,30 @@ export function registerAssetRoutes(app: Api, { services }: RouteDeps): void {
     },
     async (request) =>
       assets.assignToCustomer(request.params.assetId, request.params.customerId, principalOf(request)),
+  );
+  app.post(
+    '/api/asset/bulk_import',
+    {
+      schema: {
+        tags,
+        summary: 'Create or update assets from CSV (one asset a line), with attributes and telemetry',
+        body: BulkImportRequest,
+        response: { 200: BulkImportResult, ...authErrors },
+      },
+    },
+    async (request) => services.assetBulkImport.run(request.body, principalOf(request)),
+  );
+  app.post(
+    '/api/customer/public/asset/:assetId',
+    {
+      schema: {
+        tags,
+        summary: 'Make an asset public: assign it to the public customer',
+        params: AssetParams,
+        response: { 200: Asset, ...authErrors },
+      },
+    },
+    async (request) => assets.assignToPublicCustomer(request.params.assetId, principalOf(request)),
   );
   app.delete(
     '/api/customer/asset/:assetId',

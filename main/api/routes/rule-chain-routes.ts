@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { PageData, PageQuery, Uuid } from '../../../shared/schemas/common.ts';
+import { OptionalPageQuery, PageData, PageQuery, Uuid } from '../../../shared/schemas/common.ts';
 import {
   RuleChain,
   RuleChainData,
@@ -18,7 +18,7 @@ import {
   importChains,
 } from '../../rule-engine/rule-chain-transfer.ts';
 import { principalOf } from '../authenticate.ts';
-import { authErrors, emptyOk, type Api, type RouteDeps } from '../route-types.ts';
+import { authErrors, emptyOk, requirePage, type Api, type RouteDeps } from '../route-types.ts';
 
 const DebugEvent = Type.Object({
   ts: Type.Integer(),
@@ -68,15 +68,21 @@ export function registerRuleChainRoutes(app: Api, { ruleChains: chains }: RouteD
     {
       schema: {
         tags,
-        summary: 'Rule chains of a type (CORE unless given), a page at a time',
-        querystring: Type.Intersect([
-          PageQuery(['createdTime', 'name', 'root']),
-          Type.Object({ type: Type.Optional(RuleChainType) }),
-        ]),
-        response: { 200: PageData(RuleChain), ...authErrors },
+        summary:
+          'Rule chains of a type (CORE unless given), a page at a time, or by ruleChainIds (repeated or comma-separated)',
+        querystring: Type.Object({
+          ...OptionalPageQuery(['createdTime', 'name', 'root']).properties,
+          type: Type.Optional(RuleChainType),
+          ruleChainIds: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 1000 })),
+        }),
+        response: { 200: Type.Union([PageData(RuleChain), Type.Array(RuleChain)]), ...authErrors },
       },
     },
-    async (request) => chains.page(request.query, request.query.type, principalOf(request)),
+    async (request) => {
+      const q = request.query;
+      if (q.ruleChainIds) return chains.byIds(q.ruleChainIds, principalOf(request));
+      return chains.page({ ...q, ...requirePage(q) }, q.type, principalOf(request));
+    },
   );
   app.get(
     '/api/ruleChains/list',

@@ -403,4 +403,88 @@ describe('assets and asset profiles over REST', () => {
     await okEmpty(p.http(`/api/assetProfile/${spare.id.id}`, { method: 'DELETE', token }));
     await expectTbError(await p.http(`/api/assetProfile/${spare.id.id}`, { token }), 404, 32);
   });
+
+  it('imports assets from CSV (created, updated by name, attributes and telemetry) and makes one public', async () => {
+    const prefix = unique('Bulk');
+    const file = [
+      'name,type,label,floors,occupancy,token',
+      `${prefix} A,bulk-building,Main,3,41,ignored-for-assets`,
+      `${prefix} B,,,5,7,`,
+      ',bulk-building,,1,1,',
+    ].join('\n');
+    const mapping = {
+      header: true,
+      columns: [
+        { type: 'NAME' },
+        { type: 'TYPE' },
+        { type: 'LABEL' },
+        { type: 'SERVER_ATTRIBUTE', key: 'floors' },
+        { type: 'TIMESERIES', key: 'occupancy' },
+        { type: 'ACCESS_TOKEN' },
+      ],
+    };
+    const result = await okJson(
+      p.http('/api/asset/bulk_import', { method: 'POST', token, json: { file, mapping } }),
+    );
+    expect(result).toEqual({
+      created: 2,
+      updated: 0,
+      errors: 1,
+      errorsList: ['Line 4: Asset name should be specified!'],
+    });
+    const a = await okJson<AssetJson>(
+      p.http(`/api/tenant/asset?assetName=${encodeURIComponent(`${prefix} A`)}`, { token }),
+    );
+    expect(a).toMatchObject({ type: 'bulk-building', label: 'Main' });
+    const b = await okJson<AssetJson>(
+      p.http(`/api/tenant/asset?assetName=${encodeURIComponent(`${prefix} B`)}`, { token }),
+    );
+    // no type: the default asset profile's
+    const def = await okJson<{ name: string }>(p.http('/api/assetProfileInfo/default', { token }));
+    expect(b.type).toBe(def.name);
+    const url = `/api/plugins/telemetry/ASSET/${a.id.id}`;
+    expect(
+      await okJson(p.http(`${url}/values/attributes/SERVER_SCOPE?keys=floors`, { token })),
+    ).toMatchObject([{ key: 'floors', value: 3 }]);
+    expect(
+      await okJson(p.http(`${url}/values/timeseries?keys=occupancy&useStrictDataTypes=true`, { token })),
+    ).toMatchObject({ occupancy: [{ value: 41 }] });
+
+    // the same name again, with update: the asset is changed, its values written again
+    const again = await okJson<{ updated: number }>(
+      p.http('/api/asset/bulk_import', {
+        method: 'POST',
+        token,
+        json: {
+          file: `${prefix} A,Annex,4`,
+          mapping: {
+            columns: [{ type: 'NAME' }, { type: 'LABEL' }, { type: 'SERVER_ATTRIBUTE', key: 'floors' }],
+            update: true,
+          },
+        },
+      }),
+    );
+    expect(again.updated).toBe(1);
+    expect(await okJson(p.http(`/api/asset/${a.id.id}`, { token }))).toMatchObject({
+      label: 'Annex',
+      type: 'bulk-building',
+    });
+    expect(
+      await okJson(p.http(`${url}/values/attributes/SERVER_SCOPE?keys=floors`, { token })),
+    ).toMatchObject([{ key: 'floors', value: 4 }]);
+
+    const made = await okJson<AssetJson & { customerId: EntityRef }>(
+      p.http(`/api/customer/public/asset/${a.id.id}`, { method: 'POST', token }),
+    );
+    const customer = await okJson<{ title: string; additionalInfo: { isPublic?: boolean } }>(
+      p.http(`/api/customer/${made.customerId.id}`, { token }),
+    );
+    expect(customer).toMatchObject({ title: 'Public', additionalInfo: { isPublic: true } });
+    const customerToken = await p.login(CUSTOMER.username, CUSTOMER.password);
+    await expectTbError(
+      await p.http(`/api/customer/public/asset/${b.id.id}`, { method: 'POST', token: customerToken }),
+      403,
+      20,
+    );
+  });
 });

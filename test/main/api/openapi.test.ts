@@ -39,6 +39,7 @@ const BODYLESS = new Set([
   'POST /api/ruleChain/{ruleChainId}/autoAssignToEdge',
   'POST /api/edge/{edgeId}/ruleChain/{ruleChainId}',
   'POST /api/customer/public/device/{id}',
+  'POST /api/customer/public/asset/{assetId}',
   'POST /api/tenant/{tenantId}/device/{id}',
   'POST /api/user/sendActivationMail',
   'POST /api/user/{id}/userCredentialsEnabled',

@@ -43,6 +43,12 @@ describe("ThingsBoard's rule chain REST", () => {
     expect(core.data.map((c) => c.name)).toEqual(['Thermostats v2']);
     const edge = await get<Page<ChainJson>>('/api/ruleChains?pageSize=50&page=0&type=EDGE');
     expect(edge.data.map((c) => [c.name, c.root])).toEqual([['Edge Root Rule Chain', true]]);
+    // the same path by ids (the generated client's getRuleChainsByIds), comma-separated
+    const byIds = await get<ChainJson[]>(
+      `/api/ruleChains?ruleChainIds=${created.id.id},${edge.data[0]!.id.id}`,
+    );
+    expect(byIds.map((c) => c.name).sort()).toEqual(['Edge Root Rule Chain', 'Thermostats v2']);
+    await expectTbError(await p.http('/api/ruleChains', { token }), 400, 31, /'pageSize'/);
 
     await expectTbError(
       await p.http('/api/ruleChain', { method: 'POST', token, json: { name: 'Second root', root: true } }),
