@@ -28,8 +28,7 @@ import { originatorTypeFilterNode, originatorTypeSwitchNode } from './nodes/orig
 import { pushToCloudNode } from './nodes/push-to-cloud-node.ts';
 import { pushToEdgeNode } from './nodes/push-to-edge-node.ts';
 import { restApiCallNode } from './nodes/rest-api-call-node.ts';
-import { restCallReplyNode } from './nodes/rest-call-reply-node.ts';
-import { rpcCallReplyNode } from './nodes/rpc-call-reply-node.ts';
+import { restCallReplyNode, rpcCallReplyNode } from './nodes/reply-nodes.ts';
 import { rpcCallRequestNode } from './nodes/rpc-call-request-node.ts';
 import { saveAttributesNode } from './nodes/save-attributes-node.ts';
 import { saveTimeseriesNode } from './nodes/save-timeseries-node.ts';
