@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { NODE_TYPES } from './rule-engine.ts';
+import { ALARM_STATUSES } from './schemas/alarms.ts';
 import { PushToEdgeConfiguration } from './schemas/edge.ts';
 
 const Scope = Type.Union(
@@ -166,6 +167,20 @@ export const MATH_FUNCTIONS = [
 ] as const;
 
 const Empty = Type.Object({ version: opt(Type.Integer({ title: 'Version' })) });
+
+/** TbAbstractAlarmNodeConfiguration: the alarm type and the script that builds the alarm's details. */
+const alarmFields = {
+  alarmType: opt(
+    Type.String({
+      title: 'Alarm type',
+      description: 'Patterns: ${metadataKey}, $[dataKey]',
+      maxLength: 255,
+    }),
+  ),
+  scriptLang: opt(ScriptLang),
+  alarmDetailsBuildJs: opt(Type.String({ title: 'Details builder (JavaScript)' })),
+  alarmDetailsBuildTbel: opt(Type.String({ title: 'Details builder (TBEL)' })),
+};
 
 /**
  * The configuration schema of every node type Sandboard runs, with ThingsBoard's field names, for the rule
@@ -396,4 +411,28 @@ export const RULE_NODE_CONFIGURATION_SCHEMAS: Record<string, TSchema> = {
     fetchAlarmRulesStateOnStart: opt(Type.Boolean()),
   }),
   [NODE_TYPES.pushToCloud]: Type.Object({ scope: opt(Scope) }),
+  [NODE_TYPES.createAlarm]: Type.Object({
+    ...alarmFields,
+    severity: opt(
+      Type.String({
+        title: 'Alarm severity',
+        description:
+          'CRITICAL, MAJOR, MINOR, WARNING or INDETERMINATE; with dynamic severity, a pattern such as ${severity}',
+        maxLength: 255,
+      }),
+    ),
+    dynamicSeverity: opt(Type.Boolean({ title: 'Dynamic severity (severity is a pattern)' })),
+    propagate: opt(Type.Boolean({ title: 'Propagate alarm to related entities' })),
+    propagateToOwner: opt(Type.Boolean({ title: 'Propagate alarm to entity owner' })),
+    propagateToTenant: opt(Type.Boolean({ title: 'Propagate alarm to tenant' })),
+    relationTypes: opt(
+      nullable(Type.Array(Type.String(), { title: 'Relation types to propagate', maxItems: 100 })),
+    ),
+    useMessageAlarmData: opt(Type.Boolean({ title: 'Use message alarm data' })),
+    overwriteAlarmDetails: opt(Type.Boolean({ title: 'Overwrite alarm details' })),
+  }),
+  [NODE_TYPES.clearAlarm]: Type.Object(alarmFields),
+  [NODE_TYPES.checkAlarmStatus]: Type.Object({
+    alarmStatusList: opt(Type.Array(enumOf(ALARM_STATUSES), { title: 'Alarm statuses', maxItems: 4 })),
+  }),
 };

@@ -33,6 +33,12 @@ const TB_ANNOTATIONS: Record<string, [name: string, configDirective: string, ico
     '',
     'filter/check-relation-presence/',
   ],
+  TbCheckAlarmStatusNode: [
+    'alarm status filter',
+    'tbFilterNodeCheckAlarmStatusConfig',
+    '',
+    'filter/alarm-status-filter/',
+  ],
   TbJsFilterNode: ['script', 'tbFilterNodeScriptConfig', '', 'filter/script/'],
   TbJsSwitchNode: ['switch', 'tbFilterNodeSwitchConfig', '', 'filter/switch/'],
   TbGetAttributesNode: [
@@ -147,6 +153,18 @@ const TB_ANNOTATIONS: Record<string, [name: string, configDirective: string, ico
     'tbActionNodeUnAssignToCustomerConfig',
     'remove_circle',
     'action/unassign-from-customer/',
+  ],
+  TbCreateAlarmNode: [
+    'create alarm',
+    'tbActionNodeCreateAlarmConfig',
+    'notifications_active',
+    'action/create-alarm/',
+  ],
+  TbClearAlarmNode: [
+    'clear alarm',
+    'tbActionNodeClearAlarmConfig',
+    'notifications_off',
+    'action/clear-alarm/',
   ],
   TbMathNode: ['math function', 'tbActionNodeMathFunctionConfig', 'calculate', 'action/math-function/'],
   TbSendRPCRequestNode: [

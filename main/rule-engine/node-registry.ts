@@ -1,6 +1,8 @@
+import { clearAlarmNode, createAlarmNode } from './nodes/alarm-nodes.ts';
 import { generatorNode } from './nodes/generator-node.ts';
 import { calculateDeltaNode } from './nodes/calculate-delta-node.ts';
 import { changeOriginatorNode } from './nodes/change-originator-node.ts';
+import { checkAlarmStatusNode } from './nodes/check-alarm-status-node.ts';
 import { checkMessageNode } from './nodes/check-message-node.ts';
 import { checkRelationNode } from './nodes/check-relation-node.ts';
 import { assignToCustomerNode, unassignFromCustomerNode } from './nodes/customer-nodes.ts';
@@ -49,6 +51,7 @@ export const BUILT_IN_NODES: NodeDefinition[] = [
   originatorTypeSwitchNode,
   checkMessageNode,
   checkRelationNode,
+  checkAlarmStatusNode,
   // enrichment
   originatorAttributesNode,
   originatorTelemetryNode,
@@ -75,6 +78,8 @@ export const BUILT_IN_NODES: NodeDefinition[] = [
   msgCountNode,
   assignToCustomerNode,
   unassignFromCustomerNode,
+  createAlarmNode,
+  clearAlarmNode,
   mathNode,
   rpcCallRequestNode,
   rpcCallReplyNode,

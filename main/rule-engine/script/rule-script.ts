@@ -16,15 +16,24 @@ export interface ScriptConfig {
   scriptLang?: unknown;
   jsScript?: unknown;
   tbelScript?: unknown;
+  [field: string]: unknown;
 }
+
+/** Where a node keeps its JavaScript and its TBEL (the alarm nodes: alarmDetailsBuildJs / alarmDetailsBuildTbel). */
+export interface ScriptFields {
+  js: string;
+  tbel: string;
+}
+
+export const SCRIPT_FIELDS: ScriptFields = { js: 'jsScript', tbel: 'tbelScript' };
 
 /** ThingsBoard runs JavaScript when scriptLang is absent (configurations from before TBEL). */
 export function scriptLangOf(config: ScriptConfig): ScriptLang {
   return config.scriptLang === 'TBEL' ? 'TBEL' : 'JS';
 }
 
-function scriptField(config: ScriptConfig): 'tbelScript' | 'jsScript' {
-  return scriptLangOf(config) === 'TBEL' ? 'tbelScript' : 'jsScript';
+function scriptField(config: ScriptConfig, fields: ScriptFields): string {
+  return scriptLangOf(config) === 'TBEL' ? fields.tbel : fields.js;
 }
 
 /**
@@ -34,10 +43,11 @@ function scriptField(config: ScriptConfig): 'tbelScript' | 'jsScript' {
 export function checkScriptConfig(
   config: ScriptConfig,
   argNames: readonly string[] = DEFAULT_ARG_NAMES,
+  fields: ScriptFields = SCRIPT_FIELDS,
 ): string | null {
   if (config.scriptLang !== undefined && config.scriptLang !== 'JS' && config.scriptLang !== 'TBEL')
     return "'scriptLang' must be 'JS' or 'TBEL'";
-  const field = scriptField(config);
+  const field = scriptField(config, fields);
   const source = config[field];
   if (typeof source !== 'string' || source.trim() === '') return `'${field}' must be a non-empty script`;
   try {
@@ -118,9 +128,14 @@ export class RuleScript {
     }
   }
 
-  static fromConfig(config: ScriptConfig, argNames?: readonly string[], sandbox?: ScriptSandbox): RuleScript {
+  static fromConfig(
+    config: ScriptConfig,
+    argNames?: readonly string[],
+    sandbox?: ScriptSandbox,
+    fields: ScriptFields = SCRIPT_FIELDS,
+  ): RuleScript {
     const lang = scriptLangOf(config);
-    const source = config[scriptField(config)];
+    const source = config[scriptField(config, fields)];
     return new RuleScript(lang, typeof source === 'string' ? source : '', argNames, sandbox);
   }
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { componentDescriptor } from '../../../main/rule-engine/component-descriptors.ts';
 import { BUILT_IN_NODES } from '../../../main/rule-engine/node-registry.ts';
+import {
+  ALARM_DETAILS_BUILD_JS,
+  ALARM_DETAILS_BUILD_TBEL,
+} from '../../../main/rule-engine/nodes/alarm-nodes.ts';
 import { MSG_TYPE_RELATIONS, NODE_TYPES } from '../../../shared/rule-engine.ts';
 
 const SF = ['Success', 'Failure'];
@@ -246,6 +250,42 @@ const THINGSBOARD: Record<
     version: 0,
     type: 'ACTION',
   },
+  [NODE_TYPES.createAlarm]: {
+    config: {
+      scriptLang: 'TBEL',
+      alarmDetailsBuildJs: ALARM_DETAILS_BUILD_JS,
+      alarmDetailsBuildTbel: ALARM_DETAILS_BUILD_TBEL,
+      alarmType: 'General Alarm',
+      severity: 'CRITICAL',
+      propagate: false,
+      propagateToOwner: false,
+      propagateToTenant: false,
+      useMessageAlarmData: false,
+      overwriteAlarmDetails: false,
+      relationTypes: [],
+      dynamicSeverity: false,
+    },
+    relations: ['Created', 'Updated', 'False', 'Failure'],
+    version: 0,
+    type: 'ACTION',
+  },
+  [NODE_TYPES.clearAlarm]: {
+    config: {
+      scriptLang: 'TBEL',
+      alarmDetailsBuildJs: ALARM_DETAILS_BUILD_JS,
+      alarmDetailsBuildTbel: ALARM_DETAILS_BUILD_TBEL,
+      alarmType: 'General Alarm',
+    },
+    relations: ['Cleared', 'False', 'Failure'],
+    version: 0,
+    type: 'ACTION',
+  },
+  [NODE_TYPES.checkAlarmStatus]: {
+    config: { alarmStatusList: ['ACTIVE_ACK', 'ACTIVE_UNACK'] },
+    relations: TF,
+    version: 0,
+    type: 'FILTER',
+  },
   [NODE_TYPES.pushToEdge]: { config: { scope: 'SERVER_SCOPE' }, relations: SF, version: 0, type: 'ACTION' },
   [NODE_TYPES.deviceProfile]: {
     config: { persistAlarmRulesState: false, fetchAlarmRulesStateOnStart: false },
@@ -340,6 +380,24 @@ describe('node set: ThingsBoard class names, configuration defaults, relation ty
       expect.arrayContaining(['Device', 'Asset', 'Entity View', 'Tenant', 'Customer', 'AI model']),
     );
     expect(os.defaultConfiguration).toEqual({ version: 0 });
+  });
+
+  it("the alarm nodes' details script templates are ThingsBoard's, and the script is checked when saved", () => {
+    // TbAbstractAlarmNodeConfiguration.ALARM_DETAILS_BUILD_{JS,TBEL}_TEMPLATE
+    expect(ALARM_DETAILS_BUILD_TBEL).toBe(
+      "var details = {};\nif (metadata.prevAlarmDetails != null) {\n    details = JSON.parse(metadata.prevAlarmDetails);\n    //remove prevAlarmDetails from metadata\n    metadata.remove('prevAlarmDetails');\n    //now metadata is the same as it comes IN this rule node\n}\n\n\nreturn details;",
+    );
+    expect(ALARM_DETAILS_BUILD_JS).toBe(
+      'var details = {};\nif (metadata.prevAlarmDetails) {\n    details = JSON.parse(metadata.prevAlarmDetails);\n    //remove prevAlarmDetails from metadata\n    delete metadata.prevAlarmDetails;\n    //now metadata is the same as it comes IN this rule node\n}\n\n\nreturn details;',
+    );
+    const create = byType.get(NODE_TYPES.createAlarm)!;
+    expect(
+      create.validate({ ...create.defaultConfiguration, alarmDetailsBuildTbel: 'return x ===;' }),
+    ).toMatch(/^'alarmDetailsBuildTbel' line 1: /);
+    expect(create.validate({ ...create.defaultConfiguration, propagate: 'yes' })).toMatch(/'propagate'/);
+    expect(
+      byType.get(NODE_TYPES.checkAlarmStatus)!.validate({ alarmStatusList: ['ACTIVE', 'CLEARED_ACK'] }),
+    ).toMatch(/alarmStatusList\[0\]/);
   });
 
   it('a type check that fails names the field', () => {
