@@ -223,10 +223,16 @@ export function offeredFor(def: NodeDefinition, chainType: RuleChainType): boole
   return !def.ruleChainTypes || def.ruleChainTypes.includes(chainType);
 }
 
+/** ThingsBoard's documentation page of a node type ('' for types ThingsBoard does not ship). */
+export function docUrlOf(def: NodeDefinition): string {
+  const doc = TB_ANNOTATIONS[def.type.slice(def.type.lastIndexOf('.') + 1)]?.[3];
+  return doc ? DOCS + doc : '';
+}
+
 /** ThingsBoard's ComponentDescriptor of a node type, as /api/components returns it. */
 export function componentDescriptor(def: NodeDefinition): ComponentDescriptor {
   const short = def.type.slice(def.type.lastIndexOf('.') + 1);
-  const [name, configDirective, icon, doc] = TB_ANNOTATIONS[short] ?? [def.label, '', '', ''];
+  const [name, configDirective, icon] = TB_ANNOTATIONS[short] ?? [def.label, '', ''];
   const relationTypes =
     def.relations.includes('Failure') || def.outEnabled === false
       ? def.relations
@@ -253,7 +259,7 @@ export function componentDescriptor(def: NodeDefinition): ComponentDescriptor {
         configDirective,
         icon,
         iconUrl: '',
-        docUrl: doc ? DOCS + doc : '',
+        docUrl: docUrlOf(def),
       },
       configurationSchema: def.configurationSchema as TSchema | undefined,
     },

@@ -17,6 +17,7 @@ import {
   importChainFile,
   importChains,
 } from '../../rule-engine/rule-chain-transfer.ts';
+import { docUrlOf } from '../../rule-engine/component-descriptors.ts';
 import { principalOf } from '../authenticate.ts';
 import { authErrors, emptyOk, requirePage, type Api, type RouteDeps } from '../route-types.ts';
 
@@ -38,8 +39,11 @@ const NodeDefinitionJson = Type.Object({
   label: Type.String(),
   componentType: Type.String(),
   description: Type.String(),
+  details: Type.String(),
+  docUrl: Type.String({ description: "ThingsBoard's documentation page of the node ('' when none)" }),
   relations: Type.Array(Type.String()),
   customRelations: Type.Boolean(),
+  ruleChainNode: Type.Boolean(),
   ruleChainTypes: Type.Array(Type.String()),
   defaultConfiguration: Type.Record(Type.String(), Type.Unknown()),
 });
@@ -417,8 +421,11 @@ export function registerRuleChainRoutes(app: Api, { ruleChains: chains }: RouteD
         label: d.label,
         componentType: d.componentType ?? 'ACTION',
         description: d.description ?? '',
+        details: d.details ?? '',
+        docUrl: docUrlOf(d),
         relations: d.relations,
         customRelations: d.customRelations === true,
+        ruleChainNode: d.ruleChainNode === true,
         ruleChainTypes: d.ruleChainTypes ?? ['CORE', 'EDGE'],
         defaultConfiguration: d.defaultConfiguration,
       }));

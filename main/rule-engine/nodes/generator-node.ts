@@ -18,6 +18,8 @@ const isInt = (v: unknown, min: number) => typeof v === 'number' && Number.isInt
 export const generatorNode: NodeDefinition = {
   type: NODE_TYPES.msgGenerator,
   label: 'Generator',
+  componentType: 'ACTION',
+  description: 'Periodically generates messages',
   relations: ['Success', 'Failure'],
   defaultConfiguration: {
     msgCount: 0,

@@ -8,6 +8,8 @@ export const scriptFilterNode = scriptNodeDefinition(
   {
     type: NODE_TYPES.scriptFilter,
     label: 'Script Filter',
+    componentType: 'FILTER',
+    description: 'Filter incoming messages using TBEL or JS script',
     relations: ['True', 'False', 'Failure'],
     defaultConfiguration: { scriptLang: 'TBEL', jsScript: DEFAULT_SCRIPT, tbelScript: DEFAULT_SCRIPT },
   },

@@ -7,7 +7,8 @@ import { checkScriptConfig, RuleScript } from '../script/rule-script.ts';
  * saved, run in the sandbox for each message, and any failure sends the message to Failure with the reason.
  */
 export function scriptNodeDefinition(
-  base: Pick<NodeDefinition, 'type' | 'label' | 'relations' | 'defaultConfiguration'>,
+  base: Pick<NodeDefinition, 'type' | 'label' | 'relations' | 'defaultConfiguration'> &
+    Pick<Partial<NodeDefinition>, 'componentType' | 'description' | 'customRelations'>,
   run: (script: RuleScript, msg: TbMsg) => Promise<NodeOutput[]>,
 ): NodeDefinition {
   return {

@@ -10,6 +10,10 @@ export const scriptSwitchNode = scriptNodeDefinition(
   {
     type: NODE_TYPES.scriptSwitch,
     label: 'Script Switch',
+    componentType: 'FILTER',
+    description: 'Routes incoming message to one OR multiple output connections.',
+    // the script names the relations: the editor lets a person type them
+    customRelations: true,
     relations: ['Failure'],
     defaultConfiguration: {
       scriptLang: 'TBEL',

@@ -9,6 +9,8 @@ export const scriptTransformNode = scriptNodeDefinition(
   {
     type: NODE_TYPES.scriptTransform,
     label: 'Script Transformation',
+    componentType: 'TRANSFORMATION',
+    description: 'Change Message payload, Metadata or Message type using JavaScript',
     relations: ['Success', 'Failure'],
     defaultConfiguration: { scriptLang: 'TBEL', jsScript: DEFAULT_SCRIPT, tbelScript: DEFAULT_SCRIPT },
   },

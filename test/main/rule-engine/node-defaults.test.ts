@@ -400,6 +400,18 @@ describe('node set: ThingsBoard class names, configuration defaults, relation ty
     ).toMatch(/alarmStatusList\[0\]/);
   });
 
+  it("the script nodes are in ThingsBoard's palette groups; the switch names its relations itself", () => {
+    const group = (type: string) => componentDescriptor(byType.get(type)!).type;
+    expect(group(NODE_TYPES.scriptFilter)).toBe('FILTER');
+    expect(group(NODE_TYPES.scriptSwitch)).toBe('FILTER');
+    expect(group(NODE_TYPES.scriptTransform)).toBe('TRANSFORMATION');
+    expect(group(NODE_TYPES.msgGenerator)).toBe('ACTION');
+    const sw = componentDescriptor(byType.get(NODE_TYPES.scriptSwitch)!).configurationDescriptor
+      .nodeDefinition;
+    expect(sw.customRelations).toBe(true);
+    expect(sw.docUrl).toBe('https://thingsboard.io/docs/user-guide/rule-engine-2-0/nodes/filter/switch/');
+  });
+
   it('a type check that fails names the field', () => {
     const attrs = byType.get(NODE_TYPES.saveAttributes)!;
     expect(attrs.validate({ scope: 'NOWHERE' })).toMatch(
