@@ -327,6 +327,29 @@ export const DebugEventInfo = Type.Object({
 });
 export type DebugEventInfo = Static<typeof DebugEventInfo>;
 
+/** One debug event of a message's way through the nodes (GET /api/sandboard/ruleEngine/trace/{traceId}). */
+export const MessageTraceEvent = Type.Object({
+  id: Type.String(),
+  ts: Type.Integer(),
+  nodeId: Type.String(),
+  nodeName: Type.String(),
+  ruleChainId: Type.String(),
+  direction: Type.Union([Type.Literal('IN'), Type.Literal('OUT')]),
+  relation: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "IN: the relation the message came by (null at a chain's first node); OUT: the one it left by",
+  }),
+  msgId: Type.String(),
+  traceId: Type.String(),
+  parentId: Type.Union([Type.String(), Type.Null()]),
+  msgType: Type.String(),
+  originator: Type.Object({ entityType: Type.String(), id: Type.String() }),
+  data: Type.String({ description: 'JSON text' }),
+  metadata: Type.String({ description: 'JSON text of an object of strings' }),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+export type MessageTraceEvent = Static<typeof MessageTraceEvent>;
+
 /** Node classes, with ThingsBoard's class names. */
 export const NODE_TYPES = {
   msgTypeSwitch: 'org.thingsboard.rule.engine.filter.TbMsgTypeSwitchNode',

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { OptionalPageQuery, PageData, PageQuery, Uuid } from '../../../shared/schemas/common.ts';
 import {
+  MessageTraceEvent,
   RuleChain,
   RuleChainData,
   RuleChainFile,
@@ -463,7 +464,7 @@ export function registerRuleChainRoutes(app: Api, { ruleChains: chains }: RouteD
         summary:
           'Every debug event of one message and the messages made from it (splits, delays), across nodes and chains, by time',
         params: Type.Object({ traceId: Type.String({ pattern: '^[\\w-]{1,64}$' }) }),
-        response: { 200: Type.Array(Type.Unknown()), ...authErrors },
+        response: { 200: Type.Array(MessageTraceEvent), ...authErrors },
       },
     },
     async (request) => {
