@@ -51,21 +51,16 @@ export interface RuleNodeType {
   /** ThingsBoard's palette group: FILTER, ENRICHMENT, TRANSFORMATION, ACTION, EXTERNAL or FLOW */
   componentType?: string;
   description?: string;
+  /** more about what it does, and ThingsBoard's documentation page of it ('' when none) */
+  details?: string;
+  docUrl?: string;
   relations: string[];
   customRelations?: boolean;
+  /** a rule chain node: its relations are the output labels of the chain it calls */
+  ruleChainNode?: boolean;
+  /** the chain types it is offered for (CORE, EDGE) */
+  ruleChainTypes?: string[];
   defaultConfiguration: Record<string, unknown>;
-}
-
-/** A message in or out of a node whose debug mode is on (GET /api/ruleNode/{id}/debugEvents). */
-export interface RuleNodeDebugEvent {
-  ts: number;
-  direction: 'IN' | 'OUT';
-  relation: string | null;
-  msgType: string;
-  originator: string;
-  data: unknown;
-  metadata: Record<string, string>;
-  error: string | null;
 }
 
 export type EdgeQueueCounts = Record<EdgeEventStatus, number>;
@@ -407,12 +402,6 @@ export class ApiClient {
 
   // --- rule chains ------------------------------------------------------------------------------
 
-  ruleChains(page = 0, pageSize = 100): Promise<PageData<RuleChain>> {
-    return this.request('GET', '/api/ruleChains', {
-      query: { page, pageSize, sortProperty: 'createdTime', sortOrder: 'ASC' },
-    });
-  }
-
   ruleChainMetadata(id: string): Promise<RuleChainMetadata> {
     return this.request('GET', `/api/ruleChain/${enc(id)}/metadata`);
   }
@@ -424,10 +413,6 @@ export class ApiClient {
   /** Saves a chain's nodes and connections; a 400 names the field, e.g. "nodes[6].configuration (Push): …". */
   saveRuleChainMetadata(metadata: RuleChainMetadata): Promise<RuleChainMetadata> {
     return this.request('POST', '/api/ruleChain/metadata', { body: metadata });
-  }
-
-  ruleNodeDebugEvents(nodeId: string): Promise<RuleNodeDebugEvent[]> {
-    return this.request('GET', `/api/ruleNode/${enc(nodeId)}/debugEvents`);
   }
 
   /** Runs a node's script once on a sample message in the sandbox: {output, error}. */

@@ -192,11 +192,6 @@ export function useApiKeys(userId: string | undefined) {
   });
 }
 
-export function useRuleChains(enabled: boolean) {
-  const client = useApi();
-  return useQuery({ queryKey: queryKeys.ruleChains, queryFn: () => client.ruleChains(), enabled });
-}
-
 export function useRuleChainMetadata(id: string | undefined) {
   const client = useApi();
   return useQuery({
@@ -223,17 +218,6 @@ export function useRuleNodeTypes(enabled: boolean) {
     queryFn: () => client.ruleNodeTypes(),
     enabled,
     staleTime: Infinity,
-  });
-}
-
-/** A node's last messages in and out, refreshed while shown. */
-export function useRuleNodeDebugEvents(nodeId: string | undefined, refreshMs = 2_000) {
-  const client = useApi();
-  return useQuery({
-    queryKey: queryKeys.ruleNodeDebugEvents(nodeId ?? ''),
-    queryFn: () => client.ruleNodeDebugEvents(nodeId!),
-    enabled: nodeId !== undefined,
-    refetchInterval: refreshMs,
   });
 }
 

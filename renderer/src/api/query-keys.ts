@@ -31,7 +31,6 @@ export const queryKeys = {
   ruleChainMetadata: (id: string) => ['ruleChainMetadata', id] as const,
   customer: (id: string) => ['customer', id] as const,
   ruleNodeTypes: ['ruleNodeTypes'] as const,
-  ruleNodeDebugEvents: (nodeId: string) => ['ruleNodeDebugEvents', nodeId] as const,
   simulations: ['simulations'] as const,
   simulation: (id: string) => ['simulation', id] as const,
   simulationStatus: (id: string) => ['simulationStatus', id] as const,

@@ -1,8 +1,12 @@
-import { Alert, Button, Card, Grid, Group, Kbd, List, Menu, Stack, Text, Title } from '@mantine/core';
-import { useHotkeys } from '@mantine/hooks';
-import { useEffect, useMemo, useState } from 'react';
-import type { RuleChainMetadata, RuleNodeType } from '../../api/client.ts';
+import { Alert, Badge, Button, Card, Grid, Group, Kbd, Stack, Tabs, Text, Tooltip } from '@mantine/core';
+import { useHotkeys, useMediaQuery } from '@mantine/hooks';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import type { MessageTraceEvent, RuleChainMetadata } from '../../../../shared/rule-engine.ts';
+import type { RuleNodeType } from '../../api/client.ts';
 import { useSaveRuleChainMetadata } from '../../api/hooks.ts';
+import type { RuleChain } from '../../api/rule-chains-api.ts';
+import { ChainGraph } from './chain-graph.tsx';
+import { useHistory } from './chain-history.ts';
 import {
   addConnection,
   addNode,
@@ -16,9 +20,12 @@ import {
   updateNode,
   type ChainDraft,
 } from './chain-model.ts';
-import { ChainGraph } from './chain-graph.tsx';
 import { configProblems, configSchema, problemCount, type ConfigProblems } from './node-config.ts';
+import { NodePalette } from './node-palette.tsx';
 import { NodePanel } from './node-panel.tsx';
+import { ConnectDialog } from './relation-input.tsx';
+import { graphHighlight, traceVisits, type TraceVisit } from './trace-model.ts';
+import { TracePanel } from './trace-panel.tsx';
 
 const NO_PROBLEMS: ConfigProblems = { fields: {}, general: [] };
 
@@ -28,84 +35,109 @@ function uniqueNodeName(base: string, draft: ChainDraft): string {
   for (let i = 2; ; i++) if (!names.has(`${base} ${i}`)) return `${base} ${i}`;
 }
 
-const GROUPS = ['FILTER', 'ENRICHMENT', 'TRANSFORMATION', 'ACTION', 'EXTERNAL', 'FLOW'];
-
-/** Node types in ThingsBoard's palette groups (Filter, Enrichment, ...), each group in the server's order. */
-function groupByComponent(types: RuleNodeType[]): [string, RuleNodeType[]][] {
-  const byGroup = new Map<string, RuleNodeType[]>();
-  for (const t of types) {
-    const g = t.componentType ?? 'ACTION';
-    byGroup.set(g, [...(byGroup.get(g) ?? []), t]);
-  }
-  return [...byGroup]
-    .sort(([a], [b]) => GROUPS.indexOf(a) - GROUPS.indexOf(b))
-    .map(([g, list]) => [g.charAt(0) + g.slice(1).toLowerCase(), list]);
+/** The message being followed, as the page loads it. */
+export interface FollowedMessage {
+  traceId: string;
+  events: MessageTraceEvent[] | undefined;
+  loading: boolean;
+  error: unknown;
 }
 
-function Palette({ types, onAdd }: { types: RuleNodeType[]; onAdd: (t: RuleNodeType) => void }) {
+type SideTab = 'chains' | 'node' | 'trace';
+
+function KeyboardHelp() {
   return (
-    <Card withBorder radius="md" p="md" data-testid="node-help">
-      <Stack gap="sm">
-        <Title order={5}>Select a node to configure it</Title>
-        <List size="sm" spacing={4}>
-          <List.Item>
-            Click a node, or <Kbd>Tab</Kbd> to it and press <Kbd>Enter</Kbd>.
-          </List.Item>
-          <List.Item>
-            Drag it, or move it with the arrow keys (<Kbd>Shift</Kbd> for bigger steps).
-          </List.Item>
-          <List.Item>
-            <Kbd>Delete</Kbd> removes the focused node; <Kbd>Ctrl</Kbd>+<Kbd>S</Kbd> saves the chain.
-          </List.Item>
-          <List.Item>
-            Connect nodes from the source node’s panel: a relation it emits, then the target.
-          </List.Item>
-        </List>
-        <Text size="sm" fw={600}>
-          Add a node
-        </Text>
-        {groupByComponent(types).map(([group, list]) => (
-          <Stack key={group} gap={4}>
-            <Text size="xs" c="dimmed" tt="uppercase">
-              {group}
-            </Text>
-            <Group gap="xs">
-              {list.map((t) => (
-                <Button
-                  key={t.type}
-                  size="xs"
-                  variant="default"
-                  onClick={() => onAdd(t)}
-                  title={t.description}
-                >
-                  {t.label}
-                </Button>
-              ))}
-            </Group>
-          </Stack>
-        ))}
-      </Stack>
-    </Card>
+    <Text size="xs" c="dimmed" data-testid="keyboard-help">
+      <Kbd>Tab</Kbd> to a node, <Kbd>Enter</Kbd> selects it, arrow keys move it, <Kbd>Delete</Kbd> removes it
+      · <Kbd>A</Kbd> adds a node · <Kbd>Ctrl</Kbd>+<Kbd>Z</Kbd> undo, <Kbd>Ctrl</Kbd>+<Kbd>Shift</Kbd>+
+      <Kbd>Z</Kbd> redo · <Kbd>Ctrl</Kbd>+<Kbd>S</Kbd> saves · <Kbd>Esc</Kbd> closes
+    </Text>
   );
 }
 
-/** The graphical editor of one chain: its draft is saved as a whole through POST /api/ruleChain/metadata. */
-export function ChainEditor({ metadata, types }: { metadata: RuleChainMetadata; types: RuleNodeType[] }) {
+/**
+ * The graphical editor of one chain: nodes added from a searchable palette, connected by dragging from a
+ * port (or from the node's panel), every change undoable, the draft saved as a whole through
+ * POST /api/ruleChain/metadata. Beside the graph: the chain list, the selected node, the followed message.
+ */
+export function ChainEditor({
+  chain,
+  metadata,
+  types,
+  chainsPanel,
+  followed,
+  chainName,
+  focusNodeId,
+  onFollow,
+  onStopFollowing,
+  onOpenChain,
+  onImport,
+  onExport,
+  onDirtyChange,
+}: {
+  chain: RuleChain;
+  metadata: RuleChainMetadata;
+  /** the node types this chain's type may hold */
+  types: RuleNodeType[];
+  chainsPanel: ReactNode;
+  followed: FollowedMessage | undefined;
+  chainName: (id: string) => string;
+  /** a node to select once the chain is open (a trace step of this chain) */
+  focusNodeId?: string;
+  onFollow: (traceId: string) => void;
+  onStopFollowing: () => void;
+  onOpenChain: (chainId: string, nodeId?: string) => void;
+  onImport: () => void;
+  onExport: () => void;
+  onDirtyChange: (dirty: boolean) => void;
+}) {
   const save = useSaveRuleChainMetadata();
+  // Mantine's lg breakpoint, where the graph and the side panel stand side by side
+  const sideBySide = useMediaQuery('(min-width: 75em)') === true;
   const saved = useMemo(() => toDraft(metadata), [metadata]);
   const savedJson = useMemo(() => JSON.stringify(toMetadata(saved)), [saved]);
-  const [draft, setDraft] = useState<ChainDraft>(saved);
-  const [selected, setSelected] = useState<number | null>(null);
+  const history = useHistory<ChainDraft>(saved);
+  const { reset } = history;
+  const draft = history.present;
+  const [selected, setSelectedIndex] = useState<number | null>(() => {
+    const i = focusNodeId ? saved.nodes.findIndex((n) => n.id?.id === focusNodeId) : -1;
+    return i >= 0 ? i : null;
+  });
+  const [tab, setTab] = useState<SideTab>(selected !== null ? 'node' : followed ? 'trace' : 'chains');
+  const [paletteOpen, setPaletteOpen] = useState(false);
+  const [connecting, setConnecting] = useState<{ from: number; to: number } | null>(null);
   const [serverError, setServerError] = useState<{ message: string; node?: number } | null>(null);
   const dirty = JSON.stringify(toMetadata(draft)) !== savedJson;
+  useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
+
+  const select = (index: number | null) => {
+    setSelectedIndex(index);
+    if (index !== null) setTab('node');
+    else setTab((t) => (t === 'node' ? (followed ? 'trace' : 'chains') : t));
+  };
 
   // the chain saved elsewhere (another window, the demo) replaces an unchanged draft
   const [base, setBase] = useState(saved);
   useEffect(() => {
     if (saved === base) return;
-    if (JSON.stringify(toMetadata(draft)) === JSON.stringify(toMetadata(base))) setDraft(saved);
+    if (JSON.stringify(toMetadata(draft)) === JSON.stringify(toMetadata(base))) reset(saved);
     setBase(saved);
-  }, [saved, base, draft]);
+  }, [saved, base, draft, reset]);
+
+  // a message to follow shows its way
+  const traceId = followed?.traceId;
+  useEffect(() => {
+    if (traceId) setTab('trace');
+    else setTab((t) => (t === 'trace' ? 'chains' : t));
+  }, [traceId]);
+  const visits = useMemo(
+    () => (followed?.events ? traceVisits(followed.events) : undefined),
+    [followed?.events],
+  );
+  const highlight = useMemo(
+    () => (visits ? graphHighlight(visits, draft, chain.id.id) : undefined),
+    [visits, draft, chain.id.id],
+  );
 
   const typeOf = useMemo(() => new Map(types.map((t) => [t.type, t])), [types]);
   const problems = useMemo(
@@ -123,13 +155,10 @@ export function ChainEditor({ metadata, types }: { metadata: RuleChainMetadata; 
     if (serverError?.node !== undefined) set.add(serverError.node);
     return set;
   }, [problems, draft.nodes, serverError, typeOf]);
-  const savedDebug = useMemo(
-    () => new Set(saved.nodes.filter((n) => n.debugMode && n.id?.id).map((n) => n.id!.id)),
-    [saved],
-  );
+  const savedById = useMemo(() => new Map(saved.nodes.map((n) => [n.id?.id, n] as const)), [saved]);
 
-  const edit = (next: ChainDraft) => {
-    setDraft(next);
+  const edit = (next: ChainDraft | ((d: ChainDraft) => ChainDraft), key: string | null = null) => {
+    history.edit(next, key);
     setServerError(null);
   };
   const onAdd = (t: RuleNodeType) => {
@@ -142,64 +171,66 @@ export function ChainEditor({ metadata, types }: { metadata: RuleChainMetadata; 
       additionalInfo: { layoutX: at.x, layoutY: at.y },
     });
     edit(next);
-    setSelected(next.nodes.length - 1);
+    select(next.nodes.length - 1);
   };
   const onRemove = (index: number) => {
     edit(removeNode(draft, index));
-    setSelected(null);
+    select(null);
   };
   const onSave = () => {
-    if (save.isPending) return;
+    if (save.isPending || !dirty) return;
     save.mutate(toMetadata(draft), {
       onSuccess: (result) => {
-        setDraft(toDraft(result));
+        history.reset(toDraft(result));
         setServerError(null);
       },
       onError: (err) => {
         const message = err instanceof Error ? err.message : String(err);
         const node = nodeIndexOfError(message);
         setServerError({ message, node });
-        if (node !== undefined && draft.nodes[node]) setSelected(node);
+        if (node !== undefined && draft.nodes[node]) select(node);
       },
     });
   };
   const discard = () => {
-    setDraft(saved);
-    setSelected(null);
+    history.reset(saved);
+    select(null);
     setServerError(null);
     save.reset();
   };
-  useHotkeys([['mod+S', onSave]], []);
+  useHotkeys([
+    ['mod+S', onSave],
+    ['mod+Z', history.undo],
+    ['mod+shift+Z', history.redo],
+    ['mod+Y', history.redo],
+    ['A', () => setPaletteOpen(true)],
+  ]);
 
   const sel = selected !== null && draft.nodes[selected] ? selected : null;
   const problemTotal = problemNodes.size;
+  const showVisit = (v: TraceVisit) => {
+    if (v.ruleChainId !== chain.id.id) return onOpenChain(v.ruleChainId, v.nodeId);
+    const i = draft.nodes.findIndex((n) => n.id?.id === v.nodeId);
+    if (i >= 0) select(i);
+  };
 
   return (
     <Stack gap="sm" data-testid="chain-editor" data-dirty={dirty}>
-      <Group justify="space-between" wrap="wrap">
+      <Group justify="space-between" wrap="wrap" gap="xs">
         <Group gap="xs">
-          <Menu position="bottom-start" withinPortal>
-            <Menu.Target>
-              <Button variant="light" data-testid="add-node">
-                Add node
-              </Button>
-            </Menu.Target>
-            <Menu.Dropdown mah="60vh" style={{ overflowY: 'auto' }}>
-              <Menu.Label>
-                {sel !== null ? `Placed after ${draft.nodes[sel]!.name}` : 'Node types'}
-              </Menu.Label>
-              {groupByComponent(types).map(([group, list]) => (
-                <div key={group}>
-                  <Menu.Label>{group}</Menu.Label>
-                  {list.map((t) => (
-                    <Menu.Item key={t.type} onClick={() => onAdd(t)} data-testid={`palette-${t.label}`}>
-                      {t.label}
-                    </Menu.Item>
-                  ))}
-                </div>
-              ))}
-            </Menu.Dropdown>
-          </Menu>
+          <Button variant="light" onClick={() => setPaletteOpen(true)} data-testid="add-node">
+            Add node
+          </Button>
+          <Tooltip label="Undo (Ctrl+Z)">
+            <Button variant="default" onClick={history.undo} disabled={!history.canUndo} data-testid="undo">
+              Undo
+            </Button>
+          </Tooltip>
+          <Tooltip label="Redo (Ctrl+Shift+Z)">
+            <Button variant="default" onClick={history.redo} disabled={!history.canRedo} data-testid="redo">
+              Redo
+            </Button>
+          </Tooltip>
           <Text size="sm" c="dimmed">
             {draft.nodes.length} nodes · {draft.connections.length} connections
           </Text>
@@ -210,6 +241,18 @@ export function ChainEditor({ metadata, types }: { metadata: RuleChainMetadata; 
               Unsaved changes
             </Text>
           )}
+          <Button variant="default" onClick={onImport} data-testid="import-chain">
+            Import
+          </Button>
+          <Tooltip
+            label={
+              dirty ? 'Exports the chain as last saved' : 'Saves the chain to a file ThingsBoard imports'
+            }
+          >
+            <Button variant="default" onClick={onExport} data-testid="export-chain">
+              Export
+            </Button>
+          </Tooltip>
           <Button variant="default" onClick={discard} disabled={!dirty || save.isPending}>
             Discard
           </Button>
@@ -235,12 +278,7 @@ export function ChainEditor({ metadata, types }: { metadata: RuleChainMetadata; 
           <Group justify="space-between" wrap="nowrap">
             <Text size="sm">{serverError.message}</Text>
             {serverError.node !== undefined && draft.nodes[serverError.node] && sel !== serverError.node && (
-              <Button
-                size="compact-xs"
-                variant="light"
-                color="red"
-                onClick={() => setSelected(serverError.node!)}
-              >
+              <Button size="compact-xs" variant="light" color="red" onClick={() => select(serverError.node!)}>
                 Show the node
               </Button>
             )}
@@ -249,56 +287,130 @@ export function ChainEditor({ metadata, types }: { metadata: RuleChainMetadata; 
       )}
       {save.isSuccess && !dirty && (
         <Text size="sm" c="teal" data-testid="chain-saved">
-          Saved: the rule engine runs the new chain now.
+          {chain.type === 'EDGE'
+            ? 'Saved: edges this chain is assigned to get it.'
+            : 'Saved: the rule engine runs the new chain now.'}
         </Text>
       )}
       <Grid>
         <Grid.Col span={{ base: 12, lg: 8 }}>
-          <Card withBorder radius="md" p={0} style={{ overflow: 'hidden' }}>
-            <ChainGraph
-              draft={draft}
-              types={types}
-              selected={sel}
-              problemNodes={problemNodes}
-              onSelect={setSelected}
-              onMove={(i, x, y) => setDraft((d) => moveNode(d, i, x, y))}
-              onRemove={onRemove}
-            />
-          </Card>
+          {/* side by side, the graph stays in view while the side panel (a long node form) scrolls */}
+          <div
+            style={
+              sideBySide
+                ? { position: 'sticky', top: 'calc(var(--app-shell-header-height, 0px) + 12px)', zIndex: 1 }
+                : undefined
+            }
+          >
+            <Card withBorder radius="md" p={0}>
+              <ChainGraph
+                draft={draft}
+                types={types}
+                selected={sel}
+                problemNodes={problemNodes}
+                highlight={highlight}
+                onSelect={select}
+                onMove={(i, x, y) => edit((d) => moveNode(d, i, x, y), `move-${i}`)}
+                onRemove={onRemove}
+                onConnect={(from, to) => setConnecting({ from, to })}
+              />
+            </Card>
+            <KeyboardHelp />
+          </div>
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 4 }}>
-          {sel === null ? (
-            <Palette types={types} onAdd={onAdd} />
-          ) : (
-            <NodePanel
-              key={draft.nodes[sel]!.id?.id ?? `new-${sel}`}
-              draft={draft}
-              index={sel}
-              savedDebug={draft.nodes[sel]!.id?.id ? savedDebug.has(draft.nodes[sel]!.id!.id) : false}
-              type={typeOf.get(draft.nodes[sel]!.type)}
-              problems={problems[sel] ?? NO_PROBLEMS}
-              serverError={serverError?.node === sel ? serverError.message : undefined}
-              onRename={(name) => edit(updateNode(draft, sel, { name }))}
-              onDebug={(on) =>
-                edit(
-                  updateNode(draft, sel, {
-                    debugMode: on,
-                    // ThingsBoard 4.x: failures always, everything for the next 15 minutes (the server caps it)
-                    debugSettings: on
-                      ? { failuresEnabled: true, allEnabled: true }
-                      : { failuresEnabled: false, allEnabled: false, allEnabledUntil: 0 },
-                  }),
-                )
-              }
-              onConfig={(configuration) => edit(updateNode(draft, sel, { configuration }))}
-              onSetFirst={() => edit({ ...draft, firstNodeIndex: sel })}
-              onRemove={() => onRemove(sel)}
-              onAddConnection={(c) => edit(addConnection(draft, c))}
-              onRemoveConnection={(c) => edit(removeConnection(draft, c))}
-            />
-          )}
+          <Card withBorder radius="md" p="sm">
+            <Tabs value={tab} onChange={(v) => v && setTab(v as SideTab)} keepMounted={false}>
+              <Tabs.List mb="sm">
+                <Tabs.Tab value="chains" data-testid="tab-chains">
+                  Chains
+                </Tabs.Tab>
+                <Tabs.Tab value="node" disabled={sel === null} data-testid="tab-node">
+                  Node
+                </Tabs.Tab>
+                {followed && (
+                  <Tabs.Tab
+                    value="trace"
+                    data-testid="tab-trace"
+                    rightSection={
+                      visits ? (
+                        <Badge size="xs" color="orange" variant="light">
+                          {visits.length}
+                        </Badge>
+                      ) : undefined
+                    }
+                  >
+                    Message
+                  </Tabs.Tab>
+                )}
+              </Tabs.List>
+              <Tabs.Panel value="chains">{chainsPanel}</Tabs.Panel>
+              <Tabs.Panel value="node">
+                {sel !== null && (
+                  <NodePanel
+                    key={draft.nodes[sel]!.id?.id ?? `new-${sel}`}
+                    draft={draft}
+                    index={sel}
+                    saved={savedById.get(draft.nodes[sel]!.id?.id)}
+                    type={typeOf.get(draft.nodes[sel]!.type)}
+                    problems={problems[sel] ?? NO_PROBLEMS}
+                    serverError={serverError?.node === sel ? serverError.message : undefined}
+                    onRename={(name) => edit(updateNode(draft, sel, { name }), `name-${sel}`)}
+                    onDebug={(patch) => edit(updateNode(draft, sel, patch))}
+                    onConfig={(configuration) =>
+                      edit(updateNode(draft, sel, { configuration }), `config-${sel}`)
+                    }
+                    onSetFirst={() => edit({ ...draft, firstNodeIndex: sel })}
+                    onRemove={() => onRemove(sel)}
+                    onAddConnection={(c) => edit((d) => addConnection(d, c))}
+                    onRemoveConnection={(c) => edit(removeConnection(draft, c))}
+                    onFollow={onFollow}
+                  />
+                )}
+              </Tabs.Panel>
+              {followed && (
+                <Tabs.Panel value="trace">
+                  <TracePanel
+                    visits={visits}
+                    loading={followed.loading}
+                    error={followed.error}
+                    chainId={chain.id.id}
+                    chainName={chainName}
+                    onShow={showVisit}
+                    onClose={onStopFollowing}
+                  />
+                </Tabs.Panel>
+              )}
+            </Tabs>
+          </Card>
         </Grid.Col>
       </Grid>
+      <NodePalette
+        opened={paletteOpen}
+        types={types}
+        placedAfter={sel !== null ? draft.nodes[sel]!.name : undefined}
+        onAdd={onAdd}
+        onClose={() => setPaletteOpen(false)}
+      />
+      {connecting && draft.nodes[connecting.from] && draft.nodes[connecting.to] && (
+        <ConnectDialog
+          from={draft.nodes[connecting.from]!}
+          to={draft.nodes[connecting.to]!}
+          fromType={typeOf.get(draft.nodes[connecting.from]!.type)}
+          taken={draft.connections
+            .filter((c) => c.fromIndex === connecting.from && c.toIndex === connecting.to)
+            .map((c) => c.type)}
+          onConnect={(relations) => {
+            const { from, to } = connecting;
+            edit((d) =>
+              relations.reduce((acc, type) => addConnection(acc, { fromIndex: from, toIndex: to, type }), d),
+            );
+            setConnecting(null);
+            select(from);
+          }}
+          onClose={() => setConnecting(null)}
+        />
+      )}
     </Stack>
   );
 }

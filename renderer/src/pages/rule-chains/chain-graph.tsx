@@ -1,9 +1,20 @@
-import { ActionIcon, Group, Tooltip, useComputedColorScheme, useMantineTheme } from '@mantine/core';
-import { useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { ActionIcon, Group, Text, Tooltip, useComputedColorScheme, useMantineTheme } from '@mantine/core';
+import { useElementSize } from '@mantine/hooks';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { NODE_TYPES } from '../../../../shared/rule-engine.ts';
 import type { RuleNodeType } from '../../api/client.ts';
-import { NODE_HEIGHT, NODE_WIDTH, positionOf, shortType, type ChainDraft } from './chain-model.ts';
-import { fitText, textWidth } from './fit-text.ts';
+import {
+  INPUT_GAP,
+  INPUT_W,
+  NODE_HEIGHT,
+  NODE_WIDTH,
+  positionOf,
+  shortType,
+  type ChainDraft,
+} from './chain-model.ts';
+import { fitLine, fitText, textWidth } from './fit-text.ts';
+import { graphBounds, LABEL_H, layoutArrows, type Box, type GraphHighlight } from './graph-layout.ts';
+import { debugMark, debugState } from './node-debug-state.ts';
 
 const TYPE_COLORS: Record<string, string> = {
   [NODE_TYPES.msgTypeSwitch]: 'yellow',
@@ -12,82 +23,74 @@ const TYPE_COLORS: Record<string, string> = {
   [NODE_TYPES.log]: 'gray',
   [NODE_TYPES.rpcCallRequest]: 'orange',
   [NODE_TYPES.pushToEdge]: 'grape',
+  [NODE_TYPES.createAlarm]: 'red',
+  [NODE_TYPES.clearAlarm]: 'green',
+};
+const GROUP_COLORS: Record<string, string> = {
+  FILTER: 'yellow',
+  ENRICHMENT: 'lime',
+  TRANSFORMATION: 'indigo',
+  ACTION: 'cyan',
+  EXTERNAL: 'pink',
+  FLOW: 'teal',
 };
 
-const PAD = 40;
 const LABEL_FONT = 12;
 /** room for a node's name: the node less its colour bar and the problem mark */
 const NAME_WIDTH = NODE_WIDTH - 16 - 22;
-const INPUT_W = 84;
-const INPUT_GAP = 56;
-
-interface Box {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
+const TYPE_WIDTH = NODE_WIDTH - 16 - 8;
+/** text is never drawn smaller than this share of its size when the graph fits the card */
+const MIN_FIT = 0.8;
+const PORT_R = 7;
 
 function useGraphColors() {
   const theme = useMantineTheme();
   const dark = useComputedColorScheme('light') === 'dark';
+  const shade = (color: string, d: number, l: number) => theme.colors[color]![dark ? d : l]!;
   return {
-    dark,
     text: dark ? theme.colors.dark[0]! : theme.colors.gray[9]!,
-    dimmed: dark ? theme.colors.dark[2]! : theme.colors.gray[6]!,
+    dimmed: dark ? theme.colors.dark[1]! : theme.colors.gray[7]!,
     edge: dark ? theme.colors.dark[2]! : theme.colors.gray[5]!,
     labelBg: dark ? theme.colors.dark[7]! : theme.white,
     nodeBg: dark ? theme.colors.dark[6]! : theme.white,
-    selected: theme.colors.blue[dark ? 4 : 6]!,
-    error: theme.colors.red[dark ? 5 : 7]!,
-    accent: (type: string) => theme.colors[TYPE_COLORS[type] ?? 'cyan']![dark ? 5 : 6]!,
-    tint: (type: string) => theme.colors[TYPE_COLORS[type] ?? 'cyan']![dark ? 9 : 0]!,
+    selected: shade('blue', 4, 6),
+    error: shade('red', 5, 7),
+    trace: shade('orange', 5, 7),
+    traceText: dark ? theme.colors.dark[9]! : theme.white,
+    accent: (color: string) => shade(color, 5, 6),
+    tint: shade('cyan', 9, 0),
   };
-}
-
-/** A point of the cubic Bézier at t. */
-function bezier(p0: number, p1: number, p2: number, p3: number, t: number): number {
-  const u = 1 - t;
-  return u * u * u * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t * p3;
-}
-
-function bounds(draft: ChainDraft): Box {
-  const points = draft.nodes.map(positionOf);
-  if (points.length === 0) return { x: 0, y: 0, w: 900, h: 360 };
-  let minX = Math.min(...points.map((p) => p.x));
-  const minY = Math.min(...points.map((p) => p.y));
-  const maxX = Math.max(...points.map((p) => p.x)) + NODE_WIDTH;
-  const maxY = Math.max(...points.map((p) => p.y)) + NODE_HEIGHT;
-  const first = draft.firstNodeIndex !== null ? points[draft.firstNodeIndex] : undefined;
-  if (first) minX = Math.min(minX, first.x - INPUT_W - INPUT_GAP);
-  const x = minX - PAD;
-  const y = minY - PAD;
-  return { x, y, w: Math.max(900, maxX + PAD - x), h: Math.max(300, maxY + PAD - y) };
 }
 
 /**
  * The chain as a graph: nodes as boxes at their layout positions (drag them, or move the focused one with
- * the arrow keys), connections as arrows labelled with their relation types.
+ * the arrow keys), connections as arrows labelled with their relation types. Dragging from a node's output
+ * port (the dot on its right) to another node asks for the relation of a new connection.
  */
 export function ChainGraph({
   draft,
   types,
   selected,
   problemNodes,
+  highlight,
   onSelect,
   onMove,
   onRemove,
+  onConnect,
 }: {
   draft: ChainDraft;
   types: RuleNodeType[];
   selected: number | null;
   problemNodes: Set<number>;
+  highlight?: GraphHighlight;
   onSelect: (index: number | null) => void;
   onMove: (index: number, x: number, y: number) => void;
   onRemove: (index: number) => void;
+  onConnect: (from: number, to: number) => void;
 }) {
   const colors = useGraphColors();
   const svgRef = useRef<SVGSVGElement>(null);
+  const { ref: frameRef, width: frameWidth } = useElementSize<HTMLDivElement>();
   const drag = useRef<{
     index: number;
     dx: number;
@@ -96,16 +99,18 @@ export function ChainGraph({
     y0: number;
     moved: boolean;
   } | null>(null);
+  const [link, setLink] = useState<{ from: number; x: number; y: number } | null>(null);
   // the canvas keeps its size while a node is dragged (it would shift under the pointer otherwise)
   const [frozen, setFrozen] = useState<Box | null>(null);
-  const box = frozen ?? bounds(draft);
-  // null: fit the width of the card; else a scale, scrolled sideways when wider than the card
+  const arrows = useMemo(() => layoutArrows(draft, (label) => textWidth(label, LABEL_FONT)), [draft]);
+  const box = frozen ?? graphBounds(draft, arrows);
+  // null: fit the card (never below MIN_FIT, then it scrolls); else a scale of its own
   const [zoom, setZoom] = useState<number | null>(null);
-  const zoomBy = (factor: number) => {
-    const current = zoom ?? (svgRef.current ? svgRef.current.clientWidth / box.w : 1);
-    setZoom(Math.min(2, Math.max(0.4, Math.round(current * factor * 10) / 10)));
-  };
-  const labels = useMemo(() => new Map(types.map((t) => [t.type, t.label])), [types]);
+  const fit = frameWidth > 0 ? Math.min(1.25, Math.max(MIN_FIT, frameWidth / box.w)) : 1;
+  const scale = zoom ?? fit;
+  const zoomBy = (factor: number) =>
+    setZoom(Math.min(2, Math.max(0.4, Math.round(scale * factor * 10) / 10)));
+  const typeOf = useMemo(() => new Map(types.map((t) => [t.type, t])), [types]);
 
   const toSvg = (e: PointerEvent) => {
     const ctm = svgRef.current?.getScreenCTM();
@@ -113,17 +118,35 @@ export function ChainGraph({
     const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
     return { x: p.x, y: p.y };
   };
+  /** the node under a point (with a margin), the topmost first */
+  const nodeAt = (p: { x: number; y: number }) => {
+    for (let i = draft.nodes.length - 1; i >= 0; i--) {
+      const n = positionOf(draft.nodes[i]!, i);
+      if (p.x >= n.x - 10 && p.x <= n.x + NODE_WIDTH + 10 && p.y >= n.y - 10 && p.y <= n.y + NODE_HEIGHT + 10)
+        return i;
+    }
+    return undefined;
+  };
 
-  const onPointerDown = (e: PointerEvent<SVGGElement>, index: number) => {
+  // a node selected from elsewhere (just added, picked in a list) is scrolled into the card's view
+  const nodeCount = draft.nodes.length;
+  useEffect(() => {
+    if (selected === null || drag.current) return;
+    svgRef.current
+      ?.querySelector(`[data-testid="rule-node"][data-index="${selected}"]`)
+      ?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [selected, nodeCount]);
+
+  const onNodePointerDown = (e: PointerEvent<SVGGElement>, index: number) => {
     if (e.button !== 0) return;
     e.currentTarget.setPointerCapture(e.pointerId);
     const p = toSvg(e);
     const pos = positionOf(draft.nodes[index]!, index);
     drag.current = { index, dx: p.x - pos.x, dy: p.y - pos.y, x0: e.clientX, y0: e.clientY, moved: false };
-    setFrozen(bounds(draft));
+    setFrozen(graphBounds(draft, arrows));
     onSelect(index);
   };
-  const onPointerMove = (e: PointerEvent<SVGGElement>) => {
+  const onNodePointerMove = (e: PointerEvent<SVGGElement>) => {
     const d = drag.current;
     if (!d) return;
     if (!d.moved && Math.hypot(e.clientX - d.x0, e.clientY - d.y0) < 3) return;
@@ -131,9 +154,27 @@ export function ChainGraph({
     const p = toSvg(e);
     onMove(d.index, p.x - d.dx, p.y - d.dy);
   };
-  const onPointerUp = () => {
+  const onNodePointerUp = () => {
     drag.current = null;
     setFrozen(null);
+  };
+
+  const onPortPointerDown = (e: PointerEvent<SVGCircleElement>, index: number) => {
+    if (e.button !== 0) return;
+    e.stopPropagation();
+    svgRef.current?.setPointerCapture(e.pointerId);
+    setFrozen(graphBounds(draft, arrows));
+    setLink({ from: index, ...toSvg(e) });
+  };
+  const onSvgPointerMove = (e: PointerEvent<SVGSVGElement>) => {
+    if (link) setLink({ ...link, ...toSvg(e) });
+  };
+  const onSvgPointerUp = (e: PointerEvent<SVGSVGElement>) => {
+    if (!link) return;
+    const target = nodeAt(toSvg(e));
+    setLink(null);
+    setFrozen(null);
+    if (target !== undefined && target !== link.from) onConnect(link.from, target);
   };
 
   const onKeyDown = (e: KeyboardEvent<SVGGElement>, index: number) => {
@@ -160,108 +201,58 @@ export function ChainGraph({
     }
   };
 
-  // connections between the same two nodes share one arrow and one label
-  const arrows = useMemo(() => {
-    const grouped = new Map<string, { from: number; to: number; types: string[] }>();
-    for (const c of draft.connections) {
-      const key = `${c.fromIndex}->${c.toIndex}`;
-      const g = grouped.get(key) ?? { from: c.fromIndex, to: c.toIndex, types: [] };
-      g.types.push(c.type);
-      grouped.set(key, g);
-    }
-    return [...grouped.values()].filter((g) => draft.nodes[g.from] && draft.nodes[g.to]);
-  }, [draft.connections, draft.nodes]);
-
-  const arrowShapes = useMemo(() => {
-    // each label goes where it overlaps no node and no label placed before it: along its curve first
-    const taken: Box[] = draft.nodes.map((n, i) => {
-      const p = positionOf(n, i);
-      return { x: p.x, y: p.y, w: NODE_WIDTH, h: NODE_HEIGHT };
-    });
-    const overlaps = (b: Box) =>
-      taken.some((t) => b.x < t.x + t.w && t.x < b.x + b.w && b.y < t.y + t.h && t.y < b.y + b.h);
-    return arrows.map((a) => {
-      const s = positionOf(draft.nodes[a.from]!, a.from);
-      const t = positionOf(draft.nodes[a.to]!, a.to);
-      const label = a.types.join(' / ');
-      const w = Math.ceil(textWidth(label, LABEL_FONT)) + 14;
-      let d: string;
-      let spots: { x: number; y: number }[];
-      if (a.from === a.to) {
-        const x = s.x + NODE_WIDTH - 30;
-        d = `M${x},${s.y} C${x},${s.y - 50} ${x + 60},${s.y - 50} ${x + 30},${s.y + 6}`;
-        spots = [{ x: x + 30, y: s.y - 40 }];
-      } else {
-        const x0 = s.x + NODE_WIDTH;
-        const y0 = s.y + NODE_HEIGHT / 2;
-        const x3 = t.x;
-        const y3 = t.y + NODE_HEIGHT / 2;
-        const c = Math.max(40, Math.abs(x3 - x0) / 2);
-        const x1 = x0 + c;
-        const x2 = x3 - c;
-        d = `M${x0},${y0} C${x1},${y0} ${x2},${y3} ${x3 - 2},${y3}`;
-        spots = [0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78].map((k) => ({
-          x: bezier(x0, x1, x2, x3, k),
-          y: bezier(y0, y0, y3, y3, k),
-        }));
-      }
-      const boxAt = (p: { x: number; y: number }) => ({ x: p.x - w / 2, y: p.y - 11, w, h: 22 });
-      let spot = spots.find((p) => !overlaps(boxAt(p)));
-      // nowhere free on the curve: below its middle, clear of the others
-      for (let dy = 22; !spot && dy < 400; dy += 22) {
-        const p = { x: spots[0]!.x, y: spots[0]!.y + dy };
-        if (!overlaps(boxAt(p))) spot = p;
-      }
-      spot ??= spots[0]!;
-      taken.push(boxAt(spot));
-      return { key: `${a.from}->${a.to}`, d, label, lx: spot.x, ly: spot.y, w };
-    });
-  }, [arrows, draft.nodes]);
-
   const first = draft.firstNodeIndex !== null ? draft.nodes[draft.firstNodeIndex] : undefined;
   const firstPos = first ? positionOf(first, draft.firstNodeIndex!) : undefined;
+  const linkTarget = link ? nodeAt(link) : undefined;
+  const linkFrom = link ? positionOf(draft.nodes[link.from]!, link.from) : undefined;
+  const now = Date.now();
 
   return (
-    <div style={{ position: 'relative' }}>
-      <Group gap={4} style={{ position: 'absolute', top: 8, right: 8, zIndex: 1 }}>
-        <Tooltip label="Zoom out">
-          <ActionIcon variant="default" size="sm" onClick={() => zoomBy(1 / 1.25)} aria-label="Zoom out">
-            −
-          </ActionIcon>
-        </Tooltip>
-        <Tooltip label="Fit to width">
-          <ActionIcon
-            variant={zoom === null ? 'light' : 'default'}
-            size="sm"
-            onClick={() => setZoom(null)}
-            aria-label="Fit to width"
-            aria-pressed={zoom === null}
-          >
-            ⤢
-          </ActionIcon>
-        </Tooltip>
-        <Tooltip label="Zoom in">
-          <ActionIcon variant="default" size="sm" onClick={() => zoomBy(1.25)} aria-label="Zoom in">
-            +
-          </ActionIcon>
-        </Tooltip>
+    <div>
+      <Group justify="space-between" px="sm" py={6} wrap="nowrap" data-testid="graph-toolbar">
+        <Text size="xs" c="dimmed">
+          Drag a node’s right-hand dot onto another node to connect them.
+        </Text>
+        <Group gap={4} wrap="nowrap">
+          <Tooltip label="Zoom out">
+            <ActionIcon variant="default" size="sm" onClick={() => zoomBy(1 / 1.25)} aria-label="Zoom out">
+              −
+            </ActionIcon>
+          </Tooltip>
+          <Tooltip label="Fit to the card">
+            <ActionIcon
+              variant={zoom === null ? 'light' : 'default'}
+              size="sm"
+              onClick={() => setZoom(null)}
+              aria-label="Fit to the card"
+              aria-pressed={zoom === null}
+            >
+              ⤢
+            </ActionIcon>
+          </Tooltip>
+          <Tooltip label="Zoom in">
+            <ActionIcon variant="default" size="sm" onClick={() => zoomBy(1.25)} aria-label="Zoom in">
+              +
+            </ActionIcon>
+          </Tooltip>
+        </Group>
       </Group>
-      <div style={{ overflowX: 'auto' }}>
+      <div ref={frameRef} style={{ overflow: 'auto', maxHeight: '75vh' }} data-testid="graph-frame">
         <svg
           ref={svgRef}
           viewBox={`${box.x} ${box.y} ${box.w} ${box.h}`}
-          style={{
-            display: 'block',
-            width: zoom === null ? '100%' : Math.round(box.w * zoom),
-            maxWidth: zoom === null ? Math.round(box.w * 1.25) : undefined,
-            touchAction: 'none',
-            userSelect: 'none',
-          }}
+          width={Math.round(box.w * scale)}
+          height={Math.round(box.h * scale)}
+          style={{ display: 'block', touchAction: 'none', userSelect: 'none' }}
           role="group"
           aria-label="Rule chain graph: tab to a node, Enter selects it, arrow keys move it, Delete removes it"
           data-testid="rule-chain-graph"
-          onPointerDown={(e) => {
-            if (e.target === e.currentTarget) onSelect(null);
+          data-scale={scale.toFixed(2)}
+          onPointerMove={onSvgPointerMove}
+          onPointerUp={onSvgPointerUp}
+          onPointerCancel={() => {
+            setLink(null);
+            setFrozen(null);
           }}
         >
           <style>{`
@@ -269,6 +260,8 @@ export function ChainGraph({
         .rc-node:active { cursor: grabbing; }
         .rc-node .rc-focus { display: none; }
         .rc-node:focus-visible .rc-focus { display: inline; }
+        .rc-port { cursor: crosshair; }
+        .rc-port:hover { stroke-width: 3; }
       `}</style>
           <defs>
             <marker
@@ -281,6 +274,17 @@ export function ChainGraph({
               orient="auto"
             >
               <path d="M0,0 L10,5 L0,10 z" style={{ fill: colors.edge }} />
+            </marker>
+            <marker
+              id="rc-arrow-trace"
+              viewBox="0 0 10 10"
+              refX="9"
+              refY="5"
+              markerWidth="7"
+              markerHeight="7"
+              orient="auto"
+            >
+              <path d="M0,0 L10,5 L0,10 z" style={{ fill: colors.trace }} />
             </marker>
           </defs>
           <rect
@@ -300,7 +304,7 @@ export function ChainGraph({
                 width={INPUT_W}
                 height={32}
                 rx={16}
-                style={{ fill: colors.tint('input'), stroke: colors.edge }}
+                style={{ fill: colors.tint, stroke: colors.edge }}
               />
               <text
                 x={firstPos.x - INPUT_GAP - INPUT_W / 2}
@@ -312,7 +316,7 @@ export function ChainGraph({
                 Input
               </text>
               <path
-                d={`M${firstPos.x - INPUT_GAP},${firstPos.y + NODE_HEIGHT / 2} L${firstPos.x - 2},${firstPos.y + NODE_HEIGHT / 2}`}
+                d={`M${firstPos.x - INPUT_GAP},${firstPos.y + NODE_HEIGHT / 2} L${firstPos.x - 8},${firstPos.y + NODE_HEIGHT / 2}`}
                 markerEnd="url(#rc-arrow)"
                 style={{ stroke: colors.edge, strokeWidth: 1.5, fill: 'none' }}
               />
@@ -320,24 +324,34 @@ export function ChainGraph({
           )}
 
           {/* lines first, then their labels, so no line is drawn over another's label */}
-          {arrowShapes.map((a) => (
-            <path
-              key={a.key}
-              d={a.d}
-              markerEnd="url(#rc-arrow)"
-              data-testid="rule-chain-arrow"
-              data-relation={a.label}
-              style={{ stroke: colors.edge, strokeWidth: 1.5, fill: 'none' }}
-            />
-          ))}
-          {arrowShapes.map((a) => (
+          {arrows.map((a) => {
+            const traced = highlight?.arrows.has(a.key) === true;
+            return (
+              <path
+                key={a.key}
+                d={a.d}
+                markerEnd={traced ? 'url(#rc-arrow-trace)' : 'url(#rc-arrow)'}
+                data-testid="rule-chain-arrow"
+                data-relation={a.label}
+                data-from={a.from}
+                data-to={a.to}
+                data-traced={traced}
+                style={{
+                  stroke: traced ? colors.trace : colors.edge,
+                  strokeWidth: traced ? 2.5 : 1.5,
+                  fill: 'none',
+                }}
+              />
+            );
+          })}
+          {arrows.map((a) => (
             <g key={a.key} aria-hidden="true">
               <rect
                 data-label-box
                 x={a.lx - a.w / 2}
-                y={a.ly - 10}
+                y={a.ly - LABEL_H / 2}
                 width={a.w}
-                height={20}
+                height={LABEL_H}
                 rx={4}
                 style={{ fill: colors.labelBg, stroke: colors.edge, strokeWidth: 0.5 }}
               />
@@ -354,15 +368,39 @@ export function ChainGraph({
             </g>
           ))}
 
+          {link && linkFrom && (
+            <path
+              d={`M${linkFrom.x + NODE_WIDTH},${linkFrom.y + NODE_HEIGHT / 2} L${link.x},${link.y}`}
+              data-testid="pending-connection"
+              style={{ stroke: colors.selected, strokeWidth: 2, strokeDasharray: '6 4', fill: 'none' }}
+            />
+          )}
+
           {draft.nodes.map((node, i) => {
             const p = positionOf(node, i);
+            const type = typeOf.get(node.type);
             const isSelected = selected === i;
             const hasProblem = problemNodes.has(i);
-            const typeLabel = labels.get(node.type) ?? `Unsupported: ${shortType(node.type)}`;
+            const steps = highlight?.steps.get(i);
+            const typeLabel = type?.label ?? `Unsupported: ${shortType(node.type)}`;
+            const mark = debugMark(debugState(node, now));
+            const typeText = `${typeLabel}${mark ? ` · ${mark}` : ''}`;
+            const typeLine = fitLine(typeText, TYPE_WIDTH, [12, 11, 10]);
             const name = fitText(node.name, NAME_WIDTH, [14, 13, 12], 600);
             const squeeze =
               name.lines.length === 1 && textWidth(name.lines[0]!, name.fontSize, 600) > NAME_WIDTH;
             const nameY = name.lines.length === 1 ? [21] : [16, 29];
+            const hasOut = !type || type.relations.length > 0 || type.customRelations === true;
+            const accent = colors.accent(
+              TYPE_COLORS[node.type] ?? GROUP_COLORS[type?.componentType ?? ''] ?? 'gray',
+            );
+            const stroke = hasProblem
+              ? colors.error
+              : isSelected || linkTarget === i
+                ? colors.selected
+                : steps
+                  ? colors.trace
+                  : colors.edge;
             return (
               <g
                 key={node.id?.id ?? `new-${i}`}
@@ -371,16 +409,17 @@ export function ChainGraph({
                 tabIndex={0}
                 role="button"
                 aria-pressed={isSelected}
-                aria-label={`${node.name} ${typeLabel}${node.debugMode ? ' · debug' : ''}${hasProblem ? ', has a problem' : ''}`}
+                aria-label={`${node.name} ${typeLabel}${mark ? ` · ${mark}` : ''}${hasProblem ? ', has a problem' : ''}${steps ? `, step ${steps.join(' and ')} of the message` : ''}`}
                 data-testid="rule-node"
                 data-name={node.name}
                 data-index={i}
                 data-selected={isSelected}
                 data-problem={hasProblem}
-                onPointerDown={(e) => onPointerDown(e, i)}
-                onPointerMove={onPointerMove}
-                onPointerUp={onPointerUp}
-                onPointerCancel={onPointerUp}
+                data-traced={steps ? steps.join(',') : undefined}
+                onPointerDown={(e) => onNodePointerDown(e, i)}
+                onPointerMove={onNodePointerMove}
+                onPointerUp={onNodePointerUp}
+                onPointerCancel={onNodePointerUp}
                 onKeyDown={(e) => onKeyDown(e, i)}
               >
                 <title>{`${node.name}\n${node.type}`}</title>
@@ -399,11 +438,11 @@ export function ChainGraph({
                   rx={7}
                   style={{
                     fill: colors.nodeBg,
-                    stroke: hasProblem ? colors.error : isSelected ? colors.selected : colors.edge,
-                    strokeWidth: isSelected || hasProblem ? 2.5 : 1,
+                    stroke,
+                    strokeWidth: isSelected || hasProblem || steps || linkTarget === i ? 2.5 : 1,
                   }}
                 />
-                <rect width={6} height={NODE_HEIGHT} rx={3} style={{ fill: colors.accent(node.type) }} />
+                <rect width={6} height={NODE_HEIGHT} rx={3} style={{ fill: accent }} />
                 {name.lines.map((line, l) => (
                   <text
                     key={l}
@@ -423,11 +462,13 @@ export function ChainGraph({
                 <text
                   x={16}
                   y={name.lines.length === 1 ? 41 : 44}
-                  fontSize={12}
+                  fontSize={typeLine.fontSize}
+                  data-max-width={TYPE_WIDTH}
+                  textLength={typeLine.squeeze ? TYPE_WIDTH : undefined}
+                  lengthAdjust={typeLine.squeeze ? 'spacingAndGlyphs' : undefined}
                   style={{ fill: colors.dimmed }}
                 >
-                  {typeLabel}
-                  {node.debugMode ? ' · debug' : ''}
+                  {typeText}
                 </text>
                 {hasProblem && (
                   <text
@@ -440,6 +481,42 @@ export function ChainGraph({
                   >
                     !
                   </text>
+                )}
+                {steps && (
+                  <g aria-hidden="true" data-testid="trace-step">
+                    <rect
+                      x={NODE_WIDTH - 10 - textWidth(steps.join(','), 11, 700)}
+                      y={-11}
+                      width={textWidth(steps.join(','), 11, 700) + 14}
+                      height={18}
+                      rx={9}
+                      style={{ fill: colors.trace }}
+                    />
+                    <text
+                      x={NODE_WIDTH - 3}
+                      y={2}
+                      textAnchor="end"
+                      fontSize={11}
+                      fontWeight={700}
+                      style={{ fill: colors.traceText }}
+                    >
+                      {steps.join(',')}
+                    </text>
+                  </g>
+                )}
+                <circle aria-hidden="true" cx={0} cy={NODE_HEIGHT / 2} r={4} style={{ fill: colors.edge }} />
+                {hasOut && (
+                  <circle
+                    className="rc-port"
+                    aria-hidden="true"
+                    cx={NODE_WIDTH}
+                    cy={NODE_HEIGHT / 2}
+                    r={PORT_R}
+                    data-testid="node-out-port"
+                    data-index={i}
+                    style={{ fill: colors.nodeBg, stroke: accent, strokeWidth: 2 }}
+                    onPointerDown={(e) => onPortPointerDown(e, i)}
+                  />
                 )}
               </g>
             );

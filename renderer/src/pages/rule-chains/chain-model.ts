@@ -36,20 +36,53 @@ export function moveNode(draft: ChainDraft, index: number, x: number, y: number)
   });
 }
 
-/** A free spot: right of `near` if given (below it when that is taken), else right of everything. */
+/** Where the "Input" marker sits, left of the first node (the graph draws it there). */
+export const INPUT_W = 84;
+export const INPUT_GAP = 56;
+const GAP_X = 80;
+const GAP_Y = 28;
+
+/** The boxes a new node must not cover: every node, and the Input marker before the first one. */
+function occupied(draft: ChainDraft): { x: number; y: number; w: number; h: number }[] {
+  const boxes = draft.nodes.map((n, i) => ({ ...positionOf(n, i), w: NODE_WIDTH, h: NODE_HEIGHT }));
+  const first = draft.firstNodeIndex !== null ? boxes[draft.firstNodeIndex] : undefined;
+  if (first)
+    boxes.push({ x: first.x - INPUT_W - INPUT_GAP, y: first.y, w: INPUT_W + INPUT_GAP, h: NODE_HEIGHT });
+  return boxes;
+}
+
+/**
+ * A spot for a new node where it covers no node (with a margin): right of `near` if given (then below
+ * that), else the first free cell of the chain's own area, row by row, so the graph stays compact; else
+ * below everything.
+ */
 export function freeSpot(draft: ChainDraft, near?: number): { x: number; y: number } {
-  const spots = draft.nodes.map(positionOf);
-  const taken = (x: number, y: number) =>
-    spots.some((p) => Math.abs(p.x - x) < NODE_WIDTH && Math.abs(p.y - y) < NODE_HEIGHT + 12);
-  const anchor = near !== undefined ? spots[near] : undefined;
+  const boxes = occupied(draft);
+  const free = (x: number, y: number) =>
+    x >= 0 &&
+    y >= 0 &&
+    boxes.every(
+      (b) =>
+        x + NODE_WIDTH + GAP_X / 2 <= b.x ||
+        b.x + b.w + GAP_X / 2 <= x ||
+        y + NODE_HEIGHT + GAP_Y / 2 <= b.y ||
+        b.y + b.h + GAP_Y / 2 <= y,
+    );
+  if (draft.nodes.length === 0) return { x: 120, y: 80 };
+  const anchor = near !== undefined && draft.nodes[near] ? positionOf(draft.nodes[near], near) : undefined;
   if (anchor) {
-    const x = anchor.x + NODE_WIDTH + 80;
-    let y = anchor.y;
-    while (taken(x, y)) y += NODE_HEIGHT + 28;
-    return { x, y };
+    const x = anchor.x + NODE_WIDTH + GAP_X;
+    for (let y = anchor.y; y < anchor.y + 40 * (NODE_HEIGHT + GAP_Y); y += NODE_HEIGHT + GAP_Y)
+      if (free(x, y)) return { x, y };
   }
-  const maxX = spots.reduce((m, p) => Math.max(m, p.x), 0);
-  return { x: spots.length ? maxX + NODE_WIDTH + 80 : 120, y: 80 };
+  const minX = Math.min(...boxes.map((b) => b.x));
+  const minY = Math.min(...boxes.map((b) => b.y));
+  const maxX = Math.max(...boxes.map((b) => b.x + b.w));
+  const maxY = Math.max(...boxes.map((b) => b.y + b.h));
+  for (let y = Math.max(0, minY); y + NODE_HEIGHT <= maxY; y += (NODE_HEIGHT + GAP_Y) / 2)
+    for (let x = Math.max(0, minX); x + NODE_WIDTH <= maxX; x += (NODE_WIDTH + GAP_X) / 2)
+      if (free(x, y)) return { x, y };
+  return { x: Math.max(0, minX), y: maxY + GAP_Y };
 }
 
 export function addNode(draft: ChainDraft, node: RuleNodeJson): ChainDraft {
@@ -90,6 +123,19 @@ export function removeConnection(draft: ChainDraft, c: NodeConnection): ChainDra
       (x) => !(x.fromIndex === c.fromIndex && x.toIndex === c.toIndex && x.type === c.type),
     ),
   };
+}
+
+/**
+ * What is wrong with the relations chosen for a connection, or null: none chosen, or one the node does not
+ * emit when it does not name its own (`free`).
+ */
+export function relationProblem(chosen: string[], relations: string[], free: boolean): string | null {
+  if (chosen.length === 0) return 'Choose at least one relation';
+  const unknown = chosen.find((r) => r.trim() === '' || (!free && !relations.includes(r)));
+  if (unknown !== undefined)
+    return `'${unknown}' is not a relation of this node (it has ${relations.join(', ')})`;
+  const long = chosen.find((r) => r.length > 255);
+  return long ? 'A relation name has at most 255 characters' : null;
 }
 
 /** "org.thingsboard.rule.engine.telemetry.TbMsgTimeseriesNode" → "TbMsgTimeseriesNode" */

@@ -28,3 +28,15 @@ export function fitText(text: string, width: number, sizes: number[], fontWeight
   }
   return { lines: [text], fontSize: size };
 }
+
+/** One line in `width` px: the largest size from `sizes` that fits, else the smallest, squeezed (textLength). */
+export function fitLine(
+  text: string,
+  width: number,
+  sizes: number[],
+  fontWeight = 400,
+): { fontSize: number; squeeze: boolean } {
+  for (const size of sizes)
+    if (textWidth(text, size, fontWeight) <= width) return { fontSize: size, squeeze: false };
+  return { fontSize: sizes[sizes.length - 1]!, squeeze: true };
+}

@@ -1,8 +1,19 @@
-import { Alert, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import {
+  Alert,
+  MultiSelect,
+  NumberInput,
+  Select,
+  Stack,
+  Switch,
+  TagsInput,
+  Text,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
 import { useEffect, useState } from 'react';
 import type { TSchema } from 'typebox';
 import { fieldsOf, isClosed, type ConfigProblems, type FieldSpec } from './node-config.ts';
-import { hasScript, ScriptEditor } from './script-test-panel.tsx';
+import { hasScript, ScriptEditor, scriptKeys } from './script-test-panel.tsx';
 
 type Config = Record<string, unknown>;
 
@@ -40,6 +51,28 @@ function Field({
           onChange={(v) => onChange(v ?? undefined)}
           clearable
           placeholder={field.required ? 'Choose one' : 'Not set'}
+        />
+      );
+    case 'enumList':
+      return (
+        <MultiSelect
+          {...common}
+          data={field.options ?? []}
+          value={Array.isArray(value) ? value.map(String) : []}
+          onChange={(v) => onChange(v)}
+          clearable
+          placeholder={Array.isArray(value) && value.length ? undefined : 'None'}
+        />
+      );
+    case 'stringList':
+      return (
+        <TagsInput
+          {...common}
+          value={Array.isArray(value) ? value.map(String) : []}
+          onChange={(v) => onChange(v)}
+          acceptValueOnBlur
+          clearable
+          placeholder="Type and press Enter"
         />
       );
     case 'boolean':
@@ -155,9 +188,8 @@ export function NodeConfigForm({
   onChange: (config: Config) => void;
 }) {
   const script = nodeType !== undefined && hasScript(nodeType);
-  const fields = (schema ? fieldsOf(schema) : []).filter(
-    (f) => !script || (f.key !== 'jsScript' && f.key !== 'tbelScript'),
-  );
+  const hidden = nodeType ? scriptKeys(nodeType) : [];
+  const fields = (schema ? fieldsOf(schema) : []).filter((f) => !hidden.includes(f.key));
   return (
     <Stack gap="xs" data-testid="node-config-form">
       {fields.map((f) => (

@@ -20,9 +20,11 @@ interface JsonSchema {
   additionalProperties?: boolean | JsonSchema;
   minimum?: number;
   maximum?: number;
+  items?: JsonSchema;
 }
 
-export type FieldKind = 'enum' | 'boolean' | 'integer' | 'number' | 'string' | 'json';
+export type FieldKind =
+  'enum' | 'enumList' | 'stringList' | 'boolean' | 'integer' | 'number' | 'string' | 'json';
 
 export interface FieldSpec {
   key: string;
@@ -52,9 +54,22 @@ function humanize(key: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+const constants = (s: JsonSchema | undefined) =>
+  s?.anyOf && s.anyOf.length > 0 && s.anyOf.every((b) => b.const !== undefined)
+    ? s.anyOf.map((b) => String(b.const))
+    : undefined;
+
 function kindOf(s: JsonSchema): { kind: FieldKind; options?: string[] } {
-  if (s.anyOf && s.anyOf.length > 0 && s.anyOf.every((b) => b.const !== undefined))
-    return { kind: 'enum', options: s.anyOf.map((b) => String(b.const)) };
+  // a nullable value (anyOf [x, null]) is edited as x
+  const nonNull = s.anyOf?.filter((b) => b.type !== 'null');
+  if (nonNull && nonNull.length === 1 && s.anyOf!.length === 2) return kindOf(nonNull[0]!);
+  const options = constants(s);
+  if (options) return { kind: 'enum', options };
+  if (s.type === 'array') {
+    const items = constants(s.items);
+    if (items) return { kind: 'enumList', options: items };
+    if (s.items?.type === 'string') return { kind: 'stringList' };
+  }
   if (s.type === 'boolean') return { kind: 'boolean' };
   if (s.type === 'integer') return { kind: 'integer' };
   if (s.type === 'number') return { kind: 'number' };
@@ -68,8 +83,8 @@ export function fieldsOf(schema: TSchema): FieldSpec[] {
   const required = new Set(s.required ?? []);
   return Object.entries(s.properties ?? {}).map(([key, prop]) => ({
     key,
-    label: prop.title ?? humanize(key),
-    description: prop.description,
+    label: prop.title ?? prop.anyOf?.find((b) => b.title)?.title ?? humanize(key),
+    description: prop.description ?? prop.anyOf?.find((b) => b.description)?.description,
     required: required.has(key),
     min: prop.minimum,
     max: prop.maximum,

@@ -1,62 +1,187 @@
-import { Badge, Code, Group, ScrollArea, Stack, Text } from '@mantine/core';
-import type { RuleNodeJson } from '../../../../shared/rule-engine.ts';
-import { useRuleNodeDebugEvents } from '../../api/hooks.ts';
+import {
+  Badge,
+  Button,
+  Code,
+  Collapse,
+  Group,
+  Paper,
+  ScrollArea,
+  SegmentedControl,
+  Stack,
+  Text,
+  UnstyledButton,
+} from '@mantine/core';
+import { useState } from 'react';
+import type { DebugEventInfo } from '../../api/rule-chains-api.ts';
+import { useClearNodeDebugEvents, useNodeDebugEvents } from '../../api/rule-chains-hooks.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatTime } from '../../components/format.ts';
 
-const SHOWN = 30;
+type Filter = 'ALL' | 'IN' | 'OUT' | 'ERRORS';
 
-/** The node's last messages in and out with the relation taken; refreshed every 2 s while shown. */
-export function NodeDebugEvents({ node, savedDebug }: { node: RuleNodeJson; savedDebug: boolean }) {
-  const id = node.id?.id;
-  const events = useRuleNodeDebugEvents(id && savedDebug ? id : undefined);
-  if (!id || !savedDebug) {
+/** JSON text shown indented; anything else as it is. */
+function pretty(text: string | undefined): string {
+  if (text === undefined) return '';
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+function DebugEvent({ event, onFollow }: { event: DebugEventInfo; onFollow: (traceId: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const b = event.body;
+  const id = `debug-event-${event.id.id}`;
+  return (
+    <Paper withBorder p={6} radius="sm" data-testid="debug-event" data-direction={b.type}>
+      <UnstyledButton
+        w="100%"
+        onClick={() => setOpen((o) => !o)}
+        aria-expanded={open}
+        aria-controls={id}
+        data-testid="debug-event-toggle"
+      >
+        <Group gap={6} wrap="wrap">
+          <Badge size="xs" variant="light" color={b.type === 'IN' ? 'blue' : 'teal'}>
+            {b.type}
+          </Badge>
+          {b.relationType && (
+            <Badge size="xs" variant="outline" tt="none" data-testid="debug-event-relation">
+              {b.relationType}
+            </Badge>
+          )}
+          <Text size="xs" ff="monospace">
+            {b.msgType}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {formatTime(event.createdTime)}
+          </Text>
+          {b.error && (
+            <Badge size="xs" color="red" variant="light">
+              error
+            </Badge>
+          )}
+        </Group>
+        <Text size="xs" c="dimmed" ff="monospace" style={{ wordBreak: 'break-all' }}>
+          {b.entityType} {b.entityId}
+        </Text>
+        {b.error && (
+          <Text size="xs" c="red" data-testid="debug-event-error">
+            {b.error}
+          </Text>
+        )}
+      </UnstyledButton>
+      <Collapse expanded={open} id={id}>
+        <Stack gap={4} mt={4}>
+          <Text size="xs" fw={600}>
+            Data
+          </Text>
+          <Code
+            block
+            style={{ fontSize: 11, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}
+            data-testid="debug-event-data"
+          >
+            {pretty(b.data)}
+          </Code>
+          <Text size="xs" fw={600}>
+            Metadata
+          </Text>
+          <Code
+            block
+            style={{ fontSize: 11, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}
+            data-testid="debug-event-metadata"
+          >
+            {pretty(b.metadata)}
+          </Code>
+          <Text size="xs" c="dimmed" ff="monospace" style={{ wordBreak: 'break-all' }}>
+            message {b.msgId}
+          </Text>
+          <Group>
+            <Button
+              size="compact-xs"
+              variant="light"
+              onClick={() => onFollow(b.traceId)}
+              data-testid="follow-message"
+            >
+              Follow this message
+            </Button>
+          </Group>
+        </Stack>
+      </Collapse>
+    </Paper>
+  );
+}
+
+/**
+ * A saved node's last messages in and out (ThingsBoard's DEBUG_RULE_NODE events): direction, relation,
+ * message type, originator, error; open one for its data and metadata, or to follow the message through the
+ * chains. Refreshed every 2 s while shown.
+ */
+export function NodeDebugEvents({
+  nodeId,
+  recording,
+  onFollow,
+}: {
+  /** undefined: the node is not saved yet */
+  nodeId: string | undefined;
+  recording: boolean;
+  onFollow: (traceId: string) => void;
+}) {
+  const events = useNodeDebugEvents(nodeId);
+  const clear = useClearNodeDebugEvents();
+  const [filter, setFilter] = useState<Filter>('ALL');
+  if (!nodeId) {
     return (
       <Text size="sm" c="dimmed" data-testid="debug-events-off">
-        {node.debugMode
-          ? 'Save the chain to start recording this node’s messages.'
-          : 'Turn debug mode on (and save) to record the messages that go in and out of this node.'}
+        Save the chain to start recording this node’s messages.
       </Text>
     );
   }
-  const list = [...(events.data ?? [])].sort((a, b) => b.ts - a.ts).slice(0, SHOWN);
+  const all = events.data?.data ?? [];
+  const list = all.filter((e) =>
+    filter === 'ALL' ? true : filter === 'ERRORS' ? !!e.body.error : e.body.type === filter,
+  );
   return (
     <Stack gap="xs" data-testid="debug-events">
-      <ErrorAlert error={events.error} title="Could not load the debug events" />
-      {events.data && list.length === 0 && (
-        <Text size="sm" c="dimmed">
-          No messages yet: send the device some telemetry.
+      <Group justify="space-between" gap="xs">
+        <SegmentedControl
+          size="xs"
+          value={filter}
+          onChange={(v) => setFilter(v as Filter)}
+          data={[
+            { value: 'ALL', label: `All ${all.length}` },
+            { value: 'IN', label: 'In' },
+            { value: 'OUT', label: 'Out' },
+            { value: 'ERRORS', label: 'Errors' },
+          ]}
+          aria-label="Which events"
+          data-testid="debug-filter"
+        />
+        <Button
+          size="compact-xs"
+          variant="subtle"
+          color="red"
+          disabled={all.length === 0}
+          loading={clear.isPending}
+          onClick={() => clear.mutate(nodeId)}
+          data-testid="debug-clear"
+        >
+          Clear
+        </Button>
+      </Group>
+      <ErrorAlert error={events.error ?? clear.error} title="Could not load the debug events" />
+      {events.data && all.length === 0 && (
+        <Text size="sm" c="dimmed" data-testid="debug-events-empty">
+          {recording
+            ? 'No messages yet: send the device some telemetry.'
+            : 'Nothing recorded: switch debug on (and save) to record the messages that go in and out of this node.'}
         </Text>
       )}
-      <ScrollArea.Autosize mah={360}>
+      <ScrollArea.Autosize mah={420} type="auto">
         <Stack gap={6}>
-          {list.map((e, i) => (
-            <Stack key={`${e.ts}-${i}`} gap={2} data-testid="debug-event" data-direction={e.direction}>
-              <Group gap={6}>
-                <Badge size="xs" variant="light" color={e.direction === 'IN' ? 'blue' : 'teal'}>
-                  {e.direction}
-                </Badge>
-                {e.relation && (
-                  <Badge size="xs" variant="outline" tt="none">
-                    {e.relation}
-                  </Badge>
-                )}
-                <Text size="xs" ff="monospace">
-                  {e.msgType}
-                </Text>
-                <Text size="xs" c="dimmed">
-                  {formatTime(e.ts)}
-                </Text>
-              </Group>
-              <Code block style={{ fontSize: 11, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-                {JSON.stringify(e.data)}
-              </Code>
-              {e.error && (
-                <Text size="xs" c="red">
-                  {e.error}
-                </Text>
-              )}
-            </Stack>
+          {list.map((e) => (
+            <DebugEvent key={e.id.id} event={e} onFollow={onFollow} />
           ))}
         </Stack>
       </ScrollArea.Autosize>

@@ -5,16 +5,49 @@ import { useTestScript } from '../../api/hooks.ts';
 
 type Config = Record<string, unknown>;
 
-/** What each script node does with its script's result (RuleChainController.testScript's scriptType). */
-const SCRIPT_TYPES: Record<string, { scriptType: string; argNames: [string, string, string] }> = {
-  [NODE_TYPES.scriptFilter]: { scriptType: 'filter', argNames: ['msg', 'metadata', 'msgType'] },
-  [NODE_TYPES.scriptSwitch]: { scriptType: 'switch', argNames: ['msg', 'metadata', 'msgType'] },
-  [NODE_TYPES.scriptTransform]: { scriptType: 'update', argNames: ['msg', 'metadata', 'msgType'] },
-  [NODE_TYPES.log]: { scriptType: 'string', argNames: ['msg', 'metadata', 'msgType'] },
-  [NODE_TYPES.msgGenerator]: { scriptType: 'generate', argNames: ['prevMsg', 'prevMetadata', 'prevMsgType'] },
+/**
+ * What each script node does with its script's result (RuleChainController.testScript's scriptType), and
+ * where its configuration keeps the JavaScript and the TBEL.
+ */
+interface ScriptSpec {
+  scriptType: string;
+  argNames: [string, string, string];
+  js: string;
+  tbel: string;
+}
+const MSG_ARGS: [string, string, string] = ['msg', 'metadata', 'msgType'];
+const plain = (scriptType: string): ScriptSpec => ({
+  scriptType,
+  argNames: MSG_ARGS,
+  js: 'jsScript',
+  tbel: 'tbelScript',
+});
+const alarmDetails: ScriptSpec = {
+  scriptType: 'json',
+  argNames: MSG_ARGS,
+  js: 'alarmDetailsBuildJs',
+  tbel: 'alarmDetailsBuildTbel',
+};
+const SCRIPT_TYPES: Record<string, ScriptSpec> = {
+  [NODE_TYPES.scriptFilter]: plain('filter'),
+  [NODE_TYPES.scriptSwitch]: plain('switch'),
+  [NODE_TYPES.scriptTransform]: plain('update'),
+  [NODE_TYPES.log]: plain('string'),
+  [NODE_TYPES.msgGenerator]: {
+    ...plain('generate'),
+    argNames: ['prevMsg', 'prevMetadata', 'prevMsgType'],
+  },
+  [NODE_TYPES.createAlarm]: alarmDetails,
+  [NODE_TYPES.clearAlarm]: alarmDetails,
 };
 
 export const hasScript = (nodeType: string) => nodeType in SCRIPT_TYPES;
+
+/** The configuration keys the script editor shows (the form leaves them out). */
+export const scriptKeys = (nodeType: string): string[] => {
+  const spec = SCRIPT_TYPES[nodeType];
+  return spec ? [spec.js, spec.tbel] : [];
+};
 
 const mono = { input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } };
 
@@ -59,7 +92,7 @@ export function ScriptEditor({
 }) {
   const spec = SCRIPT_TYPES[nodeType]!;
   const lang = config.scriptLang === 'TBEL' ? 'TBEL' : 'JS';
-  const key = lang === 'TBEL' ? 'tbelScript' : 'jsScript';
+  const key = lang === 'TBEL' ? spec.tbel : spec.js;
   const script = typeof config[key] === 'string' ? (config[key] as string) : '';
   const [open, setOpen] = useState(false);
   const [msg, setMsg] = useState('{\n  "temperature": 22.4,\n  "humidity": 78\n}');
@@ -88,7 +121,7 @@ export function ScriptEditor({
   return (
     <Stack gap="xs" data-testid="script-editor">
       <CodeArea
-        label={lang === 'TBEL' ? 'TBEL script' : 'JavaScript'}
+        label={`${spec.scriptType === 'json' ? 'Details builder' : 'Script'} (${lang === 'TBEL' ? 'TBEL' : 'JavaScript'})`}
         description={`function (${spec.argNames.join(', ')}) { … }`}
         minRows={4}
         maxRows={16}
