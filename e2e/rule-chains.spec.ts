@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
+import type { Page } from '@playwright/test';
 import {
   expect,
   logIn,
@@ -7,142 +10,412 @@ import {
   saveScreenshotsInBothThemes,
   test,
   waitForPage,
+  type RestClient,
 } from './support/fixtures.ts';
 
-test('the rule chain editor adds a push to edge node after Save Timeseries, validates it, saves it', async ({
+const THERMOSTAT_FILE = fileURLToPath(
+  new URL('./fixtures/thingsboard-thermostat-chain.json', import.meta.url),
+);
+
+const ruleNode = (page: Page, name: string) => page.locator(`[data-testid="rule-node"][data-name="${name}"]`);
+
+/** Adds a node from the palette: searches, then Enter adds the first match. */
+async function addFromPalette(page: Page, search: string): Promise<void> {
+  await page.getByTestId('add-node').click();
+  const input = page.getByTestId('palette-search');
+  await expect(input).toBeFocused();
+  await input.fill(search);
+  await input.press('Enter');
+  await expect(page.getByTestId('palette-search')).toHaveCount(0);
+  // the new node is selected and scrolled into the graph's view
+  const added = page.locator('[data-testid="rule-node"][data-selected="true"]');
+  await expect(added).toBeInViewport();
+}
+
+/** Drags from a node's output port onto another node, then picks the relations in the dialog. */
+async function dragConnect(page: Page, from: string, to: string, relations: string[]): Promise<void> {
+  const port = ruleNode(page, from).getByTestId('node-out-port');
+  await port.scrollIntoViewIfNeeded();
+  const a = (await port.boundingBox())!;
+  const b = (await ruleNode(page, to).boundingBox())!;
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 12 });
+  await expect(page.getByTestId('pending-connection')).toBeAttached();
+  await page.mouse.up();
+  const dialog = page.getByTestId('connect-dialog');
+  const input = dialog.getByTestId('relation-input');
+  await expect(input).toBeVisible();
+  await input.click();
+  // the dialog proposes the node's first relation; the test says which ones it wants
+  for (let i = 0; i < 10 && (await dialog.locator('.mantine-Pill-root').count()) > 0; i++)
+    await input.press('Backspace');
+  for (const r of relations) {
+    await input.fill(r);
+    await input.press('Enter');
+  }
+  await input.press('Enter');
+  await expect(dialog).toHaveCount(0);
+}
+
+async function deviceToken(
+  rest: RestClient,
+  jwt: string,
+  name: string,
+): Promise<{ id: string; token: string }> {
+  const res = await rest.request('/api/device', { method: 'POST', json: { name }, auth: `Bearer ${jwt}` });
+  const id = ((await res.json()) as { id: { id: string } }).id.id;
+  const credentials = await rest.request(`/api/device/${id}/credentials`, { auth: `Bearer ${jwt}` });
+  return { id, token: ((await credentials.json()) as { credentialsId: string }).credentialsId };
+}
+
+async function publish(url: string, token: string, values: Record<string, unknown>): Promise<void> {
+  const device = await mqtt.connectAsync(url, { username: token, reconnectPeriod: 0 });
+  try {
+    await device.publishAsync('v1/devices/me/telemetry', JSON.stringify(values), { qos: 1 });
+  } finally {
+    await device.endAsync();
+  }
+}
+
+test('build a chain by dragging in the editor, test its script, watch debug events IN and OUT and follow a message', async ({
+  page,
+  rest,
+  sandboard,
+}) => {
+  test.setTimeout(120_000);
+  const jwt = await rest.login();
+  const device = await deviceToken(rest, jwt, 'Oven 3');
+  await logIn(page);
+  await openFromNav(page, 'rule-chains');
+  await expect(page.getByTestId('rule-node')).toHaveCount(6);
+
+  // a new chain, from the keyboard: Enter creates it and it opens
+  await page.getByTestId('chain-new').click();
+  await page.getByTestId('chain-form-name').fill('Oven watch');
+  await page.getByTestId('chain-form-name').press('Enter');
+  await expect(page.getByTestId('rule-chain-name')).toHaveText('Oven watch');
+  await expect(page.getByTestId('rule-node')).toHaveCount(0);
+
+  // three nodes from the searchable palette, each placed clear of the others
+  await addFromPalette(page, 'script filter');
+  await addFromPalette(page, 'create alarm');
+  await addFromPalette(page, 'save time');
+  await expect(page.getByTestId('rule-node')).toHaveCount(3);
+  const boxes = await page
+    .getByTestId('rule-node')
+    .evaluateAll((els) =>
+      els.map((e) => e.getBoundingClientRect()).map((r) => [r.left, r.top, r.right, r.bottom]),
+    );
+  for (const [i, a] of boxes.entries())
+    for (const b of boxes.slice(i + 1))
+      expect(a[0]! < b[2]! && b[0]! < a[2]! && a[1]! < b[3]! && b[1]! < a[3]!, 'nodes overlap').toBe(false);
+
+  // the script filter's script, tested in the sandbox from its form
+  await ruleNode(page, 'Script Filter').click();
+  const panel = page.getByTestId('node-panel');
+  await expect(panel).toHaveAttribute('data-node', 'Script Filter');
+  await expect(panel.getByTestId('node-doc')).toContainText(
+    'Filter incoming messages using TBEL or JS script',
+  );
+  await panel.getByTestId('script-source').fill('return msg.temperature > 200;');
+  await panel.getByTestId('script-test-toggle').click();
+  await panel.getByTestId('script-test-msg').fill('{"temperature": 250}');
+  await panel.getByTestId('script-test-run').click();
+  await expect(panel.getByTestId('script-test-output')).toHaveText('true');
+  await panel.getByTestId('node-debug-all').check();
+
+  // connect by dragging from the ports: the filter's True to the alarm, the filter's False to Save Timeseries
+  await dragConnect(page, 'Script Filter', 'Create Alarm', ['True']);
+  await dragConnect(page, 'Script Filter', 'Save Timeseries', ['False']);
+  await expect(page.locator('[data-testid="rule-chain-arrow"][data-relation="True"]')).toHaveCount(1);
+  await expect(page.locator('[data-testid="rule-chain-arrow"][data-relation="False"]')).toHaveCount(1);
+  await ruleNode(page, 'Create Alarm').click();
+  await expect(page.getByTestId('node-panel')).toHaveAttribute('data-node', 'Create Alarm');
+  await page.getByTestId('node-panel').getByTestId('node-debug-all').check();
+  await page.getByTestId('save-chain').click();
+  await expect(page.getByTestId('chain-saved')).toBeVisible();
+
+  // this chain becomes the root: the oven's telemetry goes through it
+  await page.getByTestId('tab-chains').click();
+  await page.locator('[data-testid="chain-row"][data-name="Oven watch"]').getByTestId('chain-menu').click();
+  await page.getByTestId('chain-set-root').click();
+  await expect(
+    page.locator('[data-testid="chain-row"][data-name="Oven watch"]').getByTestId('chain-root'),
+  ).toHaveText('root');
+  await publish(sandboard.urls.mqtt, device.token, { temperature: 230 });
+
+  // the alarm node's events: the message IN (by True), the ALARM message OUT on Created
+  await ruleNode(page, 'Create Alarm').click();
+  const events = page.getByTestId('node-panel').getByTestId('debug-event');
+  await expect(events.filter({ hasText: 'POST_TELEMETRY_REQUEST' })).toHaveCount(1);
+  const out = page.locator('[data-testid="debug-event"][data-direction="OUT"]');
+  await expect(out).toContainText('Created');
+  await expect(out).toContainText('ALARM');
+  const inEvent = page.locator('[data-testid="debug-event"][data-direction="IN"]');
+  await expect(inEvent.getByTestId('debug-event-relation')).toHaveText('True');
+  await expect(inEvent).toContainText(`DEVICE ${device.id}`);
+  await out.getByTestId('debug-event-toggle').click();
+  await expect(out.getByTestId('debug-event-metadata')).toContainText('"isNewAlarm": "true"');
+  await expect(out.getByTestId('debug-event-data')).toContainText('"type": "General Alarm"');
+
+  // follow the message: its way through both nodes, numbered on the graph
+  await out.getByTestId('follow-message').click();
+  const trace = page.getByTestId('trace-panel');
+  await expect(trace.getByTestId('trace-step-row')).toHaveCount(2);
+  await expect(trace.getByTestId('trace-step-row').first()).toHaveAttribute('data-node', 'Script Filter');
+  await expect(ruleNode(page, 'Script Filter')).toHaveAttribute('data-traced', '1');
+  await expect(ruleNode(page, 'Create Alarm')).toHaveAttribute('data-traced', '2');
+  await expect(page.locator('[data-testid="rule-chain-arrow"][data-traced="true"]')).toHaveAttribute(
+    'data-relation',
+    'True',
+  );
+  await saveScreenshotsInBothThemes(page, 'rule-chain-editor');
+});
+
+test('undo and redo: adding, renaming, moving and connecting are undone and redone, by button and keyboard', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await logIn(page);
+  await openFromNav(page, 'rule-chains');
+  const nodes = page.getByTestId('rule-node');
+  await expect(nodes).toHaveCount(6);
+  await expect(page.getByTestId('undo')).toBeDisabled();
+
+  await ruleNode(page, 'Save Timeseries').click();
+  await addFromPalette(page, 'push to edge');
+  await expect(nodes).toHaveCount(7);
+  await expect(page.getByTestId('chain-editor')).toHaveAttribute('data-dirty', 'true');
+  await page.getByTestId('undo').click();
+  await expect(nodes).toHaveCount(6);
+  await expect(page.getByTestId('chain-editor')).toHaveAttribute('data-dirty', 'false');
+  await page.getByTestId('redo').click();
+  await expect(nodes).toHaveCount(7);
+
+  // typing a name is one step
+  await ruleNode(page, 'Push to edge').click();
+  await page.getByTestId('node-name').fill('Edge feed');
+  await expect(ruleNode(page, 'Edge feed')).toHaveCount(1);
+  // out of the text field, the editor's own undo (in it, the field's)
+  await ruleNode(page, 'Edge feed').focus();
+  await page.keyboard.press('Control+z');
+  await expect(ruleNode(page, 'Push to edge')).toHaveCount(1);
+  await page.keyboard.press('Control+Shift+z');
+  await expect(ruleNode(page, 'Edge feed')).toHaveCount(1);
+
+  // a move with the arrow keys, and a connection made from the node's panel
+  const before = await ruleNode(page, 'Edge feed').getAttribute('transform');
+  await ruleNode(page, 'Edge feed').focus();
+  await page.keyboard.press('Shift+ArrowDown');
+  await expect(ruleNode(page, 'Edge feed')).not.toHaveAttribute('transform', before!);
+  await page.keyboard.press('Control+z');
+  await expect(ruleNode(page, 'Edge feed')).toHaveAttribute('transform', before!);
+
+  await ruleNode(page, 'Save Timeseries').click();
+  const panel = page.getByTestId('node-panel');
+  await panel.getByTestId('connection-target').click();
+  await page.getByRole('option', { name: 'Edge feed' }).click();
+  await panel.getByTestId('connect-nodes').click();
+  const arrow = page.locator('[data-testid="rule-chain-arrow"][data-relation="Success"]');
+  await expect(arrow).toHaveCount(1);
+  await page.getByTestId('undo').click();
+  await expect(arrow).toHaveCount(0);
+  await page.getByTestId('redo').click();
+  await expect(arrow).toHaveCount(1);
+
+  await page.getByTestId('save-chain').click();
+  await expect(page.getByTestId('chain-saved')).toBeVisible();
+  await page.reload();
+  await waitForPage(page, 'rule-chains');
+  await expect(nodes).toHaveCount(7);
+  await expect(arrow).toHaveCount(1);
+});
+
+test("import and export through the buttons: a file from ThingsBoard's UI imports, runs, and exports again", async ({
   page,
   rest,
   sandboard,
 }) => {
   test.setTimeout(90_000);
   const jwt = await rest.login();
-  const res = await rest.request('/api/device', {
-    method: 'POST',
-    json: { name: 'chain-probe' },
-    auth: `Bearer ${jwt}`,
-  });
-  const deviceId = ((await res.json()) as { id: { id: string } }).id.id;
-  // an edge the device is assigned to, so the push to edge node has somewhere to push
-  const edge = await rest.request('/api/edge', {
-    method: 'POST',
-    json: { name: 'probe edge' },
-    auth: `Bearer ${jwt}`,
-  });
-  const edgeId = ((await edge.json()) as { id: { id: string } }).id.id;
-  const assigned = await rest.request(`/api/edge/${edgeId}/device/${deviceId}`, {
-    method: 'POST',
-    auth: `Bearer ${jwt}`,
-  });
-  expect(assigned.status).toBe(200);
-
+  const device = await deviceToken(rest, jwt, 'Thermostat 9');
   await logIn(page);
   await openFromNav(page, 'rule-chains');
-  const nodes = page.getByTestId('rule-node');
-  await expect(nodes).toHaveCount(6);
-  const node = (name: string) => page.locator(`[data-testid="rule-node"][data-name="${name}"]`);
+  await expect(page.getByTestId('rule-node')).toHaveCount(6);
 
-  // select Save Timeseries, then add a push to edge node: it is placed after it
-  await node('Save Timeseries').click();
-  await expect(page.getByTestId('node-panel')).toHaveAttribute('data-node', 'Save Timeseries');
-  await page.getByTestId('add-node').click();
-  await page.getByRole('menuitem', { name: 'Push to edge' }).click();
-  await expect(nodes).toHaveCount(7);
-  const panel = page.getByTestId('node-panel');
-  await expect(panel).toHaveAttribute('data-node', 'Push to edge');
-
-  // an invalid configuration is shown inline, in the generated form and on the graph
-  const configJson = panel.getByTestId('node-config-json');
-  await configJson.fill('{"scope": "SERVER_SCOPE", "color": "red"}');
-  await expect(panel.getByTestId('node-config-general-error')).toHaveText("'color' is not allowed here");
-  await configJson.fill('{}');
-  await expect(panel.getByTestId('node-config-form')).toContainText('is required');
-  await expect(node('Push to edge')).toHaveAttribute('data-problem', 'true');
-  // the server refuses it too, naming the node: its message shows next to the node
-  await page.getByTestId('save-chain').click();
-  await expect(panel.getByTestId('node-server-error')).toContainText(
-    "nodes[6].configuration (Push to edge): 'scope' is required",
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByTestId('import-chain').click();
+  await (await chooser).setFiles(THERMOSTAT_FILE);
+  await expect(page.getByTestId('chains-notice')).toContainText(
+    'Thermostat alarms (5 nodes) is a new CORE chain',
   );
-  await saveScreenshot(page, 'rule-chain-invalid');
+  await expect(page.getByTestId('rule-chain-name')).toHaveText('Thermostat alarms');
+  await expect(page.getByTestId('rule-node')).toHaveCount(5);
+  await expect(ruleNode(page, 'Raise High Temperature')).toContainText('Create Alarm');
 
-  // a valid configuration from the scope dropdown, debug on
-  await panel.locator('[data-config-key="scope"]').click();
-  await page.getByRole('option', { name: 'SERVER_SCOPE' }).click();
-  await expect(panel.getByTestId('node-config-form')).not.toContainText('is required');
-  await expect(node('Push to edge')).toHaveAttribute('data-problem', 'false');
-  await panel.getByTestId('node-debug').check();
+  // it runs: made the root, a hot reading raises its alarm
+  await page.getByTestId('tab-chains').click();
+  const row = page.locator('[data-testid="chain-row"][data-name="Thermostat alarms"]');
+  await row.getByTestId('chain-menu').click();
+  await page.getByTestId('chain-set-root').click();
+  await expect(row.getByTestId('chain-root')).toBeVisible();
+  await publish(sandboard.urls.mqtt, device.token, { temperature: 64 });
+  await expect
+    .poll(async () => {
+      const res = await rest.request(
+        `/api/alarm/DEVICE/${device.id}?pageSize=10&page=0&searchStatus=ACTIVE`,
+        { auth: `Bearer ${jwt}` },
+      );
+      return ((await res.json()) as { data: { type: string; severity: string; details: unknown }[] }).data;
+    })
+    .toEqual([
+      expect.objectContaining({ type: 'High Temperature', severity: 'MAJOR', details: { temperature: 64 } }),
+    ]);
 
-  // connect Save Timeseries → Push to edge with Success, from the source's panel
-  await node('Save Timeseries').click();
-  const source = page.getByTestId('node-panel');
-  await expect(source).toHaveAttribute('data-node', 'Save Timeseries');
-  await expect(source.getByTestId('connection-relation')).toHaveValue('Success');
-  await source.getByTestId('connection-target').click();
-  await page.getByRole('option', { name: 'Push to edge' }).click();
-  await source.getByTestId('connect-nodes').click();
-  await expect(page.locator('[data-testid="rule-chain-arrow"][data-relation="Success"]')).toHaveCount(1);
+  // exported again: ThingsBoard's file shape, with the nodes and connections
+  const download = page.waitForEvent('download');
+  await page.getByTestId('export-chain').click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe('Thermostat-alarms.json');
+  const exported = JSON.parse(readFileSync((await file.path())!, 'utf8')) as {
+    ruleChain: { name: string; root: boolean };
+    metadata: { nodes: { type: string; name: string }[]; connections: unknown[] };
+  };
+  // as ThingsBoard exports it: the file does not make the chain a root where it is imported
+  expect(exported.ruleChain).toMatchObject({ name: 'Thermostat alarms', root: false });
+  expect(exported.metadata.nodes.map((n) => n.name)).toEqual([
+    'Message Type Switch',
+    'Too hot',
+    'Raise High Temperature',
+    'Clear High Temperature',
+    'Save Timeseries',
+  ]);
+  expect(exported.metadata.connections).toHaveLength(4);
 
-  // keyboard: the focused node moves with the arrow keys
-  const before = await node('Push to edge').getAttribute('transform');
-  await node('Push to edge').focus();
-  await page.keyboard.press('Shift+ArrowDown');
-  await expect(node('Push to edge')).not.toHaveAttribute('transform', before!);
-
-  await page.getByTestId('save-chain').click();
-  await expect(page.getByTestId('chain-saved')).toBeVisible();
-  await expect(page.getByTestId('chain-editor')).toHaveAttribute('data-dirty', 'false');
-
-  // after a reload the node is there, connected, and its debug panel records a message
-  await page.reload();
-  await waitForPage(page, 'rule-chains');
-  await expect(nodes).toHaveCount(7);
-  await expect(page.locator('[data-testid="rule-chain-arrow"][data-relation="Success"]')).toHaveCount(1);
-  await node('Push to edge').click();
-  await expect(page.getByTestId('node-panel').getByTestId('node-debug')).toBeChecked();
-  // device telemetry (MQTT: POST_TELEMETRY_REQUEST) goes Message Type Switch → Save Timeseries → here
-  const credentials = await rest.request(`/api/device/${deviceId}/credentials`, { auth: `Bearer ${jwt}` });
-  const token = ((await credentials.json()) as { credentialsId: string }).credentialsId;
-  const device = await mqtt.connectAsync(sandboard.urls.mqtt, { username: token, reconnectPeriod: 0 });
-  try {
-    await device.publishAsync('v1/devices/me/telemetry', JSON.stringify({ temperature: 21.5 }), { qos: 1 });
-  } finally {
-    await device.endAsync();
-  }
-  const events = page.getByTestId('debug-event');
-  await expect(events.filter({ hasText: 'POST_TELEMETRY_REQUEST' }).first()).toBeVisible();
-  await expect(page.locator('[data-testid="debug-event"][data-direction="OUT"]')).toContainText('Success');
-  await saveScreenshotsInBothThemes(page, 'rule-chain-editor');
+  // a file that is no chain says why
+  const chooser2 = page.waitForEvent('filechooser');
+  await page.getByTestId('import-chain').click();
+  await (
+    await chooser2
+  ).setFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('[1]') });
+  await expect(page.getByTestId('chains-notice')).toContainText('The file holds no rule chain');
 });
 
-test('a script node form tests its script on a sample message in the sandbox', async ({ page }) => {
+test('chains: create an edge chain, rename it, the root cannot be deleted, another chain can', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await logIn(page);
+  await openFromNav(page, 'rule-chains');
+  await expect(page.getByTestId('rule-node')).toHaveCount(6);
+  const row = (name: string) => page.locator(`[data-testid="chain-row"][data-name="${name}"]`);
+  await expect(row('Root Rule Chain').getByTestId('chain-root')).toHaveText('root');
+
+  await page.getByTestId('chain-new').click();
+  await page.getByTestId('chain-form-name').fill('Site edge');
+  await page.getByTestId('chain-form-type').getByText('Edge (run by edges)').click();
+  await page.getByTestId('chain-form-save').click();
+  await expect(page.getByTestId('rule-chain-name')).toHaveText('Site edge');
+  await expect(page.getByText('edge chain', { exact: true })).toBeVisible();
+  // an edge chain's palette offers push to cloud, not push to edge
+  await page.getByTestId('add-node').click();
+  await page.getByTestId('palette-search').fill('push');
+  await expect(page.getByTestId('palette-item')).toHaveCount(1);
+  await expect(page.getByTestId('palette-item')).toHaveAttribute('data-label', 'Push To Cloud');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('palette-search')).toHaveCount(0);
+
+  await page.getByTestId('tab-chains').click();
+  await row('Site edge').getByTestId('chain-menu').click();
+  await page.getByTestId('chain-rename').click();
+  await page.getByTestId('chain-form-name').fill('Site edge chain');
+  await page.getByTestId('chain-form-name').press('Enter');
+  await expect(row('Site edge chain')).toBeVisible();
+  await expect(page.getByTestId('rule-chain-name')).toHaveText('Site edge chain');
+
+  await row('Root Rule Chain').getByTestId('chain-menu').click();
+  await expect(page.getByTestId('chain-delete')).toBeDisabled();
+  await page.keyboard.press('Escape');
+  await row('Site edge chain').getByTestId('chain-menu').click();
+  await page.getByTestId('chain-delete').click();
+  await page.getByTestId('confirm-ok').click();
+  await expect(row('Site edge chain')).toHaveCount(0);
+  await expect(page.getByTestId('rule-chain-name')).toHaveText('Root Rule Chain');
+});
+
+test('the push to edge node is validated inline and by the server, which names the node', async ({
+  page,
+}) => {
   test.setTimeout(90_000);
   await logIn(page);
   await openFromNav(page, 'rule-chains');
   const nodes = page.getByTestId('rule-node');
   await expect(nodes).toHaveCount(6);
-  await page.locator('[data-testid="rule-node"][data-name="Save Timeseries"]').click();
-  await page.getByTestId('add-node').click();
-  await page.getByRole('menuitem', { name: 'Script Filter' }).click();
-  await expect(nodes).toHaveCount(7);
+  await ruleNode(page, 'Save Timeseries').click();
+  await addFromPalette(page, 'push to edge');
   const panel = page.getByTestId('node-panel');
-  await expect(panel).toHaveAttribute('data-node', 'Script Filter');
-
-  // ThingsBoard's default TBEL filter, run on the sample telemetry (temperature 22.4)
-  const source = panel.getByTestId('script-source');
-  await expect(source).toHaveValue('return msg.temperature > 20;');
-  await panel.getByTestId('script-test-toggle').click();
-  await panel.getByTestId('script-test-run').click();
-  await expect(panel.getByTestId('script-test-output')).toHaveText('true');
-
-  await source.fill('return msg.temperature > 30;');
-  await panel.getByTestId('script-test-run').click();
-  await expect(panel.getByTestId('script-test-output')).toHaveText('false');
-
-  // what TBEL does not have is refused with the line and the construct
-  await source.fill('var t = msg.temperature;\nreturn t === 22.4;');
-  await panel.getByTestId('script-test-run').click();
-  await expect(panel.getByTestId('script-test-error')).toContainText(
-    "line 2: '===' is JavaScript; TBEL compares with == (at '===')",
+  await expect(panel).toHaveAttribute('data-node', 'Push to edge');
+  const configJson = panel.getByTestId('node-config-json');
+  await configJson.fill('{"scope": "SERVER_SCOPE", "color": "red"}');
+  await expect(panel.getByTestId('node-config-general-error')).toHaveText("'color' is not allowed here");
+  await configJson.fill('{}');
+  await expect(panel.getByTestId('node-config-form')).toContainText('is required');
+  await expect(ruleNode(page, 'Push to edge')).toHaveAttribute('data-problem', 'true');
+  await page.getByTestId('save-chain').click();
+  await expect(panel.getByTestId('node-server-error')).toContainText(
+    "nodes[6].configuration (Push to edge): 'scope' is required",
   );
+  await saveScreenshot(page, 'rule-chain-invalid');
+  await panel.locator('[data-config-key="scope"]').click();
+  await page.getByRole('option', { name: 'SERVER_SCOPE' }).click();
+  await expect(panel.getByTestId('node-config-form')).not.toContainText('is required');
+  await expect(ruleNode(page, 'Push to edge')).toHaveAttribute('data-problem', 'false');
+});
+
+test("a script switch's relations are typed when connecting; an alarm node's details script is tested", async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await logIn(page);
+  await openFromNav(page, 'rule-chains');
+  await expect(page.getByTestId('rule-node')).toHaveCount(6);
+  await addFromPalette(page, 'script switch');
+  await addFromPalette(page, 'clear alarm');
+  await dragConnect(page, 'Script Switch', 'Clear Alarm', ['cooled down', 'reset']);
+  await expect(
+    page.locator('[data-testid="rule-chain-arrow"][data-relation="cooled down / reset"]'),
+  ).toHaveCount(1);
+
+  // a relation the node does not have is refused for nodes that do not name their own
+  await dragConnect(page, 'Clear Alarm', 'Script Switch', ['Cleared']);
+  const port = ruleNode(page, 'Clear Alarm').getByTestId('node-out-port');
+  await port.scrollIntoViewIfNeeded();
+  const a = (await port.boundingBox())!;
+  const b = (await ruleNode(page, 'Log Other').boundingBox())!;
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
+  await page.mouse.up();
+  const input = page.getByTestId('connect-dialog').getByTestId('relation-input');
+  await input.fill('Whatever');
+  await input.press('Enter');
+  // Enter in the emptied field confirms
+  await input.press('Enter');
+  await expect(page.getByTestId('connect-dialog')).toContainText("'Whatever' is not a relation of this node");
+  // Esc closes the field's list of relations, then the dialog
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('connect-dialog')).toHaveCount(0);
+
+  // the clear alarm node's details builder (TBEL), run on a sample with the previous details
+  await ruleNode(page, 'Clear Alarm').click();
+  const panel = page.getByTestId('node-panel');
+  await expect(panel.getByTestId('script-source')).toHaveValue(/metadata\.prevAlarmDetails != null/);
+  await panel.getByTestId('script-test-toggle').click();
+  await panel.getByTestId('script-test-metadata').fill('{"prevAlarmDetails": "{\\"count\\": 3}"}');
+  await panel.getByTestId('script-test-run').click();
+  await expect(panel.getByTestId('script-test-output')).toHaveText('{"count":3}');
   await saveScreenshotsInBothThemes(page, 'rule-chain-script-test');
 });
 
@@ -182,16 +455,18 @@ test('an imported chain with a node class Sandboard does not run shows it as uns
     },
   });
   expect(imported.status).toBe(200);
-  const types = (await (
-    await rest.request('/api/ruleNode/types', { auth: `Bearer ${jwt}` })
-  ).json()) as unknown[];
+  const types = (await (await rest.request('/api/ruleNode/types', { auth: `Bearer ${jwt}` })).json()) as {
+    ruleChainTypes: string[];
+  }[];
 
   await logIn(page);
   await openFromNav(page, 'rule-chains');
-  await page.getByRole('combobox', { name: 'Rule chain' }).click();
-  await page.getByRole('option', { name: 'From a PE tenant' }).click();
+  await page
+    .locator('[data-testid="chain-row"][data-name="From a PE tenant"]')
+    .getByTestId('chain-open')
+    .click();
   await expect(page.getByTestId('rule-chain-name')).toHaveText('From a PE tenant');
-  const downlink = page.locator('[data-testid="rule-node"][data-name="Downlink"]');
+  const downlink = ruleNode(page, 'Downlink');
   await expect(downlink).toContainText('Unsupported: TbIntegrationDownlinkNode');
   await expect(downlink).toHaveAttribute('data-problem', 'true');
   await downlink.click();
@@ -200,5 +475,7 @@ test('an imported chain with a node class Sandboard does not run shows it as uns
   );
 
   await page.getByTestId('add-node').click();
-  await expect(page.locator('[data-testid^="palette-"]')).toHaveCount(types.length);
+  await expect(page.getByTestId('palette-item')).toHaveCount(
+    types.filter((t) => t.ruleChainTypes.includes('CORE')).length,
+  );
 });
