@@ -9,7 +9,7 @@ import {
   TextInput,
   Textarea,
 } from '@mantine/core';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { RuleChain, RuleChainType } from '../../api/rule-chains-api.ts';
 
 export interface ChainForm {
@@ -22,6 +22,50 @@ const descriptionOf = (chain: RuleChain | undefined): string => {
   const d = (chain?.additionalInfo as { description?: unknown } | null | undefined)?.description;
   return typeof d === 'string' ? d : '';
 };
+
+/** A dialog's error (the server's message), then Cancel and its submit button (Enter). */
+function DialogActions({
+  error,
+  pending,
+  danger,
+  focus,
+  testId,
+  onClose,
+  children,
+}: {
+  error?: unknown;
+  pending?: boolean;
+  danger?: boolean;
+  /** the submit button takes the focus when the dialog opens (a question; a form focuses its field) */
+  focus?: boolean;
+  testId: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      {error ? (
+        <Alert color="red" variant="light" role="alert" data-testid="dialog-error">
+          {error instanceof Error ? error.message : String(error)}
+        </Alert>
+      ) : null}
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onClose}>
+          Cancel
+        </Button>
+        <Button
+          type="submit"
+          color={danger ? 'red' : undefined}
+          loading={pending}
+          data-autofocus={focus || undefined}
+          data-testid={testId}
+        >
+          {children}
+        </Button>
+      </Group>
+    </>
+  );
+}
 
 /** Creates a chain (name, CORE or EDGE, description) or renames one; Enter saves, Esc closes. */
 export function ChainFormDialog({
@@ -92,19 +136,9 @@ export function ChainFormDialog({
             value={description}
             onChange={(e) => setDescription(e.currentTarget.value)}
           />
-          {error ? (
-            <Alert color="red" variant="light" role="alert">
-              {error instanceof Error ? error.message : String(error)}
-            </Alert>
-          ) : null}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={pending} data-testid="chain-form-save">
-              {chain ? 'Rename' : 'Create'}
-            </Button>
-          </Group>
+          <DialogActions error={error} pending={pending} onClose={onClose} testId="chain-form-save">
+            {chain ? 'Rename' : 'Create'}
+          </DialogActions>
         </Stack>
       </form>
     </Modal>
@@ -141,25 +175,16 @@ export function ConfirmDialog({
       >
         <Stack gap="sm">
           <Text size="sm">{message}</Text>
-          {error ? (
-            <Alert color="red" variant="light" role="alert" data-testid="confirm-error">
-              {error instanceof Error ? error.message : String(error)}
-            </Alert>
-          ) : null}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button
-              type="submit"
-              color={danger ? 'red' : undefined}
-              loading={pending}
-              data-autofocus
-              data-testid="confirm-ok"
-            >
-              {confirm}
-            </Button>
-          </Group>
+          <DialogActions
+            error={error}
+            pending={pending}
+            onClose={onClose}
+            testId="confirm-ok"
+            danger={danger}
+            focus
+          >
+            {confirm}
+          </DialogActions>
         </Stack>
       </form>
     </Modal>

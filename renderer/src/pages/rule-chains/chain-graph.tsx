@@ -264,28 +264,25 @@ export function ChainGraph({
         .rc-port:hover { stroke-width: 3; }
       `}</style>
           <defs>
-            <marker
-              id="rc-arrow"
-              viewBox="0 0 10 10"
-              refX="9"
-              refY="5"
-              markerWidth="7"
-              markerHeight="7"
-              orient="auto"
-            >
-              <path d="M0,0 L10,5 L0,10 z" style={{ fill: colors.edge }} />
-            </marker>
-            <marker
-              id="rc-arrow-trace"
-              viewBox="0 0 10 10"
-              refX="9"
-              refY="5"
-              markerWidth="7"
-              markerHeight="7"
-              orient="auto"
-            >
-              <path d="M0,0 L10,5 L0,10 z" style={{ fill: colors.trace }} />
-            </marker>
+            {(
+              [
+                ['rc-arrow', colors.edge],
+                ['rc-arrow-trace', colors.trace],
+              ] as const
+            ).map(([id, fill]) => (
+              <marker
+                key={id}
+                id={id}
+                viewBox="0 0 10 10"
+                refX="9"
+                refY="5"
+                markerWidth="7"
+                markerHeight="7"
+                orient="auto"
+              >
+                <path d="M0,0 L10,5 L0,10 z" style={{ fill }} />
+              </marker>
+            ))}
           </defs>
           <rect
             x={box.x}

@@ -29,6 +29,23 @@ function pretty(text: string | undefined): string {
   }
 }
 
+function JsonBlock({ label, json, testId }: { label: string; json: string | undefined; testId: string }) {
+  return (
+    <>
+      <Text size="xs" fw={600}>
+        {label}
+      </Text>
+      <Code
+        block
+        style={{ fontSize: 11, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}
+        data-testid={testId}
+      >
+        {pretty(json)}
+      </Code>
+    </>
+  );
+}
+
 function DebugEvent({ event, onFollow }: { event: DebugEventInfo; onFollow: (traceId: string) => void }) {
   const [open, setOpen] = useState(false);
   const b = event.body;
@@ -74,26 +91,8 @@ function DebugEvent({ event, onFollow }: { event: DebugEventInfo; onFollow: (tra
       </UnstyledButton>
       <Collapse expanded={open} id={id}>
         <Stack gap={4} mt={4}>
-          <Text size="xs" fw={600}>
-            Data
-          </Text>
-          <Code
-            block
-            style={{ fontSize: 11, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}
-            data-testid="debug-event-data"
-          >
-            {pretty(b.data)}
-          </Code>
-          <Text size="xs" fw={600}>
-            Metadata
-          </Text>
-          <Code
-            block
-            style={{ fontSize: 11, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}
-            data-testid="debug-event-metadata"
-          >
-            {pretty(b.metadata)}
-          </Code>
+          <JsonBlock label="Data" json={b.data} testId="debug-event-data" />
+          <JsonBlock label="Metadata" json={b.metadata} testId="debug-event-metadata" />
           <Text size="xs" c="dimmed" ff="monospace" style={{ wordBreak: 'break-all' }}>
             message {b.msgId}
           </Text>

@@ -20,38 +20,31 @@ export interface TraceVisit {
 export function traceVisits(events: MessageTraceEvent[]): TraceVisit[] {
   const visits: TraceVisit[] = [];
   const open = new Map<string, TraceVisit>();
-  const sorted = [...events].sort((a, b) => a.ts - b.ts);
-  for (const e of sorted) {
-    const key = `${e.nodeId}|${e.msgId}`;
+  const visit = (e: MessageTraceEvent): TraceVisit => {
+    const v: TraceVisit = {
+      step: visits.length + 1,
+      nodeId: e.nodeId,
+      nodeName: e.nodeName,
+      ruleChainId: e.ruleChainId,
+      in: e.direction === 'IN' ? e : null,
+      outs: [],
+    };
+    visits.push(v);
+    open.set(`${e.nodeId}|${e.msgId}`, v);
+    return v;
+  };
+  for (const e of [...events].sort((a, b) => a.ts - b.ts)) {
     if (e.direction === 'IN') {
-      const v: TraceVisit = {
-        step: visits.length + 1,
-        nodeId: e.nodeId,
-        nodeName: e.nodeName,
-        ruleChainId: e.ruleChainId,
-        in: e,
-        outs: [],
-      };
-      visits.push(v);
-      open.set(key, v);
+      visit(e);
       continue;
     }
-    // a node may send a message made from the one it got (a new id): it still belongs to the node's visit
-    const visit =
-      open.get(key) ?? [...visits].reverse().find((v) => v.nodeId === e.nodeId && v.outs.length === 0);
-    if (visit) visit.outs.push(e);
-    else {
-      const v: TraceVisit = {
-        step: visits.length + 1,
-        nodeId: e.nodeId,
-        nodeName: e.nodeName,
-        ruleChainId: e.ruleChainId,
-        in: null,
-        outs: [e],
-      };
-      visits.push(v);
-      open.set(key, v);
-    }
+    // a node may send a message made from the one it got (a new id): it still belongs to the node's visit;
+    // an OUT whose IN was not recorded is a visit of its own
+    const v =
+      open.get(`${e.nodeId}|${e.msgId}`) ??
+      [...visits].reverse().find((x) => x.nodeId === e.nodeId && x.outs.length === 0) ??
+      visit(e);
+    v.outs.push(e);
   }
   return visits;
 }
