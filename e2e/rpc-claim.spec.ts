@@ -9,12 +9,7 @@ test('the RPC console shows a timeout plainly; a customer claims a device, the t
   sandboard,
 }) => {
   test.setTimeout(90_000);
-  const jwt = await rest.login();
-  const auth = `Bearer ${jwt}`;
-  const res = await rest.request('/api/device', { method: 'POST', json: { name: 'claimable' }, auth });
-  const deviceId = ((await res.json()) as { id: { id: string } }).id.id;
-  const credentials = await rest.request(`/api/device/${deviceId}/credentials`, { auth });
-  const token = ((await credentials.json()) as { credentialsId: string }).credentialsId;
+  const { id: deviceId, token } = await rest.newDevice(await rest.login(), 'claimable');
 
   // nobody answers: a two-way RPC times out with ThingsBoard's 504, shown with its elapsed time
   await logIn(page);

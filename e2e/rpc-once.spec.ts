@@ -10,11 +10,7 @@ test('one click sends a two-way RPC to the device once, and the UI shows one tim
   rest,
   sandboard,
 }) => {
-  const auth = `Bearer ${await rest.login()}`;
-  const res = await rest.request('/api/device', { method: 'POST', json: { name: 'silent' }, auth });
-  const deviceId = ((await res.json()) as { id: { id: string } }).id.id;
-  const credentials = await rest.request(`/api/device/${deviceId}/credentials`, { auth });
-  const token = ((await credentials.json()) as { credentialsId: string }).credentialsId;
+  const { id: deviceId, token } = await rest.newDevice(await rest.login(), 'silent');
 
   // a device that takes RPC requests and never answers, counting what it gets
   const device = await mqtt.connectAsync(sandboard.urls.mqtt, { username: token, reconnectPeriod: 0 });

@@ -10,7 +10,6 @@ import {
   saveScreenshotsInBothThemes,
   test,
   waitForPage,
-  type RestClient,
 } from './support/fixtures.ts';
 
 const THERMOSTAT_FILE = fileURLToPath(
@@ -18,6 +17,13 @@ const THERMOSTAT_FILE = fileURLToPath(
 );
 
 const ruleNode = (page: Page, name: string) => page.locator(`[data-testid="rule-node"][data-name="${name}"]`);
+
+/** Logs in and opens the editor on the root chain a new install has (its six nodes). */
+async function openRootChain(page: Page): Promise<void> {
+  await logIn(page);
+  await openFromNav(page, 'rule-chains');
+  await expect(page.getByTestId('rule-node')).toHaveCount(6);
+}
 
 /** Adds a node from the palette: searches, then Enter adds the first match. */
 async function addFromPalette(page: Page, search: string): Promise<void> {
@@ -58,17 +64,6 @@ async function dragConnect(page: Page, from: string, to: string, relations: stri
   await expect(dialog).toHaveCount(0);
 }
 
-async function deviceToken(
-  rest: RestClient,
-  jwt: string,
-  name: string,
-): Promise<{ id: string; token: string }> {
-  const res = await rest.request('/api/device', { method: 'POST', json: { name }, auth: `Bearer ${jwt}` });
-  const id = ((await res.json()) as { id: { id: string } }).id.id;
-  const credentials = await rest.request(`/api/device/${id}/credentials`, { auth: `Bearer ${jwt}` });
-  return { id, token: ((await credentials.json()) as { credentialsId: string }).credentialsId };
-}
-
 async function publish(url: string, token: string, values: Record<string, unknown>): Promise<void> {
   const device = await mqtt.connectAsync(url, { username: token, reconnectPeriod: 0 });
   try {
@@ -85,10 +80,8 @@ test('build a chain by dragging in the editor, test its script, watch debug even
 }) => {
   test.setTimeout(120_000);
   const jwt = await rest.login();
-  const device = await deviceToken(rest, jwt, 'Oven 3');
-  await logIn(page);
-  await openFromNav(page, 'rule-chains');
-  await expect(page.getByTestId('rule-node')).toHaveCount(6);
+  const device = await rest.newDevice(jwt, 'Oven 3');
+  await openRootChain(page);
 
   // a new chain, from the keyboard: Enter creates it and it opens
   await page.getByTestId('chain-new').click();
@@ -177,10 +170,8 @@ test('undo and redo: adding, renaming, moving and connecting are undone and redo
   page,
 }) => {
   test.setTimeout(90_000);
-  await logIn(page);
-  await openFromNav(page, 'rule-chains');
+  await openRootChain(page);
   const nodes = page.getByTestId('rule-node');
-  await expect(nodes).toHaveCount(6);
   await expect(page.getByTestId('undo')).toBeDisabled();
 
   await ruleNode(page, 'Save Timeseries').click();
@@ -239,10 +230,8 @@ test("import and export through the buttons: a file from ThingsBoard's UI import
 }) => {
   test.setTimeout(90_000);
   const jwt = await rest.login();
-  const device = await deviceToken(rest, jwt, 'Thermostat 9');
-  await logIn(page);
-  await openFromNav(page, 'rule-chains');
-  await expect(page.getByTestId('rule-node')).toHaveCount(6);
+  const device = await rest.newDevice(jwt, 'Thermostat 9');
+  await openRootChain(page);
 
   const chooser = page.waitForEvent('filechooser');
   await page.getByTestId('import-chain').click();
@@ -306,9 +295,7 @@ test('chains: create an edge chain, rename it, the root cannot be deleted, anoth
   page,
 }) => {
   test.setTimeout(90_000);
-  await logIn(page);
-  await openFromNav(page, 'rule-chains');
-  await expect(page.getByTestId('rule-node')).toHaveCount(6);
+  await openRootChain(page);
   const row = (name: string) => page.locator(`[data-testid="chain-row"][data-name="${name}"]`);
   await expect(row('Root Rule Chain').getByTestId('chain-root')).toHaveText('root');
 
@@ -348,12 +335,10 @@ test('the push to edge node is validated inline and by the server, which names t
   page,
 }) => {
   test.setTimeout(90_000);
-  await logIn(page);
-  await openFromNav(page, 'rule-chains');
-  const nodes = page.getByTestId('rule-node');
-  await expect(nodes).toHaveCount(6);
+  await openRootChain(page);
   await ruleNode(page, 'Save Timeseries').click();
   await addFromPalette(page, 'push to edge');
+  await expect(page.getByTestId('rule-node')).toHaveCount(7);
   const panel = page.getByTestId('node-panel');
   await expect(panel).toHaveAttribute('data-node', 'Push to edge');
   const configJson = panel.getByTestId('node-config-json');
@@ -377,9 +362,7 @@ test("a script switch's relations are typed when connecting; an alarm node's det
   page,
 }) => {
   test.setTimeout(90_000);
-  await logIn(page);
-  await openFromNav(page, 'rule-chains');
-  await expect(page.getByTestId('rule-node')).toHaveCount(6);
+  await openRootChain(page);
   await addFromPalette(page, 'script switch');
   await addFromPalette(page, 'clear alarm');
   await dragConnect(page, 'Script Switch', 'Clear Alarm', ['cooled down', 'reset']);

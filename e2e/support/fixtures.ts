@@ -37,6 +37,16 @@ export class RestClient {
     });
   }
 
+  /** A new device by name: its id and access token (for MQTT or the device HTTP API). */
+  async newDevice(jwt: string, name: string): Promise<{ id: string; token: string }> {
+    const auth = `Bearer ${jwt}`;
+    const res = await this.request('/api/device', { method: 'POST', json: { name }, auth });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const id = ((await res.json()) as { id: { id: string } }).id.id;
+    const credentials = await this.request(`/api/device/${id}/credentials`, { auth });
+    return { id, token: ((await credentials.json()) as { credentialsId: string }).credentialsId };
+  }
+
   async postTelemetry(jwt: string, deviceId: string, body: unknown): Promise<void> {
     const res = await this.request(`/api/plugins/telemetry/DEVICE/${deviceId}/timeseries/ANY`, {
       method: 'POST',
