@@ -223,7 +223,7 @@ test('undo and redo: adding, renaming, moving and connecting are undone and redo
   await expect(arrow).toHaveCount(1);
 });
 
-test("import and export through the buttons: a file from ThingsBoard's UI imports, runs, and exports again", async ({
+test("import and export through the buttons: a file from ThingsBoard's UI imports, runs, exports and imports again", async ({
   page,
   rest,
   sandboard,
@@ -281,6 +281,18 @@ test("import and export through the buttons: a file from ThingsBoard's UI import
     'Save Timeseries',
   ]);
   expect(exported.metadata.connections).toHaveLength(4);
+
+  // and the exported file imports again: a second chain of the same nodes, not the root
+  const again = page.waitForEvent('filechooser');
+  await page.getByTestId('import-chain').click();
+  await (await again).setFiles((await file.path())!);
+  await expect(page.getByTestId('chains-notice')).toContainText(
+    'Thermostat alarms (5 nodes) is a new CORE chain',
+  );
+  await expect(page.getByTestId('rule-node')).toHaveCount(5);
+  await page.getByTestId('tab-chains').click();
+  await expect(page.locator('[data-testid="chain-row"][data-name="Thermostat alarms"]')).toHaveCount(2);
+  await expect(row.getByTestId('chain-root')).toHaveCount(1);
 
   // a file that is no chain says why
   const chooser2 = page.waitForEvent('filechooser');
