@@ -90,18 +90,6 @@ export function registerRuleChainRoutes(app: Api, { ruleChains: chains }: RouteD
     },
   );
   app.get(
-    '/api/ruleChains/list',
-    {
-      schema: {
-        tags,
-        summary: 'Rule chains by ids (comma-separated)',
-        querystring: Type.Object({ ruleChainIds: Type.String({ minLength: 1, maxLength: 40_000 }) }),
-        response: { 200: Type.Array(RuleChain), ...authErrors },
-      },
-    },
-    async (request) => chains.byIds(request.query.ruleChainIds.split(','), principalOf(request)),
-  );
-  app.get(
     '/api/ruleChain/:ruleChainId',
     {
       schema: {
