@@ -32,6 +32,8 @@ export interface CompiledNode {
   debug: NodeDebug;
   /** Why the node does not run (unknown class, configuration it cannot start with); null when it runs. */
   problem: string | null;
+  /** its Failure fails the sender's acknowledgement (NodeDefinition.storesMessageData) */
+  storesMessageData: boolean;
 }
 
 interface CompiledChain {
@@ -43,8 +45,17 @@ interface CompiledChain {
 
 /** One message's way through the chains: its errors and how many nodes it visited. */
 interface Trace {
+  /** every Failure the message met, and the engine's own refusals */
   errors: string[];
+  /** those that mean its data was not stored: a save node's Failure, the engine's refusals */
+  notStored: string[];
   execs: number;
+}
+
+/** What a message's run through the chains came to. */
+export interface RunOutcome {
+  errors: string[];
+  notStored: string[];
 }
 
 /** One entry into a chain; outputs collects what the chain's output nodes give back to its caller. */
@@ -168,9 +179,22 @@ export class RuleEngine {
 
   /** Resolves with the errors of every Failure the message met on its way (empty: all went well). */
   async process(msg: TbMsg): Promise<string[]> {
+    return (await this.run(msg)).errors;
+  }
+
+  /**
+   * For a sender waiting for its acknowledgement: resolves with the reasons its data was not stored (a save
+   * node's Failure), empty when it was, or was not meant to be. Other nodes' failures are not the sender's,
+   * as in ThingsBoard, whose transports acknowledge once a message is queued for the chains.
+   */
+  async acknowledge(msg: TbMsg): Promise<string[]> {
+    return (await this.run(msg)).notStored;
+  }
+
+  private async run(msg: TbMsg): Promise<RunOutcome> {
     this.processed++;
     const chain = this.startChain(msg);
-    if (!chain) return [];
+    if (!chain) return { errors: [], notStored: [] };
     const queue = msg.queueName ?? this.queueOf(msg.originator);
     if (queue === 'SequentialByOriginator')
       return this.sequential.run(msg.originator.id, () => this.runTop(chain, msg));
@@ -214,10 +238,10 @@ export class RuleEngine {
     );
   }
 
-  private async runTop(chain: CompiledChain, msg: TbMsg): Promise<string[]> {
-    const trace: Trace = { errors: [], execs: 0 };
+  private async runTop(chain: CompiledChain, msg: TbMsg): Promise<RunOutcome> {
+    const trace: Trace = { errors: [], notStored: [], execs: 0 };
     await this.enter(chain, msg, trace, null, 0);
-    return trace.errors;
+    return { errors: trace.errors, notStored: trace.notStored };
   }
 
   /** Runs a chain from its first node; resolves with its outputs when it was called by a rule chain node. */
@@ -257,8 +281,11 @@ export class RuleEngine {
     const n = call.chain.nodes[index];
     if (!n) return;
     if (++call.trace.execs > MAX_NODE_EXECS_PER_MESSAGE) {
-      if (call.trace.execs === MAX_NODE_EXECS_PER_MESSAGE + 1)
-        call.trace.errors.push(`Message is processed by more than ${MAX_NODE_EXECS_PER_MESSAGE} rule nodes!`);
+      if (call.trace.execs === MAX_NODE_EXECS_PER_MESSAGE + 1) {
+        const error = `Message is processed by more than ${MAX_NODE_EXECS_PER_MESSAGE} rule nodes!`;
+        call.trace.errors.push(error);
+        call.trace.notStored.push(error);
+      }
       return;
     }
     const debugAll = n.debug.allUntil > 0 && n.debug.allUntil > Date.now();
@@ -286,11 +313,11 @@ export class RuleEngine {
           out.msg,
           isFailure ? (out.msg.metadata.error ?? 'failed') : null,
         );
-      // A Failure is the message's error even when a node handles it: the sender learns its data was not
-      // taken as it should have been (MQTT gets an error reason instead of a plain PUBACK).
       if (isFailure) {
         this.failures++;
-        call.trace.errors.push(`${n.name}: ${out.msg.metadata.error ?? 'failed'}`);
+        const error = `${n.name}: ${out.msg.metadata.error ?? 'failed'}`;
+        call.trace.errors.push(error);
+        if (n.storesMessageData) call.trace.notStored.push(error);
       }
       const targets = n.next.get(out.relation);
       if (!targets) continue;
@@ -316,12 +343,14 @@ export class RuleEngine {
       output: stored.type === NODE_TYPES.ruleChainOutput,
       debug: nodeDebug(stored),
       problem: null,
+      storesMessageData: false,
     };
     const def = this.registry.get(stored.type);
     if (!def) {
       compiled.problem = `Rule node type '${stored.type}' is not supported by Sandboard`;
       return compiled;
     }
+    compiled.storesMessageData = def.storesMessageData === true;
     const context: NodeContext = {
       id,
       name: stored.name,
@@ -345,7 +374,7 @@ export class RuleEngine {
     const chain = this.chains.get(chainId);
     const n = chain?.nodes.find((x) => x.id === nodeId);
     if (!chain || !n) return;
-    const trace: Trace = { errors: [], execs: 0 };
+    const trace: Trace = { errors: [], notStored: [], execs: 0 };
     const call = this.call(chain, trace, null, 0);
     const isFailure = relation === 'Failure';
     if (n.debug.allUntil > Date.now() || (isFailure && n.debug.failures))

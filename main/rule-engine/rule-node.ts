@@ -80,6 +80,12 @@ export interface NodeDefinition {
   outEnabled?: boolean;
   /** Chain types the node is offered for; both when absent. */
   ruleChainTypes?: RuleChainType[];
+  /**
+   * The node stores the message's data, which the sender's acknowledgement (MQTT PUBACK, HTTP answer)
+   * promises: its Failure fails that acknowledgement. Any other node's Failure stays inside the rule engine,
+   * as in ThingsBoard (debug events and the failure count show it; the device is not told).
+   */
+  storesMessageData?: boolean;
 }
 
 export const success = (msg: TbMsg): NodeOutput[] => [{ relation: 'Success', msg }];

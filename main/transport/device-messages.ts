@@ -53,7 +53,7 @@ function deviceMetadata(device: DeviceRow, extra: Record<string, string> = {}): 
 }
 
 async function processAll(core: TransportCore, msgs: ReturnType<typeof newMsg>[]): Promise<void> {
-  const results = await Promise.all(msgs.map((m) => core.engine.process(m)));
+  const results = await Promise.all(msgs.map((m) => core.engine.acknowledge(m)));
   const errors = results.flat();
   if (errors.length) throw new TransportError(ReasonCode.UNSPECIFIED_ERROR, errors.join('; '));
 }

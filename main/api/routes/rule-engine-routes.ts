@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import { Uuid } from '../../../shared/schemas/common.ts';
+import { ErrorResponse, Uuid } from '../../../shared/schemas/common.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
-import { badRequestParams } from '../../platform/errors.ts';
+import { badRequestParams, ErrorCode, PlatformError } from '../../platform/errors.ts';
 import { newMsg, type Originator } from '../../platform/tb-msg.ts';
 import { principalOf } from '../authenticate.ts';
 import { authErrors, type Api, type RouteDeps } from '../route-types.ts';
@@ -62,7 +62,7 @@ function requestData(body: unknown): unknown {
 /**
  * ThingsBoard's RuleEngineController: the body goes into the rule engine as a REST_API_REQUEST message with
  * serviceId, requestUUID and expirationTime in its metadata, and the call answers with what the rest call
- * reply node sends back (408 with no body when nothing comes in time).
+ * reply node sends back (408 when nothing comes in time: ThingsBoard's has no body, Sandboard's is its error JSON).
  */
 export function registerRuleEngineRoutes(app: Api, { services, ruleChains }: RouteDeps): void {
   const originatorOf = (params: CallParams, actor: Principal): Originator => {
@@ -107,7 +107,12 @@ export function registerRuleEngineRoutes(app: Api, { services, ruleChains }: Rou
         if (params.queueName) msg.queueName = params.queueName;
         ruleChains.engine.submit(msg);
         const result = await answer;
-        if (!result) return reply.code(408).send(undefined);
+        if (!result)
+          throw new PlatformError(
+            408,
+            ErrorCode.GENERAL,
+            `No reply from the rule engine within ${timeout} ms`,
+          );
         if (result.data === undefined || result.data === '') return reply.code(200).send(undefined);
         return reply.code(200).type('application/json').send(JSON.stringify(result.data));
       },

@@ -19,6 +19,7 @@ export const saveAttributesNode: NodeDefinition = {
   description:
     'Saves attribute data with a configurable scope and according to configured processing strategies.',
   relations: ['Success', 'Failure'],
+  storesMessageData: true,
   version: 3,
   upgrade: (from, config) => {
     const c = { ...config };

@@ -70,6 +70,7 @@ export const saveTimeseriesNode: NodeDefinition = {
   description:
     'Saves time series data with a configurable TTL and according to configured processing strategies.',
   relations: ['Success', 'Failure'],
+  storesMessageData: true,
   version: 1,
   upgrade: (from, config) =>
     from === 0 && !config.processingSettings

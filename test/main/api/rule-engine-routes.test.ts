@@ -67,11 +67,10 @@ describe("ThingsBoard's rule engine REST API (/api/rule-engine) and the rest cal
     }
   });
 
-  it('answers 408 with no body when no reply comes within the timeout', async () => {
+  it('answers 408 when no reply comes within the timeout', async () => {
     const started = Date.now();
     const res = await call(`/api/rule-engine/DEVICE/${deviceId}/300`, '{"silent": true}');
-    expect(res.status).toBe(408);
-    expect(await res.text()).toBe('');
+    await expectTbError(res, 408, 2, 'No reply from the rule engine within 300 ms');
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
 

@@ -105,3 +105,40 @@ export function chainApi(p: ApiPlatform, token: string) {
       ).data.find((c) => c.root)!.id.id,
   };
 }
+
+/** The node with its failures recorded as debug events (ThingsBoard 4.x's "failures" debug setting). */
+export function failuresRecorded(node: FileNode): FileNode {
+  return { ...node, debugSettings: { failuresEnabled: true, allEnabled: false, allEnabledUntil: 0 } };
+}
+
+/**
+ * The errors of a node's Failure events for one originator, newest first: how a user sees a failure that
+ * stays inside the rule engine (the device's PUBACK is a plain success, as in ThingsBoard).
+ */
+export async function nodeFailures(
+  p: ApiPlatform,
+  token: string,
+  nodeId: string,
+  originatorId: string,
+): Promise<string[]> {
+  const page = await okJson<{
+    data: { body: { type: string; relationType?: string; entityId: string; error?: string } }[];
+  }>(
+    p.http(
+      `/api/events/RULE_NODE/${nodeId}/DEBUG_RULE_NODE?tenantId=${p.services.ctx.tenantId}&pageSize=100&page=0`,
+      { token },
+    ),
+  );
+  return page.data
+    .filter(
+      (e) => e.body.type === 'OUT' && e.body.relationType === 'Failure' && e.body.entityId === originatorId,
+    )
+    .map((e) => e.body.error ?? '');
+}
+
+/** The id of a chain's node by its name. */
+export function nodeIdByName(metadata: MetadataJson, name: string): string {
+  const node = metadata.nodes.find((n) => n.name === name);
+  if (!node) throw new Error(`no node named '${name}' in the chain`);
+  return node.id.id;
+}

@@ -1,15 +1,16 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDevice, okJson, useSharedPlatform, type ApiPlatform } from '../api/api-kit.ts';
+import { closeAll, connect, newDevice, publishOk, timeseries, type Api } from '../transport/mqtt/mqtt-kit.ts';
 import {
-  closeAll,
-  connect,
-  newDevice,
-  publish,
-  publishOk,
-  timeseries,
-  type Api,
-} from '../transport/mqtt/mqtt-kit.ts';
-import { chainApi, chainFile, fileNode, TB, type ChainJson } from './chain-kit.ts';
+  chainApi,
+  chainFile,
+  failuresRecorded,
+  fileNode,
+  nodeFailures,
+  nodeIdByName,
+  TB,
+  type ChainJson,
+} from './chain-kit.ts';
 
 const CLASSIFIER = 'aaaaaaaa-0000-4000-8000-000000000001';
 const ROOT = 'aaaaaaaa-0000-4000-8000-000000000002';
@@ -203,16 +204,24 @@ describe('nested chains and device profile chains', () => {
     );
     const calls = (target: string) => ({
       firstNodeIndex: 0,
-      nodes: [fileNode(TB.input, 'Call', { ruleChainId: target, forwardMsgToDefaultRuleChain: false })],
+      nodes: [
+        failuresRecorded(
+          fileNode(TB.input, 'Call', { ruleChainId: target, forwardMsgToDefaultRuleChain: false }),
+        ),
+      ],
       connections: [],
     });
-    await api.saveMetadata({ ...calls(b.id.id), ruleChainId: a.id });
-    await api.saveMetadata({ ...calls(a.id.id), ruleChainId: b.id });
+    const inA = await api.saveMetadata({ ...calls(b.id.id), ruleChainId: a.id });
+    const inB = await api.saveMetadata({ ...calls(a.id.id), ruleChainId: b.id });
     await api.setRoot(a.id.id);
     const device = await newDevice(ctx(), 'looping');
     const client = await connect(p.urls.mqtt, device.accessToken, 5);
-    const outcome = await publish(client, 'v1/devices/me/telemetry', { x: 1 });
-    expect(outcome.code).toBe(0x80);
-    expect(outcome.reasonString).toMatch(/more than 32 levels deep/);
+    // nothing to store, so the device's publish is acknowledged; the chains' failure is in the debug events
+    await publishOk(client, 'v1/devices/me/telemetry', { x: 1 });
+    const failures = [
+      ...(await nodeFailures(p, token, nodeIdByName(inA, 'Call'), device.id.id)),
+      ...(await nodeFailures(p, token, nodeIdByName(inB, 'Call'), device.id.id)),
+    ];
+    expect(failures).toContainEqual(expect.stringMatching(/more than 32 levels deep/));
   });
 });

@@ -235,17 +235,25 @@ describe('rule chains REST and the root chain behind MQTT ingest', () => {
     expect((await attributes(api(), device.id.id, 'SERVER_SCOPE')).routed).toBe('server');
     expect(await timeseries(api(), device.id.id)).toEqual({});
 
-    // Telemetry into a node that fails on it: v5 gets 0x80 (unspecified error), 3.1.1 is disconnected.
+    // Telemetry into a node that fails on it but stores nothing (RPC call request): acknowledged, as in
+    // ThingsBoard, on v5 and on 3.1.1. Attributes into a save node that fails on them (save timeseries):
+    // not stored, so v5 gets 0x80 (unspecified error) and 3.1.1 is disconnected.
     const failing = structuredClone(original);
-    failing.connections = failing.connections.map((c) =>
-      c.fromIndex === sw && c.type === 'Post telemetry' ? { ...c, toIndex: node(T.rpc) } : c,
-    );
+    failing.connections = failing.connections.map((c) => {
+      if (c.fromIndex !== sw) return c;
+      if (c.type === 'Post telemetry') return { ...c, toIndex: node(T.rpc) };
+      if (c.type === 'Post attributes') return { ...c, toIndex: node(T.timeseries) };
+      return c;
+    });
     await okJson(save(failing));
-    const outcome = await publish(client, 'v1/devices/me/telemetry', { fails: 1 });
+    await publishOk(client, 'v1/devices/me/telemetry', { fails: 1 });
+    const outcome = await publish(client, 'v1/devices/me/attributes', { fails: 1 });
     expect(outcome.code).toBe(0x80);
-    expect(outcome.reasonString).toMatch(/RPC Call Request/);
+    expect(outcome.reasonString).toMatch(/Save Timeseries: Unsupported message type POST_ATTRIBUTES_REQUEST/);
     const v3 = await connect(p.urls.mqtt, device.accessToken, 4);
-    expect((await publish(v3, 'v1/devices/me/telemetry', { fails: 2 })).code).toBe('closed');
+    await publishOk(v3, 'v1/devices/me/telemetry', { fails: 2 });
+    expect((await publish(v3, 'v1/devices/me/attributes', { fails: 2 })).code).toBe('closed');
+    expect(await timeseries(api(), device.id.id)).toEqual({});
   });
 });
 
