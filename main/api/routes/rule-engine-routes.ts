@@ -85,7 +85,7 @@ export function registerRuleEngineRoutes(app: Api, { services, ruleChains }: Rou
           body: Type.Unknown({ description: 'The message data: JSON (as application/json or text/plain)' }),
           response: {
             200: Type.Unknown(),
-            408: Type.Unknown({ description: 'No reply in time' }),
+            408: ErrorResponse,
             ...authErrors,
           },
         },
