@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
+import { alarmRulesIssues } from '../../shared/schemas/device-profile-alarms.ts';
 import type {
   DeviceProfile,
   DeviceProfileInfo,
@@ -10,7 +11,7 @@ import type {
 import type { Row, Writer } from '../store/durable-db.ts';
 import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
-import { invalidArgument, isUniqueViolation, notFound } from './errors.ts';
+import { badRequestParams, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { entityName } from './names.ts';
 import { parseJson, queryPage, rowsByIds } from './paging.ts';
 
@@ -65,6 +66,23 @@ function provisioningOf(
     );
   profileData.provisionConfiguration = { ...config, type, provisionDeviceSecret: secret };
   return { type, key, profileData };
+}
+
+/**
+ * profileData.alarms checked (400 naming the JSON path of each bad value, as many as fit a line) and
+ * every alarm rule given an id when it has none (the device profile node keeps its state by that id).
+ */
+function checkAlarmRules(profileData: Record<string, unknown>): void {
+  const issues = alarmRulesIssues(profileData.alarms);
+  if (issues.length > 0) {
+    const shown = issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`);
+    if (issues.length > shown.length) shown.push(`... and ${issues.length - shown.length} more`);
+    throw badRequestParams(shown.join('; '));
+  }
+  if (Array.isArray(profileData.alarms))
+    profileData.alarms = profileData.alarms.map((a: Record<string, unknown>) =>
+      typeof a.id === 'string' && a.id !== '' ? a : { ...a, id: randomUUID() },
+    );
 }
 
 const DEFAULT_PROFILE_DATA = {
@@ -190,6 +208,7 @@ export class DeviceProfileService {
           : undefined;
         if (input.id && !before) throw notFound(`Device profile with id [${id}] is not found`);
         const provisioning = provisioningOf(input, before);
+        checkAlarmRules(provisioning.profileData);
         const data = JSON.stringify(provisioning.profileData);
         if (before) {
           w.run(
