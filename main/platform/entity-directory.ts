@@ -222,6 +222,7 @@ export function deleteEntityDependents(
     [id, id],
   );
   w.run('DELETE FROM alarms WHERE originator_id = ?', [id]);
+  w.run('DELETE FROM rule_node_states WHERE entity_id = ?', [id]);
   if (entityType !== 'DEVICE') {
     const num = w.get<{ num: number }>('SELECT num FROM entity_nums WHERE entity_id = ?', [id]);
     if (num) {

@@ -232,4 +232,16 @@ export const migrations: Migration[] = [
       w.run('ALTER TABLE device_profiles ADD COLUMN default_queue_name TEXT');
     },
   },
+  {
+    version: 41,
+    name: 'rule node states',
+    up(w) {
+      // What a rule node keeps per entity across restarts (ThingsBoard's rule_node_state): the device
+      // profile node's progress of each alarm rule (durations and repeats being counted).
+      w.run(`CREATE TABLE rule_node_states (
+        rule_node_id TEXT NOT NULL, entity_id TEXT NOT NULL, entity_type TEXT NOT NULL, state_data TEXT NOT NULL,
+        PRIMARY KEY (rule_node_id, entity_id)) WITHOUT ROWID`);
+      w.run('CREATE INDEX rule_node_states_entity ON rule_node_states(entity_id)');
+    },
+  },
 ];
