@@ -20,7 +20,7 @@ const node = (
   configuration,
 });
 
-/** The nodes ThingsBoard 4.3 puts in a tenant's root chain and in a device profile's new chain. */
+/** The nodes ThingsBoard puts in a tenant's root chain and in a device profile's new chain after its first. */
 function coreNodes(): FileNode[] {
   return [
     node(
@@ -72,11 +72,30 @@ const SWITCH_CONNECTIONS = [
   { fromIndex: 2, toIndex: 5, type: 'RPC Request to Device' },
 ];
 
+/** ThingsBoard 4.0-4.2's first node of the root chain: alarm rules of device profiles, then the switch. */
+function deviceProfileNode(): FileNode {
+  const n = node(
+    NODE_TYPES.deviceProfile,
+    'Device Profile Node',
+    { persistAlarmRulesState: false, fetchAlarmRulesStateOnStart: false },
+    204,
+    240,
+  );
+  n.additionalInfo = {
+    description:
+      'Process incoming messages from devices with the alarm rules defined in the device profile. Dispatch all incoming messages with "Success" relation type.',
+    layoutX: 204,
+    layoutY: 240,
+  };
+  return n;
+}
+
 /**
- * The root chain of a new install, as ThingsBoard 4.3 ships it (application/src/main/data/json/tenant/
- * rule_chains/root_rule_chain.json): the message type switch first, then save, log and RPC nodes.
- * ThingsBoard up to 4.2 put a device profile node before the switch; 4.3 dropped it (alarm rules became
- * calculated fields), so a new install follows 4.3 and chains exported from 4.2 still load and run.
+ * The root chain of a new install, as ThingsBoard 4.0-4.2 ship it (application/src/main/data/json/tenant/
+ * rule_chains/root_rule_chain.json): the device profile node first, so that device profiles' alarm rules
+ * raise and clear alarms, then the message type switch with the save, log and RPC nodes. ThingsBoard 4.3
+ * dropped the device profile node (its alarm rules became calculated fields, which Sandboard does not
+ * have); an install keeps whatever root chain it has.
  */
 export function rootRuleChainFile(name = 'Root Rule Chain', root = true): RuleChainFile {
   return {
@@ -90,15 +109,15 @@ export function rootRuleChainFile(name = 'Root Rule Chain', root = true): RuleCh
       configuration: null,
     },
     metadata: {
-      firstNodeIndex: 2,
-      nodes: coreNodes(),
-      connections: SWITCH_CONNECTIONS,
+      firstNodeIndex: 6,
+      nodes: [...coreNodes(), deviceProfileNode()],
+      connections: [{ fromIndex: 6, toIndex: 2, type: 'Success' }, ...SWITCH_CONNECTIONS],
       ruleChainConnections: null,
     },
   };
 }
 
-/** The chain POST /api/ruleChain/device/default creates (ThingsBoard's device profile rule chain template). */
+/** The chain POST /api/ruleChain/device/default creates (ThingsBoard 4.2's device profile rule chain template). */
 export function deviceProfileRuleChainFile(name: string): RuleChainFile {
   const file = rootRuleChainFile(name, false);
   file.ruleChain.additionalInfo = { description: '' };

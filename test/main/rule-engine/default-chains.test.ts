@@ -13,7 +13,7 @@ const LOG_SCRIPT =
 describe('default chains', () => {
   afterEach(() => closeAll());
 
-  it("a new install gets ThingsBoard 4.3's root rule chain and edge template root", async () => {
+  it("a new install gets ThingsBoard 4.2's root rule chain (device profile node first) and edge template root", async () => {
     const p = withLoginPair(await startTestPlatform());
     const token = await p.login();
     const core = await okJson<{ data: ChainJson[] }>(p.http('/api/ruleChains?pageSize=10&page=0', { token }));
@@ -50,12 +50,19 @@ describe('default chains', () => {
       ],
       [TB.log, 'Log Other', 0, { scriptLang: 'TBEL', jsScript: LOG_SCRIPT, tbelScript: LOG_SCRIPT }],
       [TB.rpcRequest, 'RPC Call Request', 0, { timeoutInSeconds: 60 }],
+      [
+        TB.deviceProfile,
+        'Device Profile Node',
+        1,
+        { persistAlarmRulesState: false, fetchAlarmRulesStateOnStart: false },
+      ],
     ]);
-    expect(md.firstNodeIndex).toBe(2);
-    expect(core.data[0]!.firstRuleNodeId!.id).toBe(md.nodes[2]!.id.id);
+    expect(md.firstNodeIndex).toBe(6);
+    expect(core.data[0]!.firstRuleNodeId!.id).toBe(md.nodes[6]!.id.id);
     expect([...md.connections].sort((a, b) => a.toIndex - b.toIndex)).toEqual([
       { fromIndex: 2, toIndex: 0, type: 'Post telemetry' },
       { fromIndex: 2, toIndex: 1, type: 'Post attributes' },
+      { fromIndex: 6, toIndex: 2, type: 'Success' },
       { fromIndex: 2, toIndex: 3, type: 'RPC Request from Device' },
       { fromIndex: 2, toIndex: 4, type: 'Other' },
       { fromIndex: 2, toIndex: 5, type: 'RPC Request to Device' },

@@ -280,7 +280,8 @@ describe("ThingsBoard's rule chain REST", () => {
     const dflt = await post<ChainJson>('/api/ruleChain/device/default', { name: 'Thermostat profile chain' });
     expect(dflt).toMatchObject({ name: 'Thermostat profile chain', root: false });
     const md = await api.metadata(dflt.id.id);
-    expect(md.nodes[md.firstNodeIndex!]!.type).toBe(TB.switch);
+    // ThingsBoard 4.2's device profile chain template: the device profile node first, then the switch
+    expect(md.nodes[md.firstNodeIndex!]!.type).toBe(TB.deviceProfile);
     const moved = await api.setRoot(dflt.id.id);
     expect(moved.root).toBe(true);
     expect((await get<ChainJson>(`/api/ruleChain/${rootId}`)).root).toBe(false);

@@ -55,6 +55,7 @@ const T = {
   attributes: 'org.thingsboard.rule.engine.telemetry.TbMsgAttributesNode',
   log: 'org.thingsboard.rule.engine.action.TbLogNode',
   rpc: 'org.thingsboard.rule.engine.rpc.TbSendRPCRequestNode',
+  deviceProfile: 'org.thingsboard.rule.engine.profile.TbDeviceProfileNode',
 };
 
 describe('rule chains REST and the root chain behind MQTT ingest', () => {
@@ -111,7 +112,7 @@ describe('rule chains REST and the root chain behind MQTT ingest', () => {
     expect(root.firstRuleNodeId.id).toBe(original.nodes[original.firstNodeIndex!]!.id.id);
     expect(original.ruleChainId.id).toBe(rootId);
     expect(original.nodes.map((n) => n.type).sort()).toEqual(
-      [T.switch, T.timeseries, T.attributes, T.log, T.log, T.rpc].sort(),
+      [T.deviceProfile, T.switch, T.timeseries, T.attributes, T.log, T.log, T.rpc].sort(),
     );
     const sw = node(T.switch);
     const relations = (to: string) =>
