@@ -3,7 +3,8 @@
  * REPEATING), severities, the clear rule, alarm details, predicates, dynamic thresholds, schedules, the
  * relations it sends alarms on, profile changes without a restart, propagation, and its persisted progress.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { ProfileAlarmEvaluator } from '../../../../main/rule-engine/profile-alarms/evaluator.ts';
 import type { AlarmInfo } from '../../../../shared/schemas/alarms.ts';
 import { newMsg } from '../../../../main/platform/tb-msg.ts';
 import {
@@ -450,5 +451,28 @@ describe('device profile node: alarm rules', () => {
     s.h.engine.loadChain('chain-under-test', 'Chain under test', chain);
     await s.h.engine.process(telemetryMsg(s.deviceId, { temperature: 61 }, { ts: String(t0 + 11_000) }));
     expect(s.active('Overheat')).toBeDefined();
+  });
+
+  it('the periodic check raises a DURATION alarm when the time passes with no new message', async () => {
+    const s = await setup([
+      alarm('Overheat', { CRITICAL: rule([numeric('temperature', 'GREATER', 50)], duration(10)) }),
+    ]);
+    let created: (relation: string) => void = () => undefined;
+    const emitted = new Promise<string>((resolve) => (created = resolve));
+    const evaluator = new ProfileAlarmEvaluator(
+      { services: s.h.services, edgeQueue: s.h.edgeQueue, log: () => undefined },
+      'periodic-node',
+      (_msg, relation) => created(relation),
+      { harvestIntervalMs: 20 },
+    );
+    onTestFinished(() => evaluator.destroy());
+    // held since 20 s ago, one reading: only the clock can make it 10 s
+    await evaluator.process(
+      telemetryMsg(s.deviceId, { temperature: 60 }, { ts: String(Date.now() - 20_000) }),
+    );
+    expect(s.active('Overheat')).toBeUndefined();
+    evaluator.start();
+    expect(await emitted).toBe('Alarm Created');
+    expect(s.active('Overheat')).toMatchObject({ severity: 'CRITICAL' });
   });
 });
