@@ -104,8 +104,11 @@ export class AlarmState {
     }
   }
 
-  /** A data update: returns whether the rules' progress changed (to be persisted). */
-  async process(msg: TbMsg, data: DataSnapshot, changed: Set<string> | null): Promise<boolean> {
+  /**
+   * A data update: whether the rules' progress changed (to be persisted); a promise only when the alarm is
+   * raised or cleared (a write), so that the common case stays synchronous.
+   */
+  process(msg: TbMsg, data: DataSnapshot, changed: Set<string> | null): boolean | Promise<boolean> {
     this.lastMetadata = msg.metadata;
     this.lastQueueName = msg.queueName;
     this.snapshot = data;
@@ -113,7 +116,7 @@ export class AlarmState {
   }
 
   /** The periodic check: a DURATION rule may have held long enough with no new message. */
-  async harvest(ts: number, data: DataSnapshot): Promise<boolean> {
+  harvest(ts: number, data: DataSnapshot): boolean | Promise<boolean> {
     this.snapshot = data;
     return this.createOrClear(null, (rule) => rule.evalAt(ts, data));
   }
@@ -146,10 +149,10 @@ export class AlarmState {
     return rule.checkUpdate();
   }
 
-  private async createOrClear(
+  private createOrClear(
     changed: Set<string> | null,
     evaluate: (rule: AlarmRuleState) => EvalResult,
-  ): Promise<boolean> {
+  ): boolean | Promise<boolean> {
     this.fetchCurrent();
     let stateChanged = false;
     let holding: AlarmRuleState | null = null;
@@ -164,9 +167,12 @@ export class AlarmState {
       if (result === 'FALSE') stateChanged = this.reset(rule) || stateChanged;
     }
     if (holding) {
-      const change = await this.raise(holding);
-      if (change?.kind) this.push(change.kind, change.alarm, holding);
-      return this.reset(this.clearRule) || stateChanged;
+      const rule = holding;
+      const before = stateChanged;
+      return this.raise(rule).then((change) => {
+        if (change?.kind) this.push(change.kind, change.alarm, rule);
+        return this.reset(this.clearRule) || before;
+      });
     }
     const clear = this.clearRule;
     if (this.currentAlarm && clear) {
@@ -175,9 +181,13 @@ export class AlarmState {
       if (result === 'TRUE') {
         stateChanged = this.reset(clear) || stateChanged;
         for (const rule of this.createRules) stateChanged = this.reset(rule) || stateChanged;
-        const change = await this.actions.clear(this.definition.alarmType, this.details(clear));
-        if (change?.kind === 'CLEAR') this.push('CLEAR', change.alarm, clear);
-        this.currentAlarm = null;
+        const details = this.details(clear);
+        const after = stateChanged;
+        return this.actions.clear(this.definition.alarmType, details).then((change) => {
+          if (change?.kind === 'CLEAR') this.push('CLEAR', change.alarm, clear);
+          this.currentAlarm = null;
+          return after;
+        });
       } else if (result === 'FALSE') {
         stateChanged = this.reset(clear) || stateChanged;
       } else {

@@ -16,6 +16,10 @@ import { asBoolean, asDouble, asString, sameValue, type KeyValue } from './key-v
 /** A condition key (type and name) as one string, for sets and maps. */
 export const conditionKey = (type: ConditionKeyType, key: string): string => `${type}\u0000${key}`;
 
+/** A condition key's type and name. */
+export const splitConditionKey = (key: string): [ConditionKeyType, string] =>
+  key.split('\u0000') as [ConditionKeyType, string];
+
 /** The server attributes of the device's customer and of the tenant, read when a dynamic value asks. */
 export interface DynamicSource {
   customerValue(key: string): KeyValue | null;

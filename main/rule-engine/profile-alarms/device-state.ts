@@ -77,8 +77,11 @@ export class DeviceState {
     }
   }
 
-  /** Judges a message; resolves with whether the rules' progress changed (and must be persisted). */
-  async process(msg: TbMsg): Promise<boolean> {
+  /**
+   * Judges a message: whether the rules' progress changed (and must be persisted). A promise only when an
+   * alarm is raised or cleared, or the message holds several timestamps.
+   */
+  process(msg: TbMsg): boolean | Promise<boolean> {
     switch (msg.type) {
       case 'POST_TELEMETRY_REQUEST':
         return this.telemetry(msg, msg.data);
@@ -122,12 +125,23 @@ export class DeviceState {
     return changed;
   }
 
-  private async telemetry(msg: TbMsg, data: unknown): Promise<boolean> {
+  private telemetry(msg: TbMsg, data: unknown): boolean | Promise<boolean> {
     const metaTs = Number(msg.metadata.ts);
-    const parsed = parseTelemetry(data, Number.isFinite(metaTs) && metaTs > 0 ? metaTs : msg.ts);
+    const ts = Number.isFinite(metaTs) && metaTs > 0 ? metaTs : msg.ts;
+    // The transports' messages: one {key: value} object at the metadata's ts.
+    if (isObject(data) && !('ts' in data && 'values' in data)) {
+      const updated = this.merge('TIME_SERIES', ts, data);
+      return updated.size > 0 ? this.judge(msg, updated) : false;
+    }
+    const parsed = parseTelemetry(data, ts);
     if (!parsed.ok) throw new Error(parsed.error);
     const byTs = new Map<number, Record<string, unknown>>();
     for (const e of parsed.value) byTs.set(e.ts, { ...byTs.get(e.ts), ...e.values });
+    return this.eachTs(msg, byTs);
+  }
+
+  /** Several timestamps in one message: judged one after the other, oldest first. */
+  private async eachTs(msg: TbMsg, byTs: Map<number, Record<string, unknown>>): Promise<boolean> {
     let changed = false;
     for (const ts of [...byTs.keys()].sort((a, b) => a - b)) {
       const updated = this.merge('TIME_SERIES', ts, byTs.get(ts)!);
@@ -136,14 +150,14 @@ export class DeviceState {
     return changed;
   }
 
-  private async attributes(msg: TbMsg): Promise<boolean> {
+  private attributes(msg: TbMsg): boolean | Promise<boolean> {
     const parsed = parseAttributes(msg.data);
     if (!parsed.ok) return false;
     const updated = this.merge('ATTRIBUTE', this.env.actions.now(), parsed.value);
     return updated.size > 0 ? this.judge(msg, updated) : false;
   }
 
-  private async attributesDeleted(msg: TbMsg): Promise<boolean> {
+  private attributesDeleted(msg: TbMsg): boolean | Promise<boolean> {
     const keys = isObject(msg.data) && Array.isArray(msg.data.attributes) ? msg.data.attributes : [];
     const removed = new Set<string>();
     for (const k of keys) {
@@ -157,20 +171,27 @@ export class DeviceState {
 
   private merge(type: 'TIME_SERIES' | 'ATTRIBUTE', ts: number, values: Record<string, unknown>): Set<string> {
     const updated = new Set<string>();
-    for (const [k, v] of Object.entries(values)) {
-      const value = keyValueOf(v);
-      if (!value) continue;
-      const key = conditionKey(type, k);
-      if (this.snapshot.putValue(key, ts, value)) updated.add(key);
+    const names = this.rules.byName[type];
+    for (const k in values) {
+      const key = names.get(k);
+      if (key === undefined) continue;
+      const value = keyValueOf(values[k]);
+      if (value && this.snapshot.putValue(key, ts, value)) updated.add(key);
     }
     this.snapshot.ts = ts;
     return updated;
   }
 
-  private async judge(msg: TbMsg, updated: Set<string>): Promise<boolean> {
-    let changed = false;
-    for (const alarm of this.rules.alarms)
-      changed = (await this.alarmState(alarm).process(msg, this.snapshot, updated)) || changed;
+  /** Every alarm judges the update, one after the other (an alarm's write finishes before the next). */
+  private judge(msg: TbMsg, updated: Set<string>, from = 0, before = false): boolean | Promise<boolean> {
+    let changed = before;
+    const alarms = this.rules.alarms;
+    for (let i = from; i < alarms.length; i++) {
+      const result = this.alarmState(alarms[i]!).process(msg, this.snapshot, updated);
+      if (typeof result !== 'boolean')
+        return result.then((c) => this.judge(msg, updated, i + 1, changed || c));
+      changed = result || changed;
+    }
     return changed;
   }
 

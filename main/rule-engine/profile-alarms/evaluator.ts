@@ -8,11 +8,10 @@ import { NULL_UUID } from '../../../shared/schemas/common.ts';
 import type { AttributeScope } from '../../../shared/schemas/telemetry.ts';
 import type { DeviceRow } from '../../platform/devices.ts';
 import { newMsg, type TbMsg } from '../../platform/tb-msg.ts';
-import { PerOriginator } from '../per-originator.ts';
 import { errorText, failure, success, type NodeOutput, type RuleEnv } from '../rule-node.ts';
 import { RuleNodeStates } from '../rule-node-states.ts';
 import type { AlarmActions } from './alarm-state.ts';
-import { conditionKey, type DataSnapshot, type DynamicSource } from './condition.ts';
+import { conditionKey, splitConditionKey, type DataSnapshot, type DynamicSource } from './condition.ts';
 import { DeviceState, type DeviceEnv, type DeviceProgress } from './device-state.ts';
 import { keyValueOf } from './key-value.ts';
 import { profileRules, type ProfileRules } from './profile-rules.ts';
@@ -38,7 +37,8 @@ export class ProfileAlarmEvaluator {
   private readonly profileOfDevice = new Map<string, string>();
   /** profile id -> its rules (null: none) */
   private readonly rulesOfProfile = new Map<string, ProfileRules | null>();
-  private readonly serial = new PerOriginator();
+  /** the last pending work of a device (an alarm write, a state write): its next message waits for it */
+  private readonly pending = new Map<string, Promise<unknown>>();
   private readonly harvestMs: number;
   private readonly maxStates: number;
   private timer: NodeJS.Timeout | null = null;
@@ -96,11 +96,41 @@ export class ProfileAlarmEvaluator {
     if (rules === undefined) return [];
     if (rules === null) return success(msg);
     if (rules.problem) return failure(msg, new Error(rules.problem));
-    return this.serial.run(deviceId, async () => {
-      const state = this.stateOf(deviceId, rules);
-      if (await state.process(msg)) await this.persist(state);
+    return this.inTurn(deviceId, () => this.judge(deviceId, rules, msg));
+  }
+
+  /** Judges a message; synchronous unless an alarm or the rules' progress must be written. */
+  private judge(deviceId: string, rules: ProfileRules, msg: TbMsg): NodeOutput[] | Promise<NodeOutput[]> {
+    const state = this.stateOf(deviceId, rules);
+    const changed = state.process(msg);
+    if (changed === false) return success(msg);
+    return (async () => {
+      if (await changed) await this.persist(state);
       return success(msg);
+    })();
+  }
+
+  /**
+   * Runs a device's work after its pending work, one at a time per device (ThingsBoard's node handles a
+   * device's messages in order); at once, and synchronously, when nothing is pending.
+   */
+  private inTurn<T>(deviceId: string, work: () => T | Promise<T>): T | Promise<T> {
+    const before = this.pending.get(deviceId);
+    let result: T | Promise<T>;
+    if (before) result = before.then(work, work);
+    else {
+      result = work();
+      if (!(result instanceof Promise)) return result;
+    }
+    const tail: Promise<unknown> = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.pending.set(deviceId, tail);
+    void tail.then(() => {
+      if (this.pending.get(deviceId) === tail) this.pending.delete(deviceId);
     });
+    return result;
   }
 
   // --- device states ------------------------------------------------------------------------------
@@ -146,14 +176,14 @@ export class ProfileAlarmEvaluator {
     const now = Date.now();
     for (const state of [...this.devices.values()]) {
       if (!state.inProgress) continue;
-      void this.serial
-        .run(state.deviceId, async () => {
+      void Promise.resolve(
+        this.inTurn(state.deviceId, async () => {
           if (this.destroyed || this.devices.get(state.deviceId) !== state) return;
           if (await state.harvest(now)) await this.persist(state);
-        })
-        .catch((err: unknown) =>
-          this.env.log(`[device profile] alarm check of device ${state.deviceId} failed: ${errorText(err)}`),
-        );
+        }),
+      ).catch((err: unknown) =>
+        this.env.log(`[device profile] alarm check of device ${state.deviceId} failed: ${errorText(err)}`),
+      );
     }
   }
 
@@ -282,7 +312,7 @@ export class ProfileAlarmEvaluator {
     const series: string[] = [];
     const attributes: string[] = [];
     for (const k of keys) {
-      const [type, name] = k.split('\u0000') as [string, string];
+      const [type, name] = splitConditionKey(k);
       if (type === 'TIME_SERIES') series.push(name);
       else if (type === 'ATTRIBUTE') attributes.push(name);
       else if (type === 'ENTITY_FIELD') {

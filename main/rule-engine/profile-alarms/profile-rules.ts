@@ -10,7 +10,7 @@ import {
   type DeviceProfileAlarm,
   type KeyFilterPredicate,
 } from '../../../shared/schemas/device-profile-alarms.ts';
-import { conditionKey } from './condition.ts';
+import { conditionKey, splitConditionKey } from './condition.ts';
 
 export interface ProfileRules {
   profileId: string;
@@ -19,6 +19,8 @@ export interface ProfileRules {
   keys: Set<string>;
   createKeys: Map<string, Map<AlarmSeverity, Set<string>>>;
   clearKeys: Map<string, Set<string>>;
+  /** the time series and attribute names the rules read, with their condition keys (a message's other keys are skipped) */
+  byName: { TIME_SERIES: Map<string, string>; ATTRIBUTE: Map<string, string> };
   /** why the rules cannot run (a profile saved before its rules were checked); null when they can */
   problem: string | null;
 }
@@ -58,6 +60,7 @@ export function profileRules(profileId: string, profileData: unknown): ProfileRu
     keys: new Set(),
     createKeys: new Map(),
     clearKeys: new Map(),
+    byName: { TIME_SERIES: new Map(), ATTRIBUTE: new Map() },
     problem: null,
   };
   const issues = alarmRulesIssues(alarms);
@@ -73,6 +76,10 @@ export function profileRules(profileId: string, profileData: unknown): ProfileRu
       create.set(severity, ruleKeys(rule, rules.keys));
     rules.createKeys.set(alarm.id, create);
     if (alarm.clearRule) rules.clearKeys.set(alarm.id, ruleKeys(alarm.clearRule, rules.keys));
+  }
+  for (const key of rules.keys) {
+    const [type, name] = splitConditionKey(key);
+    if (type === 'TIME_SERIES' || type === 'ATTRIBUTE') rules.byName[type].set(name, key);
   }
   return rules;
 }

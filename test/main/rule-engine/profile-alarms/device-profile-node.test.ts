@@ -146,6 +146,55 @@ describe('device profile node: alarm rules', () => {
     ]);
   });
 
+  it("a device's messages sent at once are judged in their order, each after the previous one's alarm write", async () => {
+    const s = await setup([
+      alarm(
+        'Hot',
+        { CRITICAL: rule([numeric('temperature', 'GREATER', 30)]) },
+        rule([numeric('temperature', 'LESS', 25)]),
+      ),
+    ]);
+    const t0 = Date.now();
+    const values = [40, 20, 41, 21, 42];
+    const sent = values.map((temperature, i) =>
+      s.h.run(telemetryMsg(s.deviceId, { temperature, humidity: 50 + i }, { ts: String(t0 + i) })),
+    );
+    for (const { errors } of await Promise.all(sent)) expect(errors).toEqual([]);
+    expect(await s.alarmRelations(5)).toEqual([
+      'Alarm Created',
+      'Alarm Cleared',
+      'Alarm Created',
+      'Alarm Cleared',
+      'Alarm Created',
+    ]);
+    expect(
+      s
+        .alarmsOf('Hot')
+        .map((a) => a.status)
+        .sort(),
+    ).toEqual(['ACTIVE_UNACK', 'CLEARED_UNACK', 'CLEARED_UNACK']);
+  });
+
+  it('a message with several timestamps is judged oldest first', async () => {
+    const s = await setup([
+      alarm(
+        'Hot',
+        { CRITICAL: rule([numeric('temperature', 'GREATER', 30)]) },
+        rule([numeric('temperature', 'LESS', 25)]),
+      ),
+    ]);
+    const t0 = Date.now();
+    const { errors } = await s.h.run(
+      telemetryMsg(s.deviceId, [
+        { ts: t0 + 2, values: { temperature: 20 } },
+        { ts: t0 + 1, values: { temperature: 35, humidity: 3 } },
+      ]),
+    );
+    expect(errors).toEqual([]);
+    expect(await s.alarmRelations(2)).toEqual(['Alarm Created', 'Alarm Cleared']);
+    expect(s.active('Hot')).toBeUndefined();
+  });
+
   it('DURATION: raises once the condition held longer than the duration, by the data timestamps; a break starts over', async () => {
     const s = await setup([
       alarm(
@@ -440,7 +489,7 @@ describe('device profile node: alarm rules', () => {
       firstNodeIndex: 0,
       nodes: [
         {
-          id: { entityType: 'RULE_NODE', id: 'node-under-test' },
+          id: { entityType: 'RULE_NODE' as const, id: 'node-under-test' },
           type: TB.deviceProfile,
           name: 'Again',
           configuration: CONFIG,
