@@ -6,26 +6,26 @@ import {
   Card,
   Fieldset,
   Group,
-  List,
-  NumberInput,
   SegmentedControl,
   Select,
   SimpleGrid,
   Stack,
   Switch,
   Text,
-  TextInput,
   Textarea,
 } from '@mantine/core';
 import { useEffect, useMemo, useState } from 'react';
-import {
-  DEFAULT_DEVICE_NAME_PATTERN,
-  formatIssue,
-  scenarioIssues,
-  type ScenarioIssue,
-} from '../../../../shared/schemas/simulation.ts';
+import { DEFAULT_DEVICE_NAME_PATTERN, scenarioIssues } from '../../../../shared/schemas/simulation.ts';
 import type { SimulationDetails } from '../../api/client.ts';
 import { useUpdateSimulation } from '../../api/hooks.ts';
+import {
+  IssueList,
+  issuesByPath,
+  NumberField,
+  SelectField,
+  TextField,
+  type Binder,
+} from '../../components/bound-fields.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { getAt, parsePath, setAt } from '../../components/json-path.ts';
 
@@ -39,123 +39,6 @@ const NEW_GATEWAY = {
   devicesCount: 1,
   keys: [{ key: 'value', generator: { kind: 'random', min: 0, max: 100 } }],
 };
-
-interface Binder {
-  value(path: string): unknown;
-  error(path: string): string | undefined;
-  set(path: string, value: unknown): void;
-  disabled: boolean;
-}
-
-function TextField({
-  b,
-  path,
-  label,
-  description,
-  optional,
-  placeholder,
-}: {
-  b: Binder;
-  path: string;
-  label: string;
-  description?: string;
-  optional?: boolean;
-  placeholder?: string;
-}) {
-  const v = b.value(path);
-  return (
-    <TextInput
-      label={label}
-      description={description}
-      placeholder={placeholder}
-      value={typeof v === 'string' ? v : v === undefined ? '' : String(v)}
-      onChange={(e) =>
-        b.set(path, optional && e.currentTarget.value === '' ? undefined : e.currentTarget.value)
-      }
-      error={b.error(path)}
-      disabled={b.disabled}
-      data-path={path}
-    />
-  );
-}
-
-function NumberField({
-  b,
-  path,
-  label,
-  description,
-  min,
-  placeholder,
-}: {
-  b: Binder;
-  path: string;
-  label: string;
-  description?: string;
-  min?: number;
-  placeholder?: string;
-}) {
-  const v = b.value(path);
-  return (
-    <NumberInput
-      label={label}
-      description={description}
-      placeholder={placeholder}
-      min={min}
-      allowDecimal={false}
-      value={typeof v === 'number' ? v : ''}
-      onChange={(n) => b.set(path, typeof n === 'number' ? n : undefined)}
-      error={b.error(path)}
-      disabled={b.disabled}
-      data-path={path}
-    />
-  );
-}
-
-function SelectField({
-  b,
-  path,
-  label,
-  data,
-}: {
-  b: Binder;
-  path: string;
-  label: string;
-  data: { value: string; label: string }[];
-}) {
-  const v = b.value(path);
-  return (
-    <Select
-      label={label}
-      data={data}
-      value={v === undefined ? null : String(v)}
-      onChange={(s) => b.set(path, s === null ? undefined : /^\d+$/.test(s) ? Number(s) : s)}
-      clearable
-      placeholder="default"
-      error={b.error(path)}
-      disabled={b.disabled}
-      data-path={path}
-    />
-  );
-}
-
-function IssueList({ issues, testId }: { issues: ScenarioIssue[]; testId?: string }) {
-  return (
-    <Alert color="red" variant="light" title={`${issues.length} problem${issues.length === 1 ? '' : 's'}`}>
-      <List size="sm" data-testid={testId}>
-        {issues.slice(0, 20).map((i) => (
-          <List.Item key={formatIssue(i)}>
-            <code>{i.path || '(scenario)'}</code>: {i.message}
-          </List.Item>
-        ))}
-      </List>
-      {issues.length > 20 && (
-        <Text size="xs" c="dimmed">
-          and {issues.length - 20} more
-        </Text>
-      )}
-    </Alert>
-  );
-}
 
 /** One gateway's common fields; its keys, RPC responders and attributes are edited in the JSON view. */
 function GatewayFields({ b, index, onRemove }: { b: Binder; index: number; onRemove?: () => void }) {
@@ -267,11 +150,7 @@ export function ScenarioEditor({ simulation, locked }: { simulation: SimulationD
   }, [saved]);
 
   const issues = useMemo(() => scenarioIssues(draft), [draft]);
-  const byPath = useMemo(() => {
-    const m = new Map<string, string>();
-    for (const i of issues) m.set(i.path, m.has(i.path) ? `${m.get(i.path)}; ${i.message}` : i.message);
-    return m;
-  }, [issues]);
+  const byPath = useMemo(() => issuesByPath(issues), [issues]);
 
   const setDraftAndText = (next: Draft) => {
     setDraft(next);
@@ -348,7 +227,9 @@ export function ScenarioEditor({ simulation, locked }: { simulation: SimulationD
             {jsonError}
           </Alert>
         )}
-        {!jsonError && issues.length > 0 && <IssueList issues={issues} testId="scenario-issues" />}
+        {!jsonError && issues.length > 0 && (
+          <IssueList issues={issues} testId="scenario-issues" whole="(scenario)" />
+        )}
 
         {view === 'form' ? (
           <Stack gap="sm">
