@@ -6,12 +6,13 @@ import { formatDateTime } from '../../components/format.ts';
 import { PageHeader } from '../../components/page-header.tsx';
 import { Link } from '../../router.tsx';
 import type { PageParams } from '../../shell/page-catalog.ts';
+import { AlarmRulesCard } from './alarm-rules-card.tsx';
 import { ProfileGeneralCard } from './profile-general-card.tsx';
 import { ProvisioningCard } from './provisioning-card.tsx';
 
 /**
  * One device profile as a column of cards, each saving its own part of the profile (general,
- * provisioning; alarm rules and others can be added as cards of the same shape).
+ * provisioning, alarm rules; others can be added as cards of the same shape).
  */
 export default function DeviceProfileDetailPage({ params }: { params: PageParams }) {
   const id = params.id!;
@@ -53,6 +54,7 @@ export default function DeviceProfileDetailPage({ params }: { params: PageParams
       />
       <ProfileGeneralCard profile={p} canEdit={canEdit} />
       <ProvisioningCard profile={p} canEdit={canEdit} />
+      <AlarmRulesCard profile={p} canEdit={canEdit} />
     </Stack>
   );
 }
