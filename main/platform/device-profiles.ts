@@ -85,7 +85,8 @@ function checkAlarmRules(profileData: Record<string, unknown>): void {
     );
 }
 
-const DEFAULT_PROFILE_DATA = {
+/** A new profile's data (ThingsBoard's DeviceProfileData of a DEFAULT profile). */
+export const DEFAULT_PROFILE_DATA = {
   configuration: { type: 'DEFAULT' },
   transportConfiguration: { type: 'DEFAULT' },
   provisionConfiguration: { type: 'DISABLED', provisionDeviceSecret: null },

@@ -120,6 +120,10 @@ export async function runSimulate(
         `${options.file}: gateways[${missing}].token: is required with --platform (the gateway access token)`,
       );
     target = { url: options.platform.replace(/\/+$/, '') };
+    if (scenario.setup)
+      process.stderr.write(
+        "sandboard simulate: the scenario's setup (device profiles, assets) is left out with --platform (it is set up only on the in-process platform)\n",
+      );
   } else if (scenario.target?.kind === 'remote') {
     target = remoteTarget(scenario.target);
   } else {

@@ -6,6 +6,7 @@ import { invalidArgument } from '../platform/errors.ts';
 import { parseJson } from '../platform/paging.ts';
 import type { Services } from '../platform/services.ts';
 import { gatewayPlan } from './scenario.ts';
+import { applySetup } from './scenario-setup.ts';
 import type { RunGateway } from './simulation-run.ts';
 
 /** Where a run's gateways connect; with services (the embedded platform) gateway devices are provisioned. */
@@ -93,9 +94,13 @@ export async function ensureGatewayDevice(
   return { deviceId: row.id, token };
 }
 
-/** Plans every gateway of a scenario for a target, provisioning gateway devices on the embedded platform. */
+/**
+ * Plans every gateway of a scenario for a target; on the embedded platform the scenario's setup (profiles,
+ * assets) comes first, then the gateway devices are provisioned.
+ */
 export async function runGateways(scenario: Scenario, target: ResolvedTarget): Promise<RunGateway[]> {
   const tag = randomBytes(3).toString('hex');
+  if (target.services) await applySetup(target.services, scenario, SIMULATOR);
   const gateways: RunGateway[] = [];
   for (const [i, spec] of scenario.gateways.entries()) {
     const plan = gatewayPlan(spec);

@@ -15,6 +15,7 @@ import {
   type JsonPathIssue,
   type SchemaNode as Schema,
 } from './json-path-issues.ts';
+import { ScenarioSetup, setupIssues } from './scenario-setup.ts';
 
 export const SIMULATION_LIMITS = {
   gateways: 100,
@@ -211,6 +212,7 @@ export const Scenario = obj(
         description: 'each gateway stops after this many telemetry messages (default: no limit)',
       }),
     ),
+    setup: Type.Optional(ScenarioSetup),
   },
   'A gateway simulation scenario (default target: embedded)',
 );
@@ -350,6 +352,7 @@ function semanticIssues(s: Scenario): ScenarioIssue[] {
         message: `device '${name}' has the name of a gateway`,
       });
   }
+  if (s.setup) issues.push(...setupIssues(s.setup, new Set(deviceOwner.keys()), s.target?.kind === 'remote'));
   return issues;
 }
 
