@@ -1,5 +1,6 @@
 import sample from '../../../../shared/scenarios/smart-building-gateway.json';
-import type { Scenario } from '../../../../shared/schemas/simulation.ts';
+import building from '../../../../shared/scenarios/smart-building.json';
+import { deviceNames, type Scenario } from '../../../../shared/schemas/simulation.ts';
 
 export interface ScenarioTemplate {
   id: string;
@@ -38,6 +39,13 @@ export const TEMPLATES: ScenarioTemplate[] = [
     scenario: sample as unknown as Scenario,
   },
   {
+    id: 'smart-building-alarms',
+    label: 'Smart building: rooms and alarms',
+    description:
+      'A building, its floors and rooms as assets, a climate sensor per room, and an alarm rule: High Temperature above 28 °C, cleared below 26 °C.',
+    scenario: building as unknown as Scenario,
+  },
+  {
     id: 'minimal',
     label: 'Single gateway',
     description: 'One gateway, one device, two keys: a quick start to edit.',
@@ -58,13 +66,21 @@ export function fromTemplate(
   options: { name: string; periodMs?: number; devicesCount?: number },
 ): Scenario {
   const copy = structuredClone(template.scenario);
-  return {
-    ...copy,
-    name: options.name,
-    gateways: copy.gateways.map((g) => ({
-      ...g,
-      ...(options.periodMs !== undefined ? { periodMs: options.periodMs } : {}),
-      ...(options.devicesCount !== undefined ? { devicesCount: options.devicesCount } : {}),
-    })),
-  };
+  const gateways = copy.gateways.map((g) => ({
+    ...g,
+    ...(options.periodMs !== undefined ? { periodMs: options.periodMs } : {}),
+    ...(options.devicesCount !== undefined ? { devicesCount: options.devicesCount } : {}),
+  }));
+  const made: Scenario = { ...copy, name: options.name, gateways };
+  // fewer devices: the setup's assets contain only those that are left
+  if (copy.setup?.assets) {
+    const names = new Set(gateways.flatMap(deviceNames));
+    made.setup = {
+      ...copy.setup,
+      assets: copy.setup.assets.map((a) =>
+        a.devices ? { ...a, devices: a.devices.filter((d) => names.has(d)) } : a,
+      ),
+    };
+  }
+  return made;
 }
