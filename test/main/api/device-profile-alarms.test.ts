@@ -94,7 +94,11 @@ describe('device profile alarm rules over REST', () => {
         'profileData.alarms[0].createRules.MAJOR.condition.condition[0].predicate.predicates[1].value: is required',
       ],
       [
-        alarm('A', { MAJOR: rule([numeric('t', 'GREATER', 1)]) }, rule([numeric('t', 'LESS', 'thirty' as never)])),
+        alarm(
+          'A',
+          { MAJOR: rule([numeric('t', 'GREATER', 1)]) },
+          rule([numeric('t', 'LESS', 'thirty' as never)]),
+        ),
         'profileData.alarms[0].clearRule.condition.condition[0].predicate.value.defaultValue: must be a number',
       ],
       [
