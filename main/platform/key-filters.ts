@@ -3,20 +3,17 @@
  * query and then evaluated against an entity's values (as text, the way the entity query answers them).
  */
 import type { KeyFilter } from '../../shared/schemas/entity-query.ts';
+import {
+  BOOLEAN_OPERATIONS,
+  COMPLEX_OPERATIONS,
+  NUMERIC_OPERATIONS,
+  STRING_OPERATIONS,
+  type NumericOperation,
+  type StringOperation,
+} from '../../shared/schemas/device-profile-alarms.ts';
+import { numericHolds, stringHolds } from '../../shared/predicate-operations.ts';
 import { badRequestParams } from './errors.ts';
 
-const STRING_OPS = [
-  'EQUAL',
-  'NOT_EQUAL',
-  'STARTS_WITH',
-  'ENDS_WITH',
-  'CONTAINS',
-  'NOT_CONTAINS',
-  'IN',
-  'NOT_IN',
-];
-const NUMERIC_OPS = ['EQUAL', 'NOT_EQUAL', 'GREATER', 'LESS', 'GREATER_OR_EQUAL', 'LESS_OR_EQUAL'];
-const BOOLEAN_OPS = ['EQUAL', 'NOT_EQUAL'];
 const MAX_DEPTH = 8;
 
 /** A checked predicate: evaluates a value (undefined when the entity has none). */
@@ -36,14 +33,15 @@ export function compilePredicate(raw: unknown, path: string, depth = 0): Predica
   if (!raw || typeof raw !== 'object') throw badRequestParams(`${path}: must be an object`);
   const p = raw as RawPredicate;
   const op = typeof p.operation === 'string' ? p.operation : undefined;
-  const need = (ops: string[]) => {
-    if (!op || !ops.includes(op)) throw badRequestParams(`${path}.operation: one of ${ops.join(', ')}`);
-    return op;
+  const need = <T extends string>(ops: readonly T[]): T => {
+    if (!op || !(ops as readonly string[]).includes(op))
+      throw badRequestParams(`${path}.operation: one of ${ops.join(', ')}`);
+    return op as T;
   };
   const given = p.value?.defaultValue;
   switch (p.type) {
     case 'STRING': {
-      const operation = need(STRING_OPS);
+      const operation: StringOperation = need(STRING_OPERATIONS);
       if (given === undefined || given === null)
         throw badRequestParams(`${path}.value.defaultValue is required`);
       const ignoreCase = p.ignoreCase === true;
@@ -52,29 +50,11 @@ export function compilePredicate(raw: unknown, path: string, depth = 0): Predica
       const list = target.split(',').map((s) => s.trim());
       return (value) => {
         if (value === undefined) return false;
-        const v = norm(value);
-        switch (operation) {
-          case 'EQUAL':
-            return v === target;
-          case 'NOT_EQUAL':
-            return v !== target;
-          case 'STARTS_WITH':
-            return v.startsWith(target);
-          case 'ENDS_WITH':
-            return v.endsWith(target);
-          case 'CONTAINS':
-            return v.includes(target);
-          case 'NOT_CONTAINS':
-            return !v.includes(target);
-          case 'IN':
-            return list.includes(v);
-          default:
-            return !list.includes(v);
-        }
+        return stringHolds(operation, norm(value), target, () => list);
       };
     }
     case 'NUMERIC': {
-      const operation = need(NUMERIC_OPS);
+      const operation: NumericOperation = need(NUMERIC_OPERATIONS);
       const target = Number(given);
       if (given === undefined || given === null || given === '' || !Number.isFinite(target)) {
         throw badRequestParams(`${path}.value.defaultValue must be a number`);
@@ -82,25 +62,11 @@ export function compilePredicate(raw: unknown, path: string, depth = 0): Predica
       return (value) => {
         if (value === undefined || value === '') return false;
         const v = Number(value);
-        if (!Number.isFinite(v)) return false;
-        switch (operation) {
-          case 'EQUAL':
-            return v === target;
-          case 'NOT_EQUAL':
-            return v !== target;
-          case 'GREATER':
-            return v > target;
-          case 'LESS':
-            return v < target;
-          case 'GREATER_OR_EQUAL':
-            return v >= target;
-          default:
-            return v <= target;
-        }
+        return Number.isFinite(v) && numericHolds(operation, v, target);
       };
     }
     case 'BOOLEAN': {
-      const operation = need(BOOLEAN_OPS);
+      const operation = need(BOOLEAN_OPERATIONS);
       if (typeof given !== 'boolean' && given !== 'true' && given !== 'false') {
         throw badRequestParams(`${path}.value.defaultValue must be true or false`);
       }
@@ -111,7 +77,7 @@ export function compilePredicate(raw: unknown, path: string, depth = 0): Predica
       };
     }
     case 'COMPLEX': {
-      const operation = need(['AND', 'OR']);
+      const operation = need(COMPLEX_OPERATIONS);
       if (!Array.isArray(p.predicates)) throw badRequestParams(`${path}.predicates must be an array`);
       const parts = p.predicates.map((q, i) => compilePredicate(q, `${path}.predicates[${i}]`, depth + 1));
       return operation === 'AND' ? (v) => parts.every((f) => f(v)) : (v) => parts.some((f) => f(v));

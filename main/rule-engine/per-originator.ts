@@ -8,7 +8,21 @@ export class PerOriginator {
 
   run<T>(key: string, work: () => Promise<T> | T): Promise<T> {
     const before = this.tails.get(key) ?? Promise.resolve();
-    const mine = before.then(work, work);
+    return this.track(key, before.then(work, work));
+  }
+
+  /**
+   * Like run, but at once, and synchronously, when nothing of the key is pending and the work itself
+   * is synchronous: a hot path pays for a promise only when it has to wait or write.
+   */
+  runInline<T>(key: string, work: () => Promise<T> | T): Promise<T> | T {
+    const before = this.tails.get(key);
+    if (before) return this.track(key, before.then(work, work));
+    const result = work();
+    return result instanceof Promise ? this.track(key, result) : result;
+  }
+
+  private track<T>(key: string, mine: Promise<T>): Promise<T> {
     const tail = mine.then(
       () => undefined,
       () => undefined,

@@ -11,6 +11,7 @@ import type {
   DynamicValue,
   KeyFilterPredicate,
 } from '../../../shared/schemas/device-profile-alarms.ts';
+import { numericHolds, stringHolds } from '../../../shared/predicate-operations.ts';
 import { asBoolean, asDouble, asString, sameValue, type KeyValue } from './key-value.ts';
 
 /** A condition key (type and name) as one string, for sets and maps. */
@@ -155,21 +156,7 @@ function evalPredicate(
       const v = asDouble(value);
       const target = operand(data, p.value, filter, source, asDouble);
       if (v === null || target === null) return false;
-      switch (p.operation) {
-        case 'EQUAL':
-          return v === target;
-        case 'NOT_EQUAL':
-          return v !== target;
-        case 'GREATER':
-          return v > target;
-        case 'GREATER_OR_EQUAL':
-          return v >= target;
-        case 'LESS':
-          return v < target;
-        case 'LESS_OR_EQUAL':
-          return v <= target;
-      }
-      return false;
+      return numericHolds(p.operation, v, target);
     }
     case 'STRING': {
       let v = asString(value);
@@ -179,25 +166,8 @@ function evalPredicate(
         v = v.toLowerCase();
         target = target.toLowerCase();
       }
-      switch (p.operation) {
-        case 'EQUAL':
-          return v === target;
-        case 'NOT_EQUAL':
-          return v !== target;
-        case 'STARTS_WITH':
-          return v.startsWith(target);
-        case 'ENDS_WITH':
-          return v.endsWith(target);
-        case 'CONTAINS':
-          return v.includes(target);
-        case 'NOT_CONTAINS':
-          return !v.includes(target);
-        case 'IN':
-          return listOf(target).includes(v);
-        case 'NOT_IN':
-          return !listOf(target).includes(v);
-      }
-      return false;
+      const t = target;
+      return stringHolds(p.operation, v, t, () => listOf(t));
     }
     case 'BOOLEAN': {
       const v = asBoolean(value);

@@ -8,6 +8,7 @@ import { NULL_UUID } from '../../../shared/schemas/common.ts';
 import type { AttributeScope } from '../../../shared/schemas/telemetry.ts';
 import type { DeviceRow } from '../../platform/devices.ts';
 import { newMsg, type TbMsg } from '../../platform/tb-msg.ts';
+import { PerOriginator } from '../per-originator.ts';
 import { errorText, failure, success, type NodeOutput, type RuleEnv } from '../rule-node.ts';
 import { RuleNodeStates } from '../rule-node-states.ts';
 import type { AlarmActions } from './alarm-state.ts';
@@ -37,8 +38,8 @@ export class ProfileAlarmEvaluator {
   private readonly profileOfDevice = new Map<string, string>();
   /** profile id -> its rules (null: none) */
   private readonly rulesOfProfile = new Map<string, ProfileRules | null>();
-  /** the last pending work of a device (an alarm write, a state write): its next message waits for it */
-  private readonly pending = new Map<string, Promise<unknown>>();
+  /** a device's messages one at a time: the next waits for the last one's alarm or state write */
+  private readonly serial = new PerOriginator();
   private readonly harvestMs: number;
   private readonly maxStates: number;
   private timer: NodeJS.Timeout | null = null;
@@ -96,7 +97,7 @@ export class ProfileAlarmEvaluator {
     if (rules === undefined) return [];
     if (rules === null) return success(msg);
     if (rules.problem) return failure(msg, new Error(rules.problem));
-    return this.inTurn(deviceId, () => this.judge(deviceId, rules, msg));
+    return this.serial.runInline(deviceId, () => this.judge(deviceId, rules, msg));
   }
 
   /** Judges a message; synchronous unless an alarm or the rules' progress must be written. */
@@ -108,29 +109,6 @@ export class ProfileAlarmEvaluator {
       if (await changed) await this.persist(state);
       return success(msg);
     })();
-  }
-
-  /**
-   * Runs a device's work after its pending work, one at a time per device (ThingsBoard's node handles a
-   * device's messages in order); at once, and synchronously, when nothing is pending.
-   */
-  private inTurn<T>(deviceId: string, work: () => T | Promise<T>): T | Promise<T> {
-    const before = this.pending.get(deviceId);
-    let result: T | Promise<T>;
-    if (before) result = before.then(work, work);
-    else {
-      result = work();
-      if (!(result instanceof Promise)) return result;
-    }
-    const tail: Promise<unknown> = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.pending.set(deviceId, tail);
-    void tail.then(() => {
-      if (this.pending.get(deviceId) === tail) this.pending.delete(deviceId);
-    });
-    return result;
   }
 
   // --- device states ------------------------------------------------------------------------------
@@ -176,14 +154,14 @@ export class ProfileAlarmEvaluator {
     const now = Date.now();
     for (const state of [...this.devices.values()]) {
       if (!state.inProgress) continue;
-      void Promise.resolve(
-        this.inTurn(state.deviceId, async () => {
+      void this.serial
+        .run(state.deviceId, async () => {
           if (this.destroyed || this.devices.get(state.deviceId) !== state) return;
           if (await state.harvest(now)) await this.persist(state);
-        }),
-      ).catch((err: unknown) =>
-        this.env.log(`[device profile] alarm check of device ${state.deviceId} failed: ${errorText(err)}`),
-      );
+        })
+        .catch((err: unknown) =>
+          this.env.log(`[device profile] alarm check of device ${state.deviceId} failed: ${errorText(err)}`),
+        );
     }
   }
 

@@ -80,6 +80,13 @@ async function setup(alarms: unknown[]): Promise<Setup> {
   };
 }
 
+const hotAbove30ClearBelow25 = () =>
+  alarm(
+    'Hot',
+    { CRITICAL: rule([numeric('temperature', 'GREATER', 30)]) },
+    rule([numeric('temperature', 'LESS', 25)]),
+  );
+
 describe('device profile node: alarm rules', () => {
   it('SIMPLE: creates at the highest severity that holds, updates, raises severity, never lowers it, and clears', async () => {
     const s = await setup([
@@ -147,13 +154,7 @@ describe('device profile node: alarm rules', () => {
   });
 
   it("a device's messages sent at once are judged in their order, each after the previous one's alarm write", async () => {
-    const s = await setup([
-      alarm(
-        'Hot',
-        { CRITICAL: rule([numeric('temperature', 'GREATER', 30)]) },
-        rule([numeric('temperature', 'LESS', 25)]),
-      ),
-    ]);
+    const s = await setup([hotAbove30ClearBelow25()]);
     const t0 = Date.now();
     const values = [40, 20, 41, 21, 42];
     const sent = values.map((temperature, i) =>
@@ -176,13 +177,7 @@ describe('device profile node: alarm rules', () => {
   });
 
   it('a message with several timestamps is judged oldest first', async () => {
-    const s = await setup([
-      alarm(
-        'Hot',
-        { CRITICAL: rule([numeric('temperature', 'GREATER', 30)]) },
-        rule([numeric('temperature', 'LESS', 25)]),
-      ),
-    ]);
+    const s = await setup([hotAbove30ClearBelow25()]);
     const t0 = Date.now();
     const { errors } = await s.h.run(
       telemetryMsg(s.deviceId, [
