@@ -1,24 +1,12 @@
-import {
-  Alert,
-  Button,
-  Card,
-  Fieldset,
-  Group,
-  SegmentedControl,
-  Select,
-  Stack,
-  Switch,
-  Text,
-  Textarea,
-  Title,
-} from '@mantine/core';
-import { useEffect, useMemo, useState } from 'react';
+import { Button, Card, Fieldset, Group, Select, Stack, Switch, Text, Title } from '@mantine/core';
+import { useMemo } from 'react';
 import { ALARM_SEVERITIES, type AlarmSeverity } from '../../../../shared/schemas/alarms.ts';
 import { alarmRulesIssues } from '../../../../shared/schemas/device-profile-alarms.ts';
 import type { DeviceProfile } from '../../api/transport-api.ts';
 import { useSaveDeviceProfile } from '../../api/transport-hooks.ts';
-import { IssueList, issuesByPath, TextField, type Binder } from '../../components/bound-fields.tsx';
+import { issuesByPath, TextField, type Binder } from '../../components/bound-fields.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { DraftJsonText, DraftProblems, DraftViewSwitch, useJsonDraft } from '../../components/json-draft.tsx';
 import { getAt, parsePath, setAt } from '../../components/json-path.ts';
 import { newAlarm, newRule, SEVERITY_LABELS } from './alarm-rule-drafts.ts';
 import { RuleFields } from './alarm-rule-fields.tsx';
@@ -26,7 +14,6 @@ import { profileSaveRequest } from './profile-save.ts';
 
 type Draft = { alarms: unknown };
 
-const pretty = (v: unknown) => JSON.stringify(v ?? [], null, 2);
 const savedAlarms = (profile: DeviceProfile): unknown => profile.profileData.alarms ?? [];
 
 /** One alarm rule: its type, a create rule per severity, the clear rule and propagation to related entities. */
@@ -114,51 +101,29 @@ function AlarmFields({ b, index, onRemove }: { b: Binder; index: number; onRemov
  */
 export function AlarmRulesCard({ profile, canEdit }: { profile: DeviceProfile; canEdit: boolean }) {
   const save = useSaveDeviceProfile();
-  const saved = useMemo(() => pretty(savedAlarms(profile)), [profile]);
-  const [draft, setDraft] = useState<Draft>(() => ({ alarms: savedAlarms(profile) }));
-  const [view, setView] = useState<'form' | 'json'>('form');
-  const [jsonText, setJsonText] = useState(saved);
-  const [jsonError, setJsonError] = useState<string | null>(null);
-  const dirty = pretty(draft.alarms) !== saved || jsonError !== null;
+  const saved = useMemo(() => savedAlarms(profile), [profile]);
+  const d = useJsonDraft(saved);
+  const { dirty } = d;
+  const draft: Draft = { alarms: d.draft };
 
-  const setDraftAndText = (next: Draft) => {
-    setDraft(next);
-    setJsonText(pretty(next.alarms));
-    setJsonError(null);
-  };
-  // Rules saved elsewhere replace an unchanged draft.
-  useEffect(() => {
-    if (!dirty) setDraftAndText({ alarms: savedAlarms(profile) });
-    // only when the saved rules change, not on every edit
-  }, [saved]);
-
-  const issues = useMemo(() => alarmRulesIssues(draft.alarms, 'alarms'), [draft]);
+  const issues = useMemo(() => alarmRulesIssues(d.draft, 'alarms'), [d.draft]);
   const byPath = useMemo(() => issuesByPath(issues), [issues]);
   const b: Binder = {
     value: (path) => getAt(draft, parsePath(path)),
     error: (path) => byPath.get(path),
-    set: (path, value) => setDraftAndText(setAt(draft, parsePath(path), value) as Draft),
+    set: (path, value) => d.replace((setAt(draft, parsePath(path), value) as Draft).alarms),
     disabled: !canEdit,
   };
   const alarms = Array.isArray(draft.alarms) ? (draft.alarms as unknown[]) : [];
 
-  const onJson = (text: string) => {
-    setJsonText(text);
-    try {
-      setDraft({ alarms: JSON.parse(text) as unknown });
-      setJsonError(null);
-    } catch (err) {
-      setJsonError((err as Error).message);
-    }
-  };
   const discard = () => {
-    setDraftAndText({ alarms: savedAlarms(profile) });
+    d.replace(saved);
     save.reset();
   };
   const submit = () =>
     save.mutate(
       profileSaveRequest(profile, { profileData: { ...profile.profileData, alarms: draft.alarms } }),
-      { onSuccess: (p) => setDraftAndText({ alarms: savedAlarms(p) }) },
+      { onSuccess: (p) => d.replace(savedAlarms(p)) },
     );
   const addAlarm = () => {
     let n = alarms.length + 1;
@@ -173,17 +138,7 @@ export function AlarmRulesCard({ profile, canEdit }: { profile: DeviceProfile; c
         <Group justify="space-between" wrap="wrap">
           <Title order={4}>Alarm rules</Title>
           <Group gap="xs">
-            <SegmentedControl
-              aria-label="Alarm rules view"
-              value={view}
-              onChange={(v) => setView(v as 'form' | 'json')}
-              data={[
-                { value: 'form', label: 'Form' },
-                { value: 'json', label: 'JSON' },
-              ]}
-              size="xs"
-              data-testid="alarm-rules-view"
-            />
+            <DraftViewSwitch d={d} label="Alarm rules view" testId="alarm-rules-view" />
             {dirty && (
               <Text size="xs" c="dimmed">
                 Unsaved changes
@@ -198,7 +153,7 @@ export function AlarmRulesCard({ profile, canEdit }: { profile: DeviceProfile; c
                   size="xs"
                   onClick={submit}
                   loading={save.isPending}
-                  disabled={!dirty || issues.length > 0 || jsonError !== null}
+                  disabled={!dirty || issues.length > 0 || d.textError !== null}
                   data-testid="save-alarm-rules"
                 >
                   Save alarm rules
@@ -212,16 +167,9 @@ export function AlarmRulesCard({ profile, canEdit }: { profile: DeviceProfile; c
           severity first) and clears it when the clear rule holds.
         </Text>
         <ErrorAlert error={save.error} title="Could not save the alarm rules" />
-        {jsonError && (
-          <Alert color="red" variant="light" title="Not valid JSON" data-testid="alarm-rules-json-error">
-            {jsonError}
-          </Alert>
-        )}
-        {!jsonError && issues.length > 0 && (
-          <IssueList issues={issues} testId="alarm-rules-issues" whole="(alarm rules)" />
-        )}
-        {view === 'form' ? (
-          jsonError ? null : (
+        <DraftProblems d={d} issues={issues} testId="alarm-rules" whole="(alarm rules)" />
+        {d.view === 'form' ? (
+          d.textError ? null : (
             <Stack gap="sm">
               {!Array.isArray(draft.alarms) && (
                 <Text size="sm" c="dimmed">
@@ -256,17 +204,12 @@ export function AlarmRulesCard({ profile, canEdit }: { profile: DeviceProfile; c
             </Stack>
           )
         ) : (
-          <Textarea
-            aria-label="Alarm rules JSON"
-            value={jsonText}
-            onChange={(e) => onJson(e.currentTarget.value)}
-            autosize
-            minRows={12}
-            maxRows={40}
-            spellCheck={false}
+          <DraftJsonText
+            d={d}
+            label="Alarm rules JSON"
             readOnly={!canEdit}
-            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } }}
-            data-testid="alarm-rules-json"
+            minRows={12}
+            testId="alarm-rules-json"
           />
         )}
       </Stack>

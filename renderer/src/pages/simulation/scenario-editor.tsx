@@ -1,12 +1,10 @@
 import '../../components/typebox-csp.ts';
 import {
-  Alert,
   Badge,
   Button,
   Card,
   Fieldset,
   Group,
-  SegmentedControl,
   Select,
   SimpleGrid,
   Stack,
@@ -14,12 +12,11 @@ import {
   Text,
   Textarea,
 } from '@mantine/core';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { DEFAULT_DEVICE_NAME_PATTERN, scenarioIssues } from '../../../../shared/schemas/simulation.ts';
 import type { SimulationDetails } from '../../api/client.ts';
 import { useUpdateSimulation } from '../../api/hooks.ts';
 import {
-  IssueList,
   issuesByPath,
   NumberField,
   SelectField,
@@ -27,11 +24,8 @@ import {
   type Binder,
 } from '../../components/bound-fields.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { DraftJsonText, DraftProblems, DraftViewSwitch, useJsonDraft } from '../../components/json-draft.tsx';
 import { getAt, parsePath, setAt } from '../../components/json-path.ts';
-
-type Draft = unknown;
-
-const pretty = (v: unknown) => JSON.stringify(v, null, 2);
 
 const NEW_GATEWAY = {
   name: 'New Gateway',
@@ -133,69 +127,33 @@ function GatewayFields({ b, index, onRemove }: { b: Binder; index: number; onRem
  */
 export function ScenarioEditor({ simulation, locked }: { simulation: SimulationDetails; locked: boolean }) {
   const update = useUpdateSimulation(simulation.id);
-  const saved = useMemo(() => pretty(simulation.scenario), [simulation.scenario]);
-  const [draft, setDraft] = useState<Draft>(() => simulation.scenario);
-  const [view, setView] = useState<'form' | 'json'>('form');
-  const [jsonText, setJsonText] = useState(saved);
-  const [jsonError, setJsonError] = useState<string | null>(null);
-  const dirty = pretty(draft) !== saved || jsonError !== null;
-
-  // A scenario saved elsewhere (or by this editor) replaces an unchanged draft.
-  useEffect(() => {
-    if (!dirty) {
-      setDraft(simulation.scenario);
-      setJsonText(saved);
-    }
-    // only when the saved scenario changes, not on every edit
-  }, [saved]);
+  const d = useJsonDraft(simulation.scenario);
+  const { draft, dirty } = d;
+  const jsonError = d.textError;
 
   const issues = useMemo(() => scenarioIssues(draft), [draft]);
   const byPath = useMemo(() => issuesByPath(issues), [issues]);
 
-  const setDraftAndText = (next: Draft) => {
-    setDraft(next);
-    setJsonText(pretty(next));
-    setJsonError(null);
-  };
   const b: Binder = {
     value: (path) => getAt(draft, parsePath(path)),
     error: (path) => byPath.get(path),
-    set: (path, value) => setDraftAndText(setAt(draft, parsePath(path), value)),
+    set: (path, value) => d.replace(setAt(draft, parsePath(path), value)),
     disabled: locked,
   };
   const gateways = b.value('gateways');
   const target = b.value('target.kind') ?? 'embedded';
 
-  const onJson = (text: string) => {
-    setJsonText(text);
-    try {
-      setDraft(JSON.parse(text) as unknown);
-      setJsonError(null);
-    } catch (err) {
-      setJsonError((err as Error).message);
-    }
-  };
   const discard = () => {
-    setDraftAndText(simulation.scenario);
+    d.replace(simulation.scenario);
     update.reset();
   };
-  const save = () => update.mutate(draft, { onSuccess: (details) => setDraftAndText(details.scenario) });
+  const save = () => update.mutate(draft, { onSuccess: (details) => d.replace(details.scenario) });
 
   return (
     <Card withBorder radius="md" p="md" data-testid="scenario-editor">
       <Stack gap="sm">
         <Group justify="space-between" wrap="wrap">
-          <SegmentedControl
-            aria-label="Editor view"
-            value={view}
-            onChange={(v) => setView(v as 'form' | 'json')}
-            data={[
-              { value: 'form', label: 'Form' },
-              { value: 'json', label: 'JSON' },
-            ]}
-            size="xs"
-            data-testid="scenario-view"
-          />
+          <DraftViewSwitch d={d} label="Editor view" testId="scenario-view" />
           <Group gap="xs">
             {dirty && (
               <Text size="xs" c="dimmed">
@@ -222,16 +180,9 @@ export function ScenarioEditor({ simulation, locked }: { simulation: SimulationD
           </Text>
         )}
         <ErrorAlert error={update.error} title="Could not save the scenario" />
-        {jsonError && (
-          <Alert color="red" variant="light" title="Not valid JSON" data-testid="scenario-json-error">
-            {jsonError}
-          </Alert>
-        )}
-        {!jsonError && issues.length > 0 && (
-          <IssueList issues={issues} testId="scenario-issues" whole="(scenario)" />
-        )}
+        <DraftProblems d={d} issues={issues} testId="scenario" whole="(scenario)" />
 
-        {view === 'form' ? (
+        {d.view === 'form' ? (
           <Stack gap="sm">
             <SimpleGrid cols={{ base: 1, md: 2 }}>
               <TextField b={b} path="name" label="Name" />
@@ -329,18 +280,7 @@ export function ScenarioEditor({ simulation, locked }: { simulation: SimulationD
             </Group>
           </Stack>
         ) : (
-          <Textarea
-            aria-label="Scenario JSON"
-            value={jsonText}
-            onChange={(e) => onJson(e.currentTarget.value)}
-            autosize
-            minRows={16}
-            maxRows={40}
-            spellCheck={false}
-            readOnly={locked}
-            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } }}
-            data-testid="scenario-json"
-          />
+          <DraftJsonText d={d} label="Scenario JSON" readOnly={locked} minRows={16} testId="scenario-json" />
         )}
       </Stack>
     </Card>
