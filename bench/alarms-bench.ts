@@ -23,10 +23,9 @@ import {
   connectDevices,
   DEVICES_PER_GATEWAY,
   DEVICES_PER_PUBLISH,
-  runLoad,
-  type LoadResult,
+  runServerLoad,
+  type ServerLoadResult,
 } from './lib/gateway-load.ts';
-import { processCpuMs } from './lib/proc-cpu.ts';
 import { startServeChild } from './lib/serve-child.ts';
 
 const GATEWAYS = 10;
@@ -60,23 +59,10 @@ const HIGH_TEMPERATURE = {
   propagateRelationTypes: null,
 };
 
-interface Run extends LoadResult {
-  serverCpuMs: number;
-  messages: number;
-}
+type Run = ServerLoadResult;
 
-async function measure(pid: number, clients: MqttClient[], base: number): Promise<Run> {
-  const cpuBefore = processCpuMs(pid) ?? Number.NaN;
-  const result = await runLoad(clients, {
-    window: WINDOW,
-    warmupMs: WARMUP_MS,
-    durationMs: DURATION_MS,
-    base,
-  });
-  const serverCpuMs = (processCpuMs(pid) ?? Number.NaN) - cpuBefore;
-  const messages = result.ackedPerGateway.reduce((a, b) => a + b, 0) * DEVICES_PER_PUBLISH;
-  return { ...result, serverCpuMs, messages };
-}
+const measure = (pid: number, clients: MqttClient[], base: number): Promise<Run> =>
+  runServerLoad(pid, clients, { window: WINDOW, warmupMs: WARMUP_MS, durationMs: DURATION_MS, base });
 
 type Profile = { id: { id: string }; profileData: Record<string, unknown> };
 

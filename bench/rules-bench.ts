@@ -20,11 +20,11 @@ import {
   connectDevices,
   DEVICES_PER_PUBLISH,
   deviceName,
-  runLoad,
-  type LoadResult,
+  runServerLoad,
+  type ServerLoadResult,
 } from './lib/gateway-load.ts';
 import { benchHttp, createBenchGateways, tenantToken, type BenchHttp } from './lib/bench-http.ts';
-import { processCpuMs, threadTimes } from './lib/proc-cpu.ts';
+import { threadTimes } from './lib/proc-cpu.ts';
 import { startServeChild } from './lib/serve-child.ts';
 
 const GATEWAYS = 10;
@@ -42,9 +42,7 @@ const TRANSFORM =
     ? 'msg.pressure = toFixed(msg.pressure, 1);\nreturn {msg: msg, metadata: metadata, msgType: msgType};'
     : 'msg.pressure = Math.round(msg.pressure * 10) / 10;\nreturn {msg: msg, metadata: metadata, msgType: msgType};';
 
-interface Run extends LoadResult {
-  serverCpuMs: number;
-  messages: number;
+interface Run extends ServerLoadResult {
   /** server CPU ms per thread group during the run */
   threads: Map<string, number>;
 }
@@ -95,20 +93,17 @@ function scriptChain(root: { ruleChainId: unknown; nodes: { type: string }[] }) 
 }
 
 async function measure(pid: number, clients: MqttClient[], base: number): Promise<Run> {
-  const cpuBefore = processCpuMs(pid) ?? Number.NaN;
   const threadsBefore = threadTimes(pid, threadGroup);
-  const result = await runLoad(clients, {
+  const result = await runServerLoad(pid, clients, {
     window: WINDOW,
     warmupMs: WARMUP_MS,
     durationMs: DURATION_MS,
     base,
   });
-  const serverCpuMs = (processCpuMs(pid) ?? Number.NaN) - cpuBefore;
   const threads = new Map<string, number>();
   for (const [group, t] of threadTimes(pid, threadGroup) ?? [])
     threads.set(group, t.cpuMs - (threadsBefore?.get(group)?.cpuMs ?? 0));
-  const messages = result.ackedPerGateway.reduce((a, b) => a + b, 0) * DEVICES_PER_PUBLISH;
-  return { ...result, serverCpuMs, messages, threads };
+  return { ...result, threads };
 }
 
 /** The latest pressure of one device: the script run stores it rounded to one decimal. */

@@ -1,4 +1,5 @@
 import mqtt, { type MqttClient } from 'mqtt';
+import { processCpuMs } from './proc-cpu.ts';
 
 /**
  * The ingest benchmark's load: gateways, each publishing QoS 1 messages on v1/gateway/telemetry for
@@ -137,4 +138,24 @@ export async function runLoad(
     publishesPerSec,
     datapointsPerSec: publishesPerSec * DATAPOINTS_PER_PUBLISH,
   };
+}
+
+export interface ServerLoadResult extends LoadResult {
+  /** CPU ms the server process used over the whole run */
+  serverCpuMs: number;
+  /** device messages acknowledged over the whole run */
+  messages: number;
+}
+
+/** runLoad against the server process `pid`, with the CPU it used and the messages it took. */
+export async function runServerLoad(
+  pid: number,
+  clients: MqttClient[],
+  options: Parameters<typeof runLoad>[1],
+): Promise<ServerLoadResult> {
+  const cpuBefore = processCpuMs(pid) ?? Number.NaN;
+  const result = await runLoad(clients, options);
+  const serverCpuMs = (processCpuMs(pid) ?? Number.NaN) - cpuBefore;
+  const messages = result.ackedPerGateway.reduce((a, b) => a + b, 0) * DEVICES_PER_PUBLISH;
+  return { ...result, serverCpuMs, messages };
 }
