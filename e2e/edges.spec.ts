@@ -17,8 +17,7 @@ async function pushRestTelemetryToEdges(rest: RestClient, jwt: string): Promise<
   };
   const root = chains.data.find((c) => c.root)!;
   const metadata = (await (await rest.request(`/api/ruleChain/${root.id.id}/metadata`, { auth })).json()) as {
-    firstNodeIndex: number;
-    nodes: unknown[];
+    nodes: { type: string; [key: string]: unknown }[];
     connections: { fromIndex: number; toIndex: number; type: string }[];
   };
   metadata.nodes.push({
@@ -27,9 +26,9 @@ async function pushRestTelemetryToEdges(rest: RestClient, jwt: string): Promise<
     configuration: { scope: 'SERVER_SCOPE' },
     additionalInfo: { layoutX: 800, layoutY: 480 },
   });
-  // from the message type switch, the root chain's first node
+  // from the root chain's message type switch (after the device profile node)
   metadata.connections.push({
-    fromIndex: metadata.firstNodeIndex,
+    fromIndex: metadata.nodes.findIndex((n) => n.type.endsWith('.TbMsgTypeSwitchNode')),
     toIndex: metadata.nodes.length - 1,
     type: 'Timeseries Updated',
   });

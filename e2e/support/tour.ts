@@ -49,8 +49,9 @@ export async function seed(rest: RestClient): Promise<Seeded> {
     }[];
     connections: { fromIndex: number; toIndex: number; type: string }[];
   };
-  // ThingsBoard's root chain: the message type switch is the first node; Save Timeseries sits elsewhere.
+  // ThingsBoard's root chain: the device profile node, then the message type switch; Save Timeseries after it.
   const saveTs = metadata.nodes.findIndex((n) => n.type.endsWith('.TbMsgTimeseriesNode'));
+  const typeSwitch = metadata.nodes.findIndex((n) => n.type.endsWith('.TbMsgTypeSwitchNode'));
   metadata.nodes.push({
     type: PUSH_TO_EDGE,
     name: 'Push to edge',
@@ -61,7 +62,7 @@ export async function seed(rest: RestClient): Promise<Seeded> {
   const push = metadata.nodes.length - 1;
   metadata.connections.push({ fromIndex: saveTs, toIndex: push, type: 'Success' });
   metadata.connections.push({
-    fromIndex: metadata.firstNodeIndex,
+    fromIndex: typeSwitch,
     toIndex: push,
     type: 'Timeseries Updated',
   });
@@ -142,7 +143,7 @@ const SETTLED: Partial<Record<PageId, (page: Page) => Promise<void>>> = {
   gateways: (p) => expect(p.getByTestId('simulation-row')).toHaveCount(1),
   simulation: (p) => expect(p.getByTestId('gateway-status-row')).toHaveCount(2),
   'rest-connector': (p) => expect(p.getByTestId('connectors-table')).toBeVisible(),
-  'rule-chains': (p) => expect(p.getByTestId('rule-node')).toHaveCount(7),
+  'rule-chains': (p) => expect(p.getByTestId('rule-node')).toHaveCount(8),
   edges: async (p) => {
     await expect(p.getByTestId('edge-simulator-state')).toHaveText('running');
     await expect(p.getByTestId('edge-event')).toHaveCount(10);
