@@ -18,11 +18,11 @@ const THERMOSTAT_FILE = fileURLToPath(
 
 const ruleNode = (page: Page, name: string) => page.locator(`[data-testid="rule-node"][data-name="${name}"]`);
 
-/** Logs in and opens the editor on the root chain a new install has (its six nodes). */
+/** Logs in and opens the editor on the root chain a new install has (its seven: the device profile node, then the message type switch and what follows). */
 async function openRootChain(page: Page): Promise<void> {
   await logIn(page);
   await openFromNav(page, 'rule-chains');
-  await expect(page.getByTestId('rule-node')).toHaveCount(6);
+  await expect(page.getByTestId('rule-node')).toHaveCount(7);
 }
 
 /** Adds a node from the palette: searches, then Enter adds the first match. */
@@ -176,13 +176,13 @@ test('undo and redo: adding, renaming, moving and connecting are undone and redo
 
   await ruleNode(page, 'Save Timeseries').click();
   await addFromPalette(page, 'push to edge');
-  await expect(nodes).toHaveCount(7);
+  await expect(nodes).toHaveCount(8);
   await expect(page.getByTestId('chain-editor')).toHaveAttribute('data-dirty', 'true');
   await page.getByTestId('undo').click();
-  await expect(nodes).toHaveCount(6);
+  await expect(nodes).toHaveCount(7);
   await expect(page.getByTestId('chain-editor')).toHaveAttribute('data-dirty', 'false');
   await page.getByTestId('redo').click();
-  await expect(nodes).toHaveCount(7);
+  await expect(nodes).toHaveCount(8);
 
   // typing a name is one step
   await ruleNode(page, 'Push to edge').click();
@@ -208,19 +208,20 @@ test('undo and redo: adding, renaming, moving and connecting are undone and redo
   await panel.getByTestId('connection-target').click();
   await page.getByRole('option', { name: 'Edge feed' }).click();
   await panel.getByTestId('connect-nodes').click();
+  // Success arrows: the device profile node's to the switch, and the new one
   const arrow = page.locator('[data-testid="rule-chain-arrow"][data-relation="Success"]');
-  await expect(arrow).toHaveCount(1);
+  await expect(arrow).toHaveCount(2);
   await page.getByTestId('undo').click();
-  await expect(arrow).toHaveCount(0);
-  await page.getByTestId('redo').click();
   await expect(arrow).toHaveCount(1);
+  await page.getByTestId('redo').click();
+  await expect(arrow).toHaveCount(2);
 
   await page.getByTestId('save-chain').click();
   await expect(page.getByTestId('chain-saved')).toBeVisible();
   await page.reload();
   await waitForPage(page, 'rule-chains');
-  await expect(nodes).toHaveCount(7);
-  await expect(arrow).toHaveCount(1);
+  await expect(nodes).toHaveCount(8);
+  await expect(arrow).toHaveCount(2);
 });
 
 test("import and export through the buttons: a file from ThingsBoard's UI imports, runs, exports and imports again", async ({
@@ -350,7 +351,7 @@ test('the push to edge node is validated inline and by the server, which names t
   await openRootChain(page);
   await ruleNode(page, 'Save Timeseries').click();
   await addFromPalette(page, 'push to edge');
-  await expect(page.getByTestId('rule-node')).toHaveCount(7);
+  await expect(page.getByTestId('rule-node')).toHaveCount(8);
   const panel = page.getByTestId('node-panel');
   await expect(panel).toHaveAttribute('data-node', 'Push to edge');
   const configJson = panel.getByTestId('node-config-json');
@@ -361,7 +362,7 @@ test('the push to edge node is validated inline and by the server, which names t
   await expect(ruleNode(page, 'Push to edge')).toHaveAttribute('data-problem', 'true');
   await page.getByTestId('save-chain').click();
   await expect(panel.getByTestId('node-server-error')).toContainText(
-    "nodes[6].configuration (Push to edge): 'scope' is required",
+    "nodes[7].configuration (Push to edge): 'scope' is required",
   );
   await saveScreenshot(page, 'rule-chain-invalid');
   await panel.locator('[data-config-key="scope"]').click();
