@@ -30,7 +30,8 @@ test('a stopped simulation reads zero msgs/s at once, and its rate chart ends at
   await expect.poll(() => number(gatewayRates.last().textContent())).toBeGreaterThan(0);
   // publishes per second as drawn; the first second also has the devices' connect announcements
   const series = async () => (await chart.getAttribute('data-series'))!.split(',').map(Number);
-  const steady = (await series()).slice(1).sort((a, b) => a - b);
+  const before = await series();
+  const steady = before.slice(1).sort((a, b) => a - b);
   const median = steady[Math.floor(steady.length / 2)]!;
 
   // the page's buttons stay where they are when its description grows ("ended …" after the stop)
@@ -44,10 +45,12 @@ test('a stopped simulation reads zero msgs/s at once, and its rate chart ends at
   await expect(detail).toHaveAttribute('data-state', 'stopped', { timeout: 20_000 });
   await expect(page.getByText(/ended .* \(stopped\)/)).toBeVisible();
   expect(await exportButton.boundingBox()).toEqual(placed);
-  // it ends at zero, and the gateways' disconnect announcements at the stop are not drawn as a burst
+  // it ends at zero, and the gateways' disconnect announcements at the stop are not drawn as a burst (the
+  // seconds drawn since the steady rate was read; on a loaded machine the start's connects spill into a
+  // second sample, which is not what this is about)
   const stopped = await series();
   expect(stopped.at(-1)).toBe(0);
-  expect(Math.max(...stopped.slice(1))).toBeLessThanOrEqual(2 * median);
+  expect(Math.max(...stopped.slice(before.length - 1))).toBeLessThanOrEqual(2 * median);
   await expect(rate).toHaveText('0.0');
 
   await openFromNav(page, 'gateways');
