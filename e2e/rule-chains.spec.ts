@@ -153,7 +153,11 @@ test('build a chain by dragging in the editor, test its script, watch debug even
   await expect(out.getByTestId('debug-event-data')).toContainText('"type": "General Alarm"');
 
   // follow the message: its way through both nodes, numbered on the graph
-  await out.getByTestId('follow-message').click();
+  // a click that lands while the event list re-renders under it (its live refresh) is made again
+  await expect(async () => {
+    await out.getByTestId('follow-message').click();
+    await expect(page.getByTestId('tab-trace')).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 15_000 });
   const trace = page.getByTestId('trace-panel');
   await expect(trace.getByTestId('trace-step-row')).toHaveCount(2);
   await expect(trace.getByTestId('trace-step-row').first()).toHaveAttribute('data-node', 'Script Filter');
