@@ -3,10 +3,9 @@ import type { BulkImportRequest, BulkImportResult } from '../../shared/schemas/e
 import type { AssetProfileService } from './asset-profiles.ts';
 import type { AssetRow } from './assets.ts';
 import { requireTenantAdmin, type Principal } from './auth/principal.ts';
-import { EMPTY_VALUES, importLines, lineValues, parseBulkImport, type Line } from './bulk-import-csv.ts';
+import { importLines, lineName, parseBulkImport, valuesToWrite, type Line } from './bulk-import-csv.ts';
 import type { PlatformContext } from './context.ts';
 import type { EntityDirectory } from './entity-directory.ts';
-import { entityName } from './names.ts';
 import { parseJson } from './paging.ts';
 import type { StoreBudget } from './store-budget.ts';
 import type { TelemetryService } from './telemetry.ts';
@@ -40,9 +39,7 @@ export class AssetBulkImport {
   }
 
   private async importLine(line: Line, request: BulkImportRequest): Promise<'created' | 'updated'> {
-    if (line.unsupported.length) throw new Error(line.unsupported.join('; '));
-    if (!line.fields.NAME?.trim()) throw new Error('Asset name should be specified!');
-    const name = entityName(line.fields.NAME, 'Asset name');
+    const name = lineName(line, 'Asset');
     const { fields } = line;
     const { profiles, telemetry, directory } = this.deps;
     await this.deps.storage?.admit();
@@ -71,8 +68,7 @@ export class AssetBulkImport {
           [id, ts, name, profile.name, fields.LABEL ?? null, profile.id, JSON.stringify(info)],
         );
       }
-      const { attributes, timeseries } =
-        !existing || request.mapping.update === true ? lineValues(line) : EMPTY_VALUES;
+      const { attributes, timeseries } = valuesToWrite(line, existing !== undefined, request);
       for (const [scope, values] of attributes) telemetry.writeAttributes(w, id, scope, values, ts);
       if (Object.keys(timeseries).length)
         this.ctx.telemetry.save(w, directory.ensureTelemetryNum(w, 'ASSET', id), [

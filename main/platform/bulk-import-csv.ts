@@ -6,6 +6,7 @@ import {
 } from '../../shared/schemas/entities.ts';
 import type { AttributeScope } from '../../shared/schemas/telemetry.ts';
 import { badRequestParams } from './errors.ts';
+import { entityName } from './names.ts';
 
 /** ThingsBoard's BulkImportColumnType values that set an entity's own fields. */
 export const FIELD_COLUMNS = [
@@ -142,19 +143,31 @@ export function parseBulkImport(request: BulkImportRequest, wanted: ImportColumn
   });
 }
 
-/** The line's attributes by scope and its time series, as its key-value columns give them. */
-export function lineValues(line: Line): {
-  attributes: Map<AttributeScope, Record<string, unknown>>;
-  timeseries: Record<string, unknown>;
-} {
+/**
+ * A line's attributes by scope and its time series, as its key-value columns give them: written for a new
+ * entity, and for an existing one only when the mapping asks to update.
+ */
+export function valuesToWrite(
+  line: Line,
+  existed: boolean,
+  request: BulkImportRequest,
+): { attributes: Map<AttributeScope, Record<string, unknown>>; timeseries: Record<string, unknown> } {
   const attributes = new Map<AttributeScope, Record<string, unknown>>();
   const timeseries: Record<string, unknown> = {};
+  if (existed && request.mapping.update !== true) return { attributes, timeseries };
   for (const kv of line.kvs) {
     const scope = KV_COLUMNS[kv.column];
     if (scope === null) timeseries[kv.key] = kv.value;
     else attributes.set(scope, { ...attributes.get(scope), [kv.key]: kv.value });
   }
   return { attributes, timeseries };
+}
+
+/** The entity name a line gives, checked as ThingsBoard checks it; the line's problems fail it first. */
+export function lineName(line: Line, entity: 'Device' | 'Asset'): string {
+  if (line.unsupported.length) throw new Error(line.unsupported.join('; '));
+  if (!line.fields.NAME?.trim()) throw new Error(`${entity} name should be specified!`);
+  return entityName(line.fields.NAME, `${entity} name`);
 }
 
 /** Imports every line (without waiting for each fsync: they share the store's write groups) and counts. */
@@ -179,5 +192,3 @@ export async function importLines(
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
-
-export const EMPTY_VALUES: ReturnType<typeof lineValues> = { attributes: new Map(), timeseries: {} };

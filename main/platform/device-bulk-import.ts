@@ -1,19 +1,18 @@
 import type { BulkImportRequest, BulkImportResult } from '../../shared/schemas/entities.ts';
 import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import {
-  EMPTY_VALUES,
   FIELD_COLUMNS,
   importLines,
-  lineValues,
+  lineName,
   parseBulkImport,
   type Field,
   type Line,
+  valuesToWrite,
 } from './bulk-import-csv.ts';
 import type { PlatformContext } from './context.ts';
 import type { DeviceProfileService } from './device-profiles.ts';
 import { credentialsIdOf, type DeviceRow, type DeviceService, type NewCredentials } from './devices.ts';
 import { isUniqueViolation } from './errors.ts';
-import { entityName } from './names.ts';
 import { parseJson } from './paging.ts';
 import type { StoreBudget } from './store-budget.ts';
 import type { TelemetryService } from './telemetry.ts';
@@ -51,9 +50,7 @@ export class DeviceBulkImport {
   }
 
   private async importLine(line: Line, request: BulkImportRequest): Promise<'created' | 'updated'> {
-    if (line.unsupported.length) throw new Error(line.unsupported.join('; '));
-    if (!line.fields.NAME?.trim()) throw new Error('Device name should be specified!');
-    const name = entityName(line.fields.NAME, 'Device name');
+    const name = lineName(line, 'Device');
     const { fields } = line;
     await this.storage?.admit();
     const ts = this.ctx.now();
@@ -100,8 +97,7 @@ export class DeviceBulkImport {
             credentials,
           );
         }
-        const writeKvs = !existing || request.mapping.update === true;
-        const { attributes, timeseries } = writeKvs ? lineValues(line) : EMPTY_VALUES;
+        const { attributes, timeseries } = valuesToWrite(line, existing !== undefined, request);
         for (const [scope, values] of attributes) this.telemetry.writeAttributes(w, id, scope, values, ts);
         const num = w.get<{ num: number }>('SELECT num FROM devices WHERE id = ?', [id])!.num;
         if (Object.keys(timeseries).length) this.ctx.telemetry.save(w, num, [{ ts, values: timeseries }]);
