@@ -12,6 +12,9 @@ Usage:
   sandboard simulate FILE       run a gateway simulation scenario (JSON file) headless
   sandboard gateway --config rest.json --token TOKEN [options]
                                 a gateway with the REST connector (thingsboard-gateway's rest.json)
+  sandboard test-chain CHAIN.json CASES.json [--report junit.xml]
+                                run a rule chain's test cases against a fresh in-memory Sandboard
+                                (exit 0 all passed, 1 a case failed, 2 a malformed file)
 
 Options for serve:
   --data-dir DIR         data directory (env SANDBOARD_DATA_DIR; default: the OS's per-user app data dir)
@@ -142,6 +145,13 @@ export async function main(argv: string[]): Promise<void> {
         } catch (err) {
           throw err instanceof gateway.GatewayUsageError ? new UsageError(err.message) : err;
         }
+        return;
+      }
+      case 'test-chain': {
+        const { runTestChainCommand } = await import('./app/test-chain-command.ts');
+        const code = await runTestChainCommand(rest);
+        process.exitCode = code;
+        setTimeout(() => process.exit(code), 2000).unref(); // should a handle linger
         return;
       }
       case undefined:

@@ -87,9 +87,28 @@ export interface DebugFilter {
   endTime?: number;
 }
 
-/** The last DEBUG_EVENTS_PER_NODE debug events of every node, in memory. */
+/** Hears every event of a watched message (and what it becomes), with the message itself. */
+export type TraceWatcher = (event: DebugEvent, msg: TbMsg) => void;
+
+/**
+ * The last DEBUG_EVENTS_PER_NODE debug events of every node, in memory. A watched trace (a rule chain
+ * test's input) is recorded at every node, whatever the node's debug settings, and told to its watcher.
+ */
 export class DebugLog {
   private readonly byNode = new Map<string, DebugEvent[]>();
+  private readonly watchers = new Map<string, TraceWatcher>();
+
+  /** Records every node's events of this trace until the returned function is called. */
+  watch(traceId: string, watcher: TraceWatcher): () => void {
+    this.watchers.set(traceId, watcher);
+    return () => {
+      this.watchers.delete(traceId);
+    };
+  }
+
+  watched(msg: TbMsg): boolean {
+    return this.watchers.size > 0 && this.watchers.has(msg.traceId ?? msg.id);
+  }
 
   record(
     node: { id: string; name: string; ruleChainId: string },
@@ -118,6 +137,7 @@ export class DebugLog {
       error,
     });
     if (list.length > DEBUG_EVENTS_PER_NODE) list.splice(0, list.length - DEBUG_EVENTS_PER_NODE);
+    if (this.watchers.size > 0) this.watchers.get(list.at(-1)!.traceId)?.(list.at(-1)!, msg);
   }
 
   /** A node's events, newest last. */

@@ -288,7 +288,7 @@ export class RuleEngine {
       }
       return;
     }
-    const debugAll = n.debug.allUntil > 0 && n.debug.allUntil > Date.now();
+    const debugAll = (n.debug.allUntil > 0 && n.debug.allUntil > Date.now()) || this.debugLog.watched(msg);
     if (debugAll) this.debugLog.record(n, 'IN', from, msg, null);
     if (n.output) {
       if (debugAll) this.debugLog.record(n, 'OUT', n.name, msg, null);
@@ -377,7 +377,7 @@ export class RuleEngine {
     const trace: Trace = { errors: [], notStored: [], execs: 0 };
     const call = this.call(chain, trace, null, 0);
     const isFailure = relation === 'Failure';
-    if (n.debug.allUntil > Date.now() || (isFailure && n.debug.failures))
+    if (n.debug.allUntil > Date.now() || (isFailure && n.debug.failures) || this.debugLog.watched(msg))
       this.debugLog.record(n, 'OUT', relation, msg, isFailure ? (msg.metadata.error ?? 'failed') : null);
     const targets = n.next.get(relation) ?? [];
     void Promise.all(targets.map((t) => this.runNode(call, t, msg, relation))).then(

@@ -64,3 +64,34 @@ export function ownErrors(schema: SchemaNode, value: unknown, path: string): Jso
   }
   return issues;
 }
+
+/**
+ * A schema's problems with a value, each naming its JSON path: required and unknown keys, members of
+ * objects and arrays, and the value's own type and bounds. Unions are named by their branches.
+ */
+export function schemaIssues(schema: SchemaNode, value: unknown, path: string): JsonPathIssue[] {
+  if (valid(schema, value)) return [];
+  if (schema.anyOf) return [{ path, message: `must be ${oneOf(schema.anyOf.map(describeBranch))}` }];
+  const own = ownErrors(schema, value, path);
+  if (schema.type === 'object' && isRecord(value)) {
+    const issues = [...own];
+    for (const key of schema.required ?? [])
+      if (value[key] === undefined) issues.push({ path: joinPath(path, key), message: 'is required' });
+    for (const [key, v] of Object.entries(value)) {
+      const sub =
+        schema.properties?.[key] ??
+        Object.values(schema.patternProperties ?? {})[0] ??
+        (isRecord(schema.additionalProperties) ? schema.additionalProperties : undefined);
+      if (sub) issues.push(...schemaIssues(sub, v, joinPath(path, key)));
+      else if (schema.additionalProperties === false)
+        issues.push({ path: joinPath(path, key), message: 'is not allowed here' });
+    }
+    return issues;
+  }
+  if (schema.type === 'array' && Array.isArray(value) && schema.items) {
+    const issues = [...own];
+    value.forEach((item, i) => issues.push(...schemaIssues(schema.items!, item, joinPath(path, i))));
+    return issues;
+  }
+  return own.length ? own : [{ path, message: 'is not valid' }];
+}
