@@ -8,6 +8,8 @@ import { installShellProof } from './shell-proof.ts';
 import { registerOpenApi } from './openapi.ts';
 import { installSpringParams } from './spring-params.ts';
 import type { Api, RouteDeps } from './route-types.ts';
+import { registerChainTestRoutes } from './routes/chain-test-routes.ts';
+import type { ScratchRules } from '../rule-engine/chain-tests/run-cases.ts';
 import { registerAlarmRoutes } from './routes/alarm-routes.ts';
 import { registerApiKeyRoutes } from './routes/api-key-routes.ts';
 import { registerAssetRoutes } from './routes/asset-routes.ts';
@@ -56,6 +58,8 @@ export interface ApiServerOptions {
   deviceTransport?: { core: TransportCore; defaultTimeoutMs: number };
   /** desktop installs: the shell's per-launch secret (see shell-proof.ts) */
   shellSecret?: string;
+  /** with it, rule chain tests run (POST /api/sandboard/ruleChain/{id}/test), each in a scratch platform */
+  chainTests?: { scratchRules: () => Promise<ScratchRules> };
 }
 
 /** The platform's Fastify app: REST with ThingsBoard's paths, the OpenAPI document and the explorer. */
@@ -97,6 +101,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   registerEntityQueryRoutes(api, deps);
   registerRuleChainRoutes(api, deps);
   registerRuleScriptRoutes(api);
+  if (options.chainTests) registerChainTestRoutes(api, { ...deps, ...options.chainTests });
   registerRuleEngineRoutes(api, deps);
   registerComponentRoutes(api, deps);
   registerEventRoutes(api, deps);

@@ -16,7 +16,10 @@ export interface HttpServers {
 /** The platform's REST API (with the UI and the explorer) and the report API, listening. */
 export async function setupHttp(
   deps: RouteDeps,
-  options: Pick<ApiServerOptions, 'analytics' | 'links' | 'restConnectors' | 'deviceTransport'> & {
+  options: Pick<
+    ApiServerOptions,
+    'analytics' | 'links' | 'restConnectors' | 'deviceTransport' | 'chainTests'
+  > & {
     analytics: Analytics;
   },
   config: PlatformConfig,

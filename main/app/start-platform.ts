@@ -14,6 +14,7 @@ import { setupHttp } from './http.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { setupMqtt, setupTransportCore } from './mqtt.ts';
 import { setupRuleEngine } from './rule-engine.ts';
+import { startScratchRules } from './scratch-rules.ts';
 import { setupStore } from './store.ts';
 
 export interface PlatformUrls {
@@ -69,6 +70,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
         restConnectors,
         deviceTransport: { core: transport, defaultTimeoutMs: config.httpRequestTimeoutMs },
         links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions },
+        chainTests: { scratchRules: startScratchRules },
       },
       config,
       life,
