@@ -86,8 +86,9 @@ function checkRelations(expected: CaseExpectation['relations'], seen: Observed, 
     if (JSON.stringify(got) === JSON.stringify(wanted)) continue;
     const words = (r: string[]) => (r.length ? r.join(', ') : 'nothing');
     const reached = seen.arrived.has(node) || seen.relations.has(node);
+    const error = seen.events.find((e) => e.nodeName === node && e.error)?.error;
     failures.push(
-      `node '${node}': expected it to emit ${words(wanted)}, ${reached ? `it emitted ${words(got)}` : 'the message never reached it'}`,
+      `node '${node}': expected it to emit ${words(wanted)}, ${reached ? `it emitted ${words(got)}` : 'the message never reached it'}${error ? ` (${error})` : ''}`,
     );
   }
 }

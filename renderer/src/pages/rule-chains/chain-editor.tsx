@@ -26,6 +26,7 @@ import { NodePanel } from './node-panel.tsx';
 import { ConnectDialog } from './relation-input.tsx';
 import { graphHighlight, traceVisits, type TraceVisit } from './trace-model.ts';
 import { TracePanel } from './trace-panel.tsx';
+import { ChainTestPanel, useChainTests } from './chain-test-panel.tsx';
 
 const NO_PROBLEMS: ConfigProblems = { fields: {}, general: [] };
 
@@ -43,7 +44,7 @@ export interface FollowedMessage {
   error: unknown;
 }
 
-type SideTab = 'chains' | 'node' | 'trace';
+type SideTab = 'chains' | 'node' | 'trace' | 'test';
 
 function KeyboardHelp() {
   return (
@@ -108,12 +109,13 @@ export function ChainEditor({
   const [connecting, setConnecting] = useState<{ from: number; to: number } | null>(null);
   const [serverError, setServerError] = useState<{ message: string; node?: number } | null>(null);
   const dirty = JSON.stringify(toMetadata(draft)) !== savedJson;
+  const tests = useChainTests(chain.id.id, chain.name);
   useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
 
   const select = (index: number | null) => {
     setSelectedIndex(index);
     if (index !== null) setTab('node');
-    else setTab((t) => (t === 'node' ? (followed ? 'trace' : 'chains') : t));
+    else setTab((t) => (t === 'node' ? (followed ? 'trace' : tests.trace ? 'test' : 'chains') : t));
   };
 
   // the chain saved elsewhere (another window, the demo) replaces an unchanged draft
@@ -134,9 +136,11 @@ export function ChainEditor({
     () => (followed?.events ? traceVisits(followed.events) : undefined),
     [followed?.events],
   );
+  // a test case's way, while one is shown and the followed message's tab is not open
+  const shownVisits = tab !== 'trace' && tests.trace ? tests.trace : followed?.events;
   const highlight = useMemo(
-    () => (visits ? graphHighlight(visits, draft, chain.id.id) : undefined),
-    [visits, draft, chain.id.id],
+    () => (shownVisits ? graphHighlight(traceVisits(shownVisits), draft, chain.id.id) : undefined),
+    [shownVisits, draft, chain.id.id],
   );
 
   const typeOf = useMemo(() => new Map(types.map((t) => [t.type, t])), [types]);
@@ -343,6 +347,11 @@ export function ChainEditor({
                     Message
                   </Tabs.Tab>
                 )}
+                {chain.type === 'CORE' && (
+                  <Tabs.Tab value="test" data-testid="tab-test">
+                    Test
+                  </Tabs.Tab>
+                )}
               </Tabs.List>
               <Tabs.Panel value="chains">{chainsPanel}</Tabs.Panel>
               <Tabs.Panel value="node">
@@ -381,6 +390,9 @@ export function ChainEditor({
                   />
                 </Tabs.Panel>
               )}
+              <Tabs.Panel value="test">
+                <ChainTestPanel tests={tests} chainName={chain.name} dirty={dirty} />
+              </Tabs.Panel>
             </Tabs>
           </Card>
         </Grid.Col>
