@@ -52,7 +52,9 @@ test('the Test tab runs cases against the chain, shows pass and fail per case an
 
   await editor.fill(JSON.stringify(CASES, null, 2));
   await panel.getByTestId('chain-test-run').click();
-  await expect(panel.getByTestId('chain-test-summary')).toHaveText(/^1 passed, 1 failed/);
+  await expect(panel.getByTestId('chain-test-summary')).toHaveText(/^1 passed, 1 failed/, {
+    timeout: 30_000,
+  });
   const rows = panel.getByTestId('chain-test-case');
   await expect(rows).toHaveCount(2);
   await expect(rows.nth(0)).toHaveAttribute('data-passed', 'true');

@@ -18,6 +18,7 @@ import { entityIdByName, latestValues } from '../entity-data.ts';
 import type { RuleChainService } from '../rule-chain-service.ts';
 import { ruleEnginePrincipal } from '../rule-engine-principal.ts';
 import { differences, listedDifferences } from './match.ts';
+import { warmScriptSandbox } from './warm-scripts.ts';
 
 /** A platform of its own for the tests (temporary data dir, no ports): its services and rule chains. */
 export interface ScratchRules {
@@ -244,6 +245,7 @@ export async function runChainTests(
 ): Promise<ChainTestReport> {
   const started = performance.now();
   const chain = rules.ruleChains.row(chainId);
+  await warmScriptSandbox();
   const cases: CaseResult[] = [];
   for (const test of file.cases) {
     const result = await runCase(rules, chainId, file, test);

@@ -135,3 +135,14 @@ describe('sandboard test-chain', () => {
     expect(usage.err).toContain('test-chain needs two files');
   });
 });
+
+describe('docs/rule-chain-tests.md', () => {
+  it('shows the cases file the tests above run, so the documented example passes as it is', () => {
+    const doc = readFileSync(
+      fileURLToPath(new URL('../../../../docs/rule-chain-tests.md', import.meta.url)),
+      'utf8',
+    );
+    const first = /```json\n([\s\S]*?)```/.exec(doc)![1]!;
+    expect(JSON.parse(first)).toEqual(cases());
+  });
+});
