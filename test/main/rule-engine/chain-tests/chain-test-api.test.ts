@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ChainTestReport } from '../../../../shared/schemas/chain-tests.ts';
 import { expectTbError, useSharedPlatform } from '../../api/api-kit.ts';
+import { chainApi, chainFile, fileNode, TB } from '../chain-kit.ts';
 
 const fixture = (name: string) =>
   JSON.parse(
@@ -133,5 +134,71 @@ describe('POST /api/sandboard/ruleChain/{id}/test', () => {
       json: fixture('thermostat-cases.json'),
     });
     await expectTbError(denied, 403, 20);
+  });
+
+  it('copies the chains a rule chain node calls, so a nested chain is tested with its caller', async () => {
+    const token = await platform().login();
+    const api = chainApi(platform(), token);
+    const classifier = await api.importFile(
+      chainFile(
+        'Classifier',
+        [
+          fileNode(TB.checkFields, 'Has alarm flag', {
+            messageNames: ['alarm'],
+            metadataNames: [],
+            checkAllKeys: true,
+          }),
+          fileNode(TB.output, 'Hot', { version: 0 }),
+          fileNode(TB.output, 'Cold', { version: 0 }),
+        ],
+        [
+          { fromIndex: 0, toIndex: 1, type: 'True' },
+          { fromIndex: 0, toIndex: 2, type: 'False' },
+        ],
+      ),
+    );
+    const caller = await api.importFile(
+      chainFile(
+        'Caller',
+        [
+          fileNode(TB.input, 'Classify', {
+            ruleChainId: classifier.ruleChain.id.id,
+            forwardMsgToDefaultRuleChain: false,
+          }),
+          {
+            ...fileNode(TB.saveTs, 'Save hot', {
+              defaultTTL: 0,
+              processingSettings: { type: 'ON_EVERY_MESSAGE' },
+            }),
+            configurationVersion: 1,
+          },
+        ],
+        [{ fromIndex: 0, toIndex: 1, type: 'Hot' }],
+      ),
+    );
+    const res = await platform().http(`/api/sandboard/ruleChain/${caller.ruleChain.id.id}/test`, {
+      method: 'POST',
+      token,
+      json: {
+        version: 1,
+        cases: [
+          {
+            name: 'flagged goes the hot way',
+            input: { type: 'POST_TELEMETRY_REQUEST', data: { alarm: true, t: 9 } },
+            expect: { relations: { Classify: 'Hot', 'Has alarm flag': 'True' }, latest: { t: 9 } },
+          },
+          {
+            name: 'unflagged is not saved',
+            input: { type: 'POST_TELEMETRY_REQUEST', data: { t: 1 } },
+            expect: { relations: { Classify: 'Cold', 'Save hot': [] }, latest: { t: 9 } },
+          },
+        ],
+      },
+    });
+    const report = (await res.json()) as ChainTestReport;
+    expect(report.cases.map((c) => c.failures)).toEqual([[], []]);
+    expect(new Set(report.cases[0]!.trace.map((e) => e.ruleChainId))).toEqual(
+      new Set([caller.ruleChain.id.id, classifier.ruleChain.id.id]),
+    );
   });
 });
