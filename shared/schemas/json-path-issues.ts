@@ -65,13 +65,33 @@ export function ownErrors(schema: SchemaNode, value: unknown, path: string): Jso
   return issues;
 }
 
+/** Explains a value that fits none of a union's branches; undefined leaves it to the default words. */
+export type UnionExplainer = (
+  schema: SchemaNode,
+  value: unknown,
+  path: string,
+  explain: (schema: SchemaNode, value: unknown, path: string) => JsonPathIssue[],
+) => JsonPathIssue[] | undefined;
+
 /**
  * A schema's problems with a value, each naming its JSON path: required and unknown keys, members of
- * objects and arrays, and the value's own type and bounds. Unions are named by their branches.
+ * objects and arrays, and the value's own type and bounds. Unions are named by their branches, unless
+ * `union` explains them better (a branch picked by a `kind`).
  */
-export function schemaIssues(schema: SchemaNode, value: unknown, path: string): JsonPathIssue[] {
+export function schemaIssues(
+  schema: SchemaNode,
+  value: unknown,
+  path: string,
+  union?: UnionExplainer,
+): JsonPathIssue[] {
+  const explain = (s: SchemaNode, v: unknown, p: string) => schemaIssues(s, v, p, union);
   if (valid(schema, value)) return [];
-  if (schema.anyOf) return [{ path, message: `must be ${oneOf(schema.anyOf.map(describeBranch))}` }];
+  if (schema.anyOf)
+    return (
+      union?.(schema, value, path, explain) ?? [
+        { path, message: `must be ${oneOf(schema.anyOf.map(describeBranch))}` },
+      ]
+    );
   const own = ownErrors(schema, value, path);
   if (schema.type === 'object' && isRecord(value)) {
     const issues = [...own];
@@ -82,7 +102,7 @@ export function schemaIssues(schema: SchemaNode, value: unknown, path: string): 
         schema.properties?.[key] ??
         Object.values(schema.patternProperties ?? {})[0] ??
         (isRecord(schema.additionalProperties) ? schema.additionalProperties : undefined);
-      if (sub) issues.push(...schemaIssues(sub, v, joinPath(path, key)));
+      if (sub) issues.push(...explain(sub, v, joinPath(path, key)));
       else if (schema.additionalProperties === false)
         issues.push({ path: joinPath(path, key), message: 'is not allowed here' });
     }
@@ -90,7 +110,7 @@ export function schemaIssues(schema: SchemaNode, value: unknown, path: string): 
   }
   if (schema.type === 'array' && Array.isArray(value) && schema.items) {
     const issues = [...own];
-    value.forEach((item, i) => issues.push(...schemaIssues(schema.items!, item, joinPath(path, i))));
+    value.forEach((item, i) => issues.push(...explain(schema.items!, item, joinPath(path, i))));
     return issues;
   }
   return own.length ? own : [{ path, message: 'is not valid' }];

@@ -6,14 +6,13 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import {
-  describeBranch,
   isRecord,
   joinPath,
   oneOf,
-  ownErrors,
-  valid,
+  schemaIssues,
   type JsonPathIssue,
   type SchemaNode as Schema,
+  type UnionExplainer,
 } from './json-path-issues.ts';
 import { ScenarioSetup, setupIssues } from './scenario-setup.ts';
 
@@ -228,45 +227,22 @@ export function formatIssue(issue: ScenarioIssue): string {
   return `${issue.path || '(scenario)'}: ${issue.message}`;
 }
 
-function explain(schema: Schema, value: unknown, path: string): ScenarioIssue[] {
-  if (valid(schema, value)) return [];
-  if (schema.anyOf) {
-    const branches = schema.anyOf;
-    const kinds = branches.map((b) => b.properties?.kind?.const);
-    if (kinds.every((k): k is string => typeof k === 'string')) {
-      if (!isRecord(value)) return [{ path, message: 'must be an object' }];
-      const allowed = oneOf(kinds.map((k) => `'${k}'`));
-      if (value.kind === undefined)
-        return [{ path: joinPath(path, 'kind'), message: `is required (one of ${allowed})` }];
-      const branch = typeof value.kind === 'string' ? branches[kinds.indexOf(value.kind)] : undefined;
-      if (!branch) return [{ path: joinPath(path, 'kind'), message: `must be one of ${allowed}` }];
-      return explain(branch, value, path);
-    }
-    return [{ path, message: `must be ${oneOf(branches.map(describeBranch))}` }];
-  }
-  const own = ownErrors(schema, value, path);
-  if (schema.type === 'object' && isRecord(value)) {
-    const issues: ScenarioIssue[] = [...own];
-    for (const key of schema.required ?? [])
-      if (value[key] === undefined) issues.push({ path: joinPath(path, key), message: 'is required' });
-    for (const [key, v] of Object.entries(value)) {
-      const sub =
-        schema.properties?.[key] ??
-        Object.values(schema.patternProperties ?? {})[0] ??
-        (isRecord(schema.additionalProperties) ? schema.additionalProperties : undefined);
-      if (sub) issues.push(...explain(sub, v, joinPath(path, key)));
-      else if (schema.additionalProperties === false)
-        issues.push({ path: joinPath(path, key), message: 'is not allowed here' });
-    }
-    return issues;
-  }
-  if (schema.type === 'array' && Array.isArray(value) && schema.items) {
-    const issues = [...own];
-    value.forEach((item, i) => issues.push(...explain(schema.items!, item, joinPath(path, i))));
-    return issues;
-  }
-  return own.length ? own : [{ path, message: 'is not valid' }];
-}
+/** A union of branches told apart by `kind` (generators, targets) names the kind it expects. */
+const explainKind: UnionExplainer = (schema, value, path, explain) => {
+  const branches = schema.anyOf!;
+  const kinds = branches.map((b) => b.properties?.kind?.const);
+  if (!kinds.every((k): k is string => typeof k === 'string')) return undefined;
+  if (!isRecord(value)) return [{ path, message: 'must be an object' }];
+  const allowed = oneOf(kinds.map((k) => `'${k}'`));
+  if (value.kind === undefined)
+    return [{ path: joinPath(path, 'kind'), message: `is required (one of ${allowed})` }];
+  const branch = typeof value.kind === 'string' ? branches[kinds.indexOf(value.kind)] : undefined;
+  if (!branch) return [{ path: joinPath(path, 'kind'), message: `must be one of ${allowed}` }];
+  return explain(branch, value, path);
+};
+
+const explain = (schema: Schema, value: unknown, path: string): ScenarioIssue[] =>
+  schemaIssues(schema, value, path, explainKind);
 
 /** Device names of one gateway, in order. */
 export function deviceNames(
