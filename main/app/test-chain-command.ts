@@ -22,7 +22,8 @@ Runs a rule chain (the file ThingsBoard's or Sandboard's "Export rule chain" sav
 in-memory Sandboard with the cases in CASES.json (docs/rule-chain-tests.md), and says for each case
 whether the chain did what it expects.
   --report FILE   also write a JUnit XML report to FILE
-Exit code: 0 every case passed, 1 a case failed (each mismatch is named), 2 a file is malformed.
+Exit code: 0 every case passed, 1 a case failed (each mismatch is named), 2 a file is malformed
+(or the report cannot be written).
 `;
 
 /** A file that cannot be used; the message names the file and the JSON path. */
@@ -110,7 +111,16 @@ export async function runTestChainCommand(
     const chainId = await importIntoScratch(rules, files.chain);
     out.write(`Rule chain '${files.chain.ruleChain.name}': ${files.cases.cases.length} case(s)\n`);
     const report = await runChainTests(rules, chainId, files.cases, (c) => out.write(caseLines(c)));
-    if (reportPath) writeFileSync(reportPath, junitXml(report));
+    if (reportPath) {
+      try {
+        writeFileSync(reportPath, junitXml(report));
+      } catch (e) {
+        err.write(
+          `sandboard test-chain: the report cannot be written to ${reportPath}: ${(e as Error).message}\n`,
+        );
+        return 2;
+      }
+    }
     out.write(
       `${report.passed} passed, ${report.failed} failed${reportPath ? ` (JUnit report: ${reportPath})` : ''}\n`,
     );
