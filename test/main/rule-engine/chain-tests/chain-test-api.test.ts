@@ -201,4 +201,58 @@ describe('POST /api/sandboard/ruleChain/{id}/test', () => {
       new Set([caller.ruleChain.id.id, classifier.ruleChain.id.id]),
     );
   });
+
+  it("checks an asset originator's saved attributes, with a tolerance", async () => {
+    const token = await platform().login();
+    const api = chainApi(platform(), token);
+    const chain = await api.importFile(
+      chainFile(
+        'Asset attributes',
+        [
+          {
+            ...fileNode(TB.saveAttrs, 'Save attributes', {
+              processingSettings: { type: 'ON_EVERY_MESSAGE' },
+              scope: 'SERVER_SCOPE',
+              notifyDevice: false,
+              sendAttributesUpdatedNotification: false,
+              updateAttributesOnlyOnValueChange: true,
+            }),
+            configurationVersion: 3,
+          },
+        ],
+        [],
+      ),
+    );
+    const run = async (expected: Record<string, unknown>) => {
+      const res = await platform().http(`/api/sandboard/ruleChain/${chain.ruleChain.id.id}/test`, {
+        method: 'POST',
+        token,
+        json: {
+          version: 1,
+          cases: [
+            {
+              name: 'saves what the asset posts',
+              input: {
+                type: 'POST_ATTRIBUTES_REQUEST',
+                originator: { name: 'Boiler room', type: 'ASSET', profile: 'room' },
+                data: { setpoint: 21.52, mode: 'eco' },
+              },
+              expect: {
+                relations: { 'Save attributes': 'Success' },
+                attributes: { SERVER_SCOPE: expected },
+                tolerance: 0.1,
+              },
+            },
+          ],
+        },
+      });
+      return ((await res.json()) as ChainTestReport).cases[0]!.failures;
+    };
+    expect(await run({ setpoint: 21.5, mode: 'eco' })).toEqual([]);
+    expect(await run({ setpoint: 22, mode: 'comfort', missing: 1 })).toEqual([
+      'SERVER_SCOPE attribute setpoint: expected 22 ±0.1, got 21.52',
+      'SERVER_SCOPE attribute mode: expected "comfort", got "eco"',
+      'SERVER_SCOPE attribute missing: expected 1, got nothing',
+    ]);
+  });
 });
