@@ -110,7 +110,9 @@ export async function runTestChainCommand(
   try {
     const chainId = await importIntoScratch(rules, files.chain);
     out.write(`Rule chain '${files.chain.ruleChain.name}': ${files.cases.cases.length} case(s)\n`);
-    const report = await runChainTests(rules, chainId, files.cases, (c) => out.write(caseLines(c)));
+    const report = await runChainTests(rules, chainId, files.cases, {
+      onCase: (c) => out.write(caseLines(c)),
+    });
     if (reportPath) {
       try {
         writeFileSync(reportPath, junitXml(report));

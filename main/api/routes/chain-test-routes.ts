@@ -8,6 +8,9 @@ import { copyIntoScratch } from '../../rule-engine/chain-tests/scratch-chains.ts
 import { principalOf } from '../authenticate.ts';
 import { authErrors, ownValidation, type Api, type RouteDeps } from '../route-types.ts';
 
+/** A request's cases stop being run after this (those left are reported as not run). */
+const REST_RUN_MAX_MS = 120_000;
+
 /**
  * POST /api/sandboard/ruleChain/{id}/test: the chain (with the chains it calls) is copied into a scratch
  * platform of its own and the cases run there, so a test leaves nothing in the user's data: no test device,
@@ -57,7 +60,9 @@ export function registerChainTestRoutes(
         const rules = await scratchRules();
         try {
           await copyIntoScratch(rules, ruleChains, ruleChainId);
-          return await runChainTests(rules, ruleChainId, request.body as ChainTests);
+          return await runChainTests(rules, ruleChainId, request.body as ChainTests, {
+            maxDurationMs: REST_RUN_MAX_MS,
+          });
         } finally {
           await rules.stop();
         }

@@ -233,6 +233,15 @@ async function runCase(
   };
 }
 
+const notRun = (test: TestCase, why: string): CaseResult => ({
+  name: test.name,
+  passed: false,
+  failures: [why],
+  durationMs: 0,
+  relations: {},
+  trace: [],
+});
+
 /**
  * Runs every case in order through one chain of a scratch platform: cases share it (an alarm a case raises
  * is there for the next one to clear), as messages from one device would.
@@ -241,14 +250,18 @@ export async function runChainTests(
   rules: ScratchRules,
   chainId: string,
   file: ChainTests,
-  onCase?: (result: CaseResult) => void,
+  options: { onCase?: (result: CaseResult) => void; maxDurationMs?: number } = {},
 ): Promise<ChainTestReport> {
   const started = performance.now();
   const chain = rules.ruleChains.row(chainId);
   await warmScriptSandbox();
   const cases: CaseResult[] = [];
+  const { onCase, maxDurationMs } = options;
   for (const test of file.cases) {
-    const result = await runCase(rules, chainId, file, test);
+    const late = maxDurationMs !== undefined && performance.now() - started > maxDurationMs;
+    const result = late
+      ? notRun(test, `not run: the test run took longer than the ${maxDurationMs / 1000} s it may`)
+      : await runCase(rules, chainId, file, test);
     cases.push(result);
     onCase?.(result);
   }
