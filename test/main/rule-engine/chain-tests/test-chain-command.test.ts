@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -63,8 +64,11 @@ describe('sandboard test-chain', () => {
     hot.alarms = { created: [{ type: 'High Temperature', severity: 'CRITICAL' }] };
     (file.cases[1]!.expect.relations as Record<string, unknown>)['Too hot'] = 'True';
     const report = join(tempDir(), 'junit.xml');
+    const scratchDirs = () => readdirSync(tmpdir()).filter((d) => d.startsWith('sandboard-chain-test-'));
+    const before = scratchDirs();
     const run = await testChain(CHAIN, writeJson(file), '--report', report);
     expect(run.code).toBe(1);
+    expect(scratchDirs(), 'the scratch platform is removed after the run').toEqual(before);
     expect(run.out).toContain('FAIL  a hot reading in Fahrenheit raises High Temperature');
     expect(run.out).toContain('latest temperature: expected 50, got 55');
     expect(run.out).toContain("alarm 'High Temperature' created: expected severity CRITICAL, got MAJOR");
