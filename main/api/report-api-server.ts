@@ -6,6 +6,7 @@
  * unknown view: 404, unknown filter name: 400, slots and queue full: 429. OpenAPI at GET /v3/api-docs.
  */
 import swagger from '@fastify/swagger';
+import { installSocketClosing, REQUEST_RECEIVE_TIMEOUT_MS } from './socket-closing.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { ErrorResponse } from '../../shared/schemas/common.ts';
@@ -70,10 +71,12 @@ export async function startReportApiServer(
   const app = Fastify({
     ...errorServerOptions(),
     bodyLimit: options.bodyLimitBytes,
+    requestTimeout: REQUEST_RECEIVE_TIMEOUT_MS,
     logger: { level: options.logLevel, stream: process.stderr },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandlers(app);
+  installSocketClosing(app);
   installJsonBodyParser(app);
   installShellProof(app, options.shellSecret);
   installHostCheck(app, options.allowedHosts);

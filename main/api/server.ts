@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { installSocketClosing, REQUEST_RECEIVE_TIMEOUT_MS } from './socket-closing.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installAuthentication } from './authenticate.ts';
 import { errorServerOptions, installErrorHandlers, MAX_PARAM_LENGTH } from './errors.ts';
@@ -68,6 +69,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   const app = Fastify({
     ...errorServerOptions(),
     bodyLimit: options.bodyLimitBytes,
+    requestTimeout: REQUEST_RECEIVE_TIMEOUT_MS,
     forceCloseConnections: true,
     logger: { level: options.logLevel, stream: process.stderr },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
@@ -75,6 +77,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandlers(app);
+  installSocketClosing(app);
   installSpringParams(app);
   installJsonBodyParser(app);
   installShellProof(app, options.shellSecret);

@@ -108,6 +108,7 @@ export class RpcService {
   /** rule engine messages of status changes before the engine was attached (restart) */
   private readonly early: TbMsg[] = [];
   private readonly clientSessions = new Map<string, ClientRpcReplier>();
+  private stopped = false;
 
   constructor(ctx: PlatformContext, settings: RpcSettings = DEFAULT_RPC_SETTINGS, storage?: StoreBudget) {
     this.ctx = ctx;
@@ -279,8 +280,12 @@ export class RpcService {
         this.dispatch(deviceId, Number(key.split(':')[1]));
   }
 
-  /** The device's answer to a two-way request. Returns false if nothing waited for it. */
-  respond(deviceId: string, requestId: number, result: unknown): boolean {
+  /**
+   * The device's answer to a two-way request. Resolves false if nothing waited for it; for a persistent
+   * request, only once the answer is on disk (the transport acknowledges it after that). An answer that
+   * cannot be stored is refused with the request left as it was, so the device can answer again.
+   */
+  async respond(deviceId: string, requestId: number, result: unknown): Promise<boolean> {
     const key = `${deviceId}:${requestId}`;
     const p = this.pending.get(key);
     if (!p) return false;
@@ -289,9 +294,25 @@ export class RpcService {
       return true;
     }
     if (p.oneway) return true;
+    const row = p.row;
+    let response: string;
+    try {
+      response = JSON.stringify(result ?? null);
+    } catch (err) {
+      throw invalidArgument(`The RPC answer cannot be stored: ${(err as Error).message}`);
+    }
+    const stored = { ...row, status: 'SUCCESSFUL' as const, response };
+    // no timer may move it on while the answer is written
     this.untrack(key);
-    p.row.response = JSON.stringify(result ?? null);
-    void this.setStatus(p.row, 'SUCCESSFUL');
+    try {
+      await this.storage?.admit();
+      await this.store.update(stored);
+    } catch (err) {
+      if (!this.pending.has(key) && !this.stopped) this.track(row, p.delivered);
+      throw err;
+    }
+    Object.assign(row, stored);
+    this.emit(stored);
     return true;
   }
 
@@ -351,6 +372,7 @@ export class RpcService {
   }
 
   stop(): void {
+    this.stopped = true;
     for (const [key, p] of [...this.pending]) {
       if (p.row)
         this.untrack(key); // stays on disk for the next start

@@ -68,11 +68,19 @@ function jsonBody(body: unknown): unknown {
   return value;
 }
 
+/**
+ * A long poll's timeout: plain decimal digits (a Java long, as ThingsBoard reads it), 0 for the default,
+ * capped at transport.http.max_request_timeout. "0x10", "1e3", " 5" or "-1" are refused with 400.
+ */
 function timeoutOf(query: Query, fallback: number): number {
   if (query.timeout === undefined || query.timeout === '') return fallback;
+  if (typeof query.timeout !== 'string' || !/^\d{1,18}$/.test(query.timeout))
+    throw httpError(
+      400,
+      ErrorCode.BAD_REQUEST_PARAMS,
+      "'timeout' must be a non-negative decimal integer of milliseconds",
+    );
   const n = Number(query.timeout);
-  if (!Number.isInteger(n) || n < 0)
-    throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, "'timeout' must be a non-negative integer (ms)");
   return n === 0 ? fallback : Math.min(n, MAX_TIMEOUT_MS);
 }
 
@@ -89,6 +97,8 @@ export async function registerDeviceHttpRoutes(
   const { services } = core;
   const attributeUpdates = new LongPolls<Record<string, unknown>>(MAX_WAITING);
   const rpcRequests = new LongPolls<RpcRequest>(MAX_WAITING);
+  /** client-side RPC requests waiting for their answer */
+  let clientRpcWaits = 0;
 
   const onAttributes = (e: { deviceId: string; scope: string; values: Record<string, unknown> }) => {
     if (e.scope === 'SHARED_SCOPE') attributeUpdates.deliverAll(e.deviceId, e.values);
@@ -207,8 +217,11 @@ export async function registerDeviceHttpRoutes(
         } catch {
           // A plain-text answer ("OK") is kept as it is.
         }
+        // as MQTT refuses it (0x99): the RPC waits on for an answer it can store
+        const deep = jsonTooDeep(answer);
+        if (deep) throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, tooDeepMessage(deep));
         counted(device);
-        services.rpc.respond(device.id, requestId, answer);
+        await services.rpc.respond(device.id, requestId, answer);
         return reply.code(200).send();
       });
 
@@ -230,7 +243,10 @@ export async function registerDeviceHttpRoutes(
           return reply.code(200).send(sessionLimits(core, isGateway));
         }
         // A session for this one request: an RPC Call Reply node in the chain answers it; without one,
-        // ThingsBoard answers 408 once the wait is over.
+        // ThingsBoard answers 408 once the wait is over. Bounded as long polls are.
+        if (clientRpcWaits >= MAX_WAITING)
+          throw httpError(429, ErrorCode.TOO_MANY_REQUESTS, `Too many waiting requests (${MAX_WAITING})`);
+        clientRpcWaits++;
         const sessionId = randomUUID();
         let answered: { body: unknown } | null = null;
         let wake = () => undefined as void;
@@ -249,6 +265,7 @@ export async function registerDeviceHttpRoutes(
               reply.raw.once('close', wake);
             });
         } finally {
+          clientRpcWaits--;
           close();
         }
         const result = answered as { body: unknown } | null;

@@ -79,7 +79,7 @@ export async function handleDeviceTopic(
   if (m) {
     consumeLimit(ctx, device, scope);
     ctx.activity.touch(device);
-    ctx.services.rpc.respond(device.id, Number(m[1]), rpcAnswer(payload));
+    await ctx.services.rpc.respond(device.id, Number(m[1]), rpcAnswer(payload));
     return true;
   }
   m = RPC_REQUEST.exec(topic);

@@ -173,7 +173,7 @@ export async function handleGatewayTopic(
       if (typeof body.id !== 'number') throw payloadInvalid("'id' must be the request's integer id");
       const device = await connectSubDevice(ctx, session, name);
       consumeLimit(ctx, device, scope);
-      ctx.services.rpc.respond(device.id, body.id, body.data ?? null);
+      await ctx.services.rpc.respond(device.id, body.id, body.data ?? null);
       return true;
     }
     case 'v1/gateway/claim': {

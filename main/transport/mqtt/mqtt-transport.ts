@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { ServerSockets } from '../server-sockets.ts';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { DeviceRow } from '../../platform/devices.ts';
@@ -250,6 +251,7 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
   });
 
   const server: Server = createServer((socket) => broker.handle(socket));
+  const sockets = new ServerSockets(server);
   server.listen({ host: options.host, port: options.port });
   await once(server, 'listening');
 
@@ -262,8 +264,11 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
       services.ctx.events.off('attributesDeleted', onAttributesDeleted);
       services.ctx.events.off('deviceDeleted', onDeviceGone);
       services.ctx.events.off('credentialsChanged', onCredentials);
-      await new Promise<void>((resolve) => broker.close(() => resolve()));
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // clients that never sent CONNECT, or never read, cannot hold the stop
+      await sockets.closeWithin(async () => {
+        await new Promise<void>((resolve) => broker.close(() => resolve()));
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      });
     },
   };
 }
