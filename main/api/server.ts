@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { installCustomerScope } from './customer-scope.ts';
 import { installSocketClosing, REQUEST_RECEIVE_TIMEOUT_MS } from './socket-closing.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installAuthentication } from './authenticate.ts';
@@ -83,6 +84,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   installShellProof(app, options.shellSecret);
   installHostCheck(app, options.allowedHosts);
   installAuthentication(app, services.auth);
+  installCustomerScope(app);
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');

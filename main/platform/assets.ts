@@ -151,6 +151,15 @@ export class AssetService {
     if (actor.authority !== 'TENANT_ADMIN') {
       if (!input.id?.id) throw forbidden();
       customerId = this.accessibleRow(input.id.id, actor).customer_id;
+      // a type that names no profile would create one for the whole tenant
+      if (
+        !input.assetProfileId?.id &&
+        input.type &&
+        !this.ctx.db.get('SELECT 1 FROM asset_profiles WHERE name = ?', [input.type])
+      )
+        throw forbidden(
+          `Asset profile '${input.type}' does not exist, and only a tenant administrator may create asset profiles`,
+        );
     }
     if (customerId && !this.ctx.db.get('SELECT 1 FROM customers WHERE id = ?', [customerId])) {
       throw badRequestParams("Can't assign asset to non-existent customer!");

@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { DebugEventInfo } from '../../../shared/rule-engine.ts';
 import { PageData, Uuid } from '../../../shared/schemas/common.ts';
-import { requireTenantAdmin } from '../../platform/auth/principal.ts';
-import { badRequestParams } from '../../platform/errors.ts';
+import type { Principal } from '../../platform/auth/principal.ts';
+import { KNOWN_ENTITY_TYPES } from '../../platform/entity-directory.ts';
+import { badRequestParams, forbidden } from '../../platform/errors.ts';
 import { matches, type DebugEvent, type DebugFilter } from '../../rule-engine/debug-log.ts';
 import { RPC_SERVICE_ID } from '../../platform/rpc.ts';
 import { principalOf } from '../authenticate.ts';
@@ -110,6 +111,16 @@ function toInfo(e: DebugEvent, tenantId: string): DebugEventInfo {
 /** ThingsBoard's events API over the rule node debug events Sandboard keeps (the last ones of each node). */
 export function registerEventRoutes(app: Api, { ruleChains, services }: RouteDeps): void {
   const tags = ['Events'];
+  /** As ThingsBoard: a customer user reads the events of its own entities; rule nodes are the tenant's. */
+  const requireEventAccess = (
+    actor: Principal,
+    params: { entityType: string; entityId: string },
+    access: 'read' | 'write' = 'read',
+  ) => {
+    if (actor.authority === 'TENANT_ADMIN') return;
+    if (!KNOWN_ENTITY_TYPES.includes(params.entityType)) throw forbidden();
+    services.directory.require({ entityType: params.entityType, id: params.entityId }, actor, access);
+  };
   const page = (
     entityType: string,
     entityId: string,
@@ -152,7 +163,7 @@ export function registerEventRoutes(app: Api, { ruleChains, services }: RouteDep
       },
     },
     async (request) => {
-      requireTenantAdmin(principalOf(request));
+      requireEventAccess(principalOf(request), request.params);
       const { entityType, entityId } = request.params;
       return page(entityType, entityId, eventType(request.params.eventType), request.query, undefined);
     },
@@ -169,7 +180,7 @@ export function registerEventRoutes(app: Api, { ruleChains, services }: RouteDep
       },
     },
     async (request) => {
-      requireTenantAdmin(principalOf(request));
+      requireEventAccess(principalOf(request), request.params);
       return page(request.params.entityType, request.params.entityId, 'LC_EVENT', request.query, undefined);
     },
   );
@@ -187,7 +198,7 @@ export function registerEventRoutes(app: Api, { ruleChains, services }: RouteDep
       },
     },
     async (request) => {
-      requireTenantAdmin(principalOf(request));
+      requireEventAccess(principalOf(request), request.params);
       const type = eventType(request.body.eventType ?? 'DEBUG_RULE_NODE');
       return page(request.params.entityType, request.params.entityId, type, request.query, request.body);
     },
@@ -208,7 +219,7 @@ export function registerEventRoutes(app: Api, { ruleChains, services }: RouteDep
       },
     },
     async (request, reply) => {
-      requireTenantAdmin(principalOf(request));
+      requireEventAccess(principalOf(request), request.params, 'write');
       const type = eventType(request.body?.eventType ?? 'DEBUG_RULE_NODE');
       if (request.params.entityType === 'RULE_NODE' && type === 'DEBUG_RULE_NODE')
         ruleChains.engine.debugLog.clear(
