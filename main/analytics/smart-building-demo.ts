@@ -238,6 +238,7 @@ export class SmartBuildingDemo extends EventEmitter<{ progress: [DemoStatus] }> 
       await this.persist({ state: 'RUNNING', anchorTs, startedTs, finishedTs: null, viewIds: [] });
       const all = meters();
       const rows = new Map<string, DeviceRow>();
+      await ctx.admit?.();
       const profileIds = await ctx.db.write((w) => {
         const ids: Record<string, string> = {};
         for (const name of [ENERGY_PROFILE, WATER_PROFILE]) {

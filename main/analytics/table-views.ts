@@ -90,6 +90,7 @@ export class TableViewService {
 
   /** Creates a view, or replaces the one named by input.id. */
   async save(input: SaveTableViewRequest, actor: Principal): Promise<TableView> {
+    await this.ctx.admit?.();
     requireTenantAdmin(actor);
     this.checkConfig(input.config);
     const config = JSON.stringify(input.config);

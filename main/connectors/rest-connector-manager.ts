@@ -177,6 +177,7 @@ export class RestConnectorManager {
 
   async create(req: SaveRestConnectorRequest): Promise<RestConnectorDetails> {
     this.checked(req);
+    await this.services.storage.admit();
     const id = randomUUID();
     const now = this.services.ctx.now();
     try {
@@ -209,6 +210,7 @@ export class RestConnectorManager {
     const before = this.row(id);
     this.checked(req);
     if (this.starting.has(id)) throw conflict('The connector is starting; try again in a moment');
+    await this.services.storage.admit();
     try {
       await this.services.ctx.db.write((w) =>
         w.run(

@@ -141,6 +141,7 @@ export class EdgeQueue {
    */
   async enqueueDurable(events: NewEdgeEvent[]): Promise<void> {
     if (events.length === 0) return;
+    await this.ctx.admit?.();
     const last = await this.ctx.db.write((w) => {
       this.enqueue(w, events);
       return Number(w.get<{ id: number }>('SELECT last_insert_rowid() AS id')?.id ?? 0);

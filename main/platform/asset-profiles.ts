@@ -130,6 +130,7 @@ export class AssetProfileService {
   }
 
   async save(request: SaveAssetProfileRequest, actor: Principal): Promise<AssetProfile> {
+    await this.ctx.admit?.();
     requireTenantAdmin(actor);
     const input = { ...request, name: entityName(request.name, 'Asset profile name') };
     const id = input.id?.id ?? randomUUID();

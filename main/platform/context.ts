@@ -10,6 +10,11 @@ export interface PlatformContext {
   telemetry: TelemetryRepository;
   events: PlatformEvents;
   now: () => number;
+  /**
+   * Called before a write that adds data: rejects with a StoreFullError (507, MQTT 0x97) when the store is
+   * at its size budget (see StoreBudget); none in contexts without a budget.
+   */
+  admit?: () => Promise<void>;
 }
 
 export async function createContext(db: DurableDb): Promise<PlatformContext> {

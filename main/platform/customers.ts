@@ -55,6 +55,7 @@ export class CustomerService {
   }
 
   async save(request: SaveCustomerRequest, actor: Principal): Promise<Customer> {
+    await this.ctx.admit?.();
     requireTenantAdmin(actor);
     const input = { ...request, title: entityName(request.title, 'Customer title') };
     const id = input.id?.id ?? randomUUID();

@@ -193,6 +193,7 @@ export class DeviceProfileService {
   }
 
   async save(request: SaveDeviceProfileRequest, actor: Principal): Promise<DeviceProfile> {
+    await this.ctx.admit?.();
     requireTenantAdmin(actor);
     const input = { ...request, name: entityName(request.name, 'Device profile name') };
     const id = input.id?.id ?? randomUUID();

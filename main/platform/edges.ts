@@ -83,6 +83,7 @@ export class EdgeService {
   }
 
   async save(input: SaveEdgeRequest, actor: Principal): Promise<Edge> {
+    await this.ctx.admit?.();
     requireTenantAdmin(actor);
     const existing = input.id?.id ? this.findRow(input.id.id) : undefined;
     if (input.id?.id && !existing) throw notFound(`Edge with id [${input.id.id}] is not found`);

@@ -9,7 +9,8 @@ import {
   type DeviceService,
   type NewCredentials,
 } from './devices.ts';
-import { isUniqueViolation, PlatformError } from './errors.ts';
+import { LoginRateLimiter } from './auth/login-rate-limit.ts';
+import { ErrorCode, isUniqueViolation, PlatformError } from './errors.ts';
 import { parseJson } from './paging.ts';
 import type { TelemetryService } from './telemetry.ts';
 
@@ -40,9 +41,31 @@ export interface ProvisionEvent {
 }
 
 const NOT_FOUND: ProvisionResponse = { errorMsg: 'Provision data was not found!', status: 'NOT_FOUND' };
-const FAILURE: ProvisionResponse = { errorMsg: 'Failed to provision device!', status: 'FAILURE' };
+export const PROVISION_FAILURE: ProvisionResponse = {
+  errorMsg: 'Failed to provision device!',
+  status: 'FAILURE',
+};
+const FAILURE = PROVISION_FAILURE;
 const PROVISION_STATE = 'provisionState';
 const CREDENTIALS_TYPES = new Set(['ACCESS_TOKEN', 'MQTT_BASIC']);
+
+/** Too many failed provision requests from this address or for this profile key (HTTP 429). */
+export class ProvisionThrottledError extends PlatformError {
+  constructor(waitMs: number) {
+    super(
+      429,
+      ErrorCode.TOO_MANY_REQUESTS,
+      'Too many failed provision requests from this address or for this provision key, try again later',
+      { 'retry-after': String(Math.ceil(waitMs / 1000)) },
+    );
+  }
+}
+
+/** How many failed provision requests an address, or a profile's provision key, may make in a window. */
+export interface ProvisionThrottle {
+  maxFailures: number;
+  windowMs: number;
+}
 
 /** A payload that is not a provision request: the transport answers it as bad input. */
 export class ProvisionPayloadError extends PlatformError {
@@ -101,18 +124,46 @@ export class ProvisionService {
   private readonly profiles: DeviceProfileService;
   private readonly devices: DeviceService;
   private readonly telemetry: TelemetryService;
+  private readonly byAddress: LoginRateLimiter;
+  private readonly byKey: LoginRateLimiter;
 
   constructor(
     ctx: PlatformContext,
     deps: { profiles: DeviceProfileService; devices: DeviceService; telemetry: TelemetryService },
+    throttle: ProvisionThrottle = { maxFailures: 10, windowMs: 60_000 },
   ) {
     this.ctx = ctx;
     this.profiles = deps.profiles;
     this.devices = deps.devices;
     this.telemetry = deps.telemetry;
+    this.byAddress = new LoginRateLimiter(throttle.maxFailures, throttle.windowMs, ctx.now);
+    this.byKey = new LoginRateLimiter(throttle.maxFailures, throttle.windowMs, ctx.now);
   }
 
-  async provision(req: ProvisionRequest): Promise<{ response: ProvisionResponse; events: ProvisionEvent[] }> {
+  /**
+   * Answers a provision request from a client address. Requests with a wrong key or secret are counted
+   * per address and per provision key, as failed logins are: past the limit, requests from that address
+   * or for that key are refused with ProvisionThrottledError until the window has passed.
+   */
+  async provision(
+    req: ProvisionRequest,
+    client = '',
+  ): Promise<{ response: ProvisionResponse; events: ProvisionEvent[] }> {
+    const key = `key:${req.provisionDeviceKey}`;
+    const wait = Math.max(this.byAddress.retryAfterMs(client), this.byKey.retryAfterMs(key));
+    if (wait > 0) throw new ProvisionThrottledError(wait);
+    const result = await this.answer(req);
+    // a wrong key or secret (NOT_FOUND) is what guessing looks like; a taken name or a full store is not
+    if (result.response.status === 'NOT_FOUND') {
+      this.byAddress.recordFailure(client);
+      if (req.provisionDeviceKey !== '') this.byKey.recordFailure(key);
+    } else if (result.response.status === 'SUCCESS') this.byAddress.recordSuccess(client);
+    return result;
+  }
+
+  private async answer(
+    req: ProvisionRequest,
+  ): Promise<{ response: ProvisionResponse; events: ProvisionEvent[] }> {
     const name = req.deviceName.trim();
     if (req.deviceName !== '' && name === '') return { response: FAILURE, events: [] };
     if (req.provisionDeviceKey === '' || req.provisionDeviceSecret === '')
@@ -132,9 +183,14 @@ export class ProvisionService {
       const credentials = credentialsOf(req);
       if (!credentials) return { response: FAILURE, events: [] };
       let device: DeviceRow;
+      const ts = this.ctx.now();
+      const state = { [PROVISION_STATE]: 'provisioned' };
       try {
-        const id = await this.ctx.db.write((w) =>
-          this.devices.insert(
+        // refused at a full store before anything is written; the device and its state in one write, so
+        // that a refusal leaves no device behind (and provisioning it again later works)
+        await this.ctx.admit?.();
+        const id = await this.ctx.db.write((w) => {
+          const id = this.devices.insert(
             w,
             {
               name: name || randomName(),
@@ -145,15 +201,17 @@ export class ProvisionService {
               info: JSON.stringify(req.gateway ? { gateway: true } : {}),
             },
             credentials,
-          ),
-        );
+          );
+          this.telemetry.writeAttributes(w, id, 'SERVER_SCOPE', state, ts);
+          return id;
+        });
         device = this.devices.findRow(id)!;
       } catch (err) {
         if (isUniqueViolation(err) || err instanceof PlatformError) return { response: FAILURE, events: [] };
         throw err;
       }
       this.ctx.events.emit('deviceSaved', { deviceId: device.id, created: true });
-      await this.telemetry.saveAttributes(device.id, 'SERVER_SCOPE', { [PROVISION_STATE]: 'provisioned' });
+      this.ctx.events.emit('attributes', { deviceId: device.id, scope: 'SERVER_SCOPE', values: state, ts });
       return {
         response: this.success(device),
         events: [
@@ -166,7 +224,15 @@ export class ProvisionService {
       if (!existing || existing.device_profile_id !== profile.id) return { response: FAILURE, events: [] };
       const state = this.telemetry.attributes(existing.id, ['SERVER_SCOPE'], [PROVISION_STATE])[0];
       if (state) return state.value === 'provisioned' ? failed(existing) : { response: FAILURE, events: [] };
-      await this.telemetry.saveAttributes(existing.id, 'SERVER_SCOPE', { [PROVISION_STATE]: 'provisioned' });
+      try {
+        await this.telemetry.saveAttributes(existing.id, 'SERVER_SCOPE', {
+          [PROVISION_STATE]: 'provisioned',
+        });
+      } catch (err) {
+        // a full store: nothing was written, the device may try again
+        if (err instanceof PlatformError) return { response: FAILURE, events: [] };
+        throw err;
+      }
       return {
         response: this.success(existing),
         events: [{ type: 'PROVISION_SUCCESS', device: existing, data: req }],

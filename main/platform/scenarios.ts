@@ -34,10 +34,12 @@ function toRecord(row: Row): ScenarioRecord {
 export class ScenarioService {
   private readonly db: DurableDb;
   private readonly now: () => number;
+  private readonly admit: () => Promise<void>;
 
   constructor(ctx: PlatformContext) {
     this.db = ctx.db;
     this.now = ctx.now;
+    this.admit = async () => ctx.admit?.();
   }
 
   list(): ScenarioRecord[] {
@@ -54,6 +56,7 @@ export class ScenarioService {
   }
 
   async insert(scenario: Scenario): Promise<ScenarioRecord> {
+    await this.admit();
     const id = randomUUID();
     const now = this.now();
     await this.db.write((w) =>
@@ -67,6 +70,7 @@ export class ScenarioService {
 
   /** false when there is no such scenario */
   async update(id: string, scenario: Scenario): Promise<boolean> {
+    await this.admit();
     const n = await this.db.write((w) =>
       w.run('UPDATE simulation_scenarios SET name = ?, scenario = ?, updated_time = ? WHERE id = ?', [
         scenario.name,

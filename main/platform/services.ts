@@ -85,6 +85,7 @@ export function createServices(
   const profiles = new DeviceProfileService(ctx);
   const apiKeys = new ApiKeyService(ctx);
   const storage = new StoreBudget(ctx, settings.storeBudgetBytes);
+  ctx.admit = () => storage.admit();
   const devices = new DeviceService(ctx, profiles, storage);
   const directory = new EntityDirectory(ctx);
   const telemetry = new TelemetryService(ctx, directory, storage);
@@ -110,7 +111,11 @@ export function createServices(
     scenarios: new ScenarioService(ctx),
     telemetry,
     storage,
-    provisioning: new ProvisionService(ctx, { profiles, devices, telemetry }),
+    provisioning: new ProvisionService(
+      ctx,
+      { profiles, devices, telemetry },
+      { maxFailures: authSettings.loginMaxFailures, windowMs: authSettings.loginWindowMs },
+    ),
     transportLimits: new TransportLimitsService(ctx),
     apiKeys,
     auth: new AuthService(ctx, { users, apiKeys, signingKey }, authSettings),

@@ -46,6 +46,7 @@ export class UserSettingsService {
 
   /** Replaces the settings of a type; returns them. */
   async save(userId: string, type: UserSettingsType, settings: Json): Promise<Json> {
+    await this.ctx.admit?.();
     checkKeys(settings);
     await this.ctx.db.write((w) =>
       w.run(

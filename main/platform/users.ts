@@ -93,6 +93,7 @@ export class UserService {
   }
 
   async save(input: SaveUserRequest, actor: Principal): Promise<User> {
+    await this.ctx.admit?.();
     requireTenantAdmin(actor);
     const customerId = input.authority === 'CUSTOMER_USER' ? (input.customerId?.id ?? null) : null;
     if (input.authority === 'CUSTOMER_USER') {

@@ -214,6 +214,7 @@ export class RuleChainService {
 
   /** POST /api/ruleChain: creates a chain (no id) or renames / changes one; its nodes stay. */
   async save(input: SaveRuleChainRequest, actor: Principal): Promise<RuleChain> {
+    await this.ctx.admit?.();
     requireTenantAdmin(actor);
     const type: RuleChainType = input.type ?? 'CORE';
     const id = input.id?.id;
@@ -298,6 +299,7 @@ export class RuleChainService {
 
   /** POST /api/ruleChain/device/default: a new chain like ThingsBoard's device profile chain template. */
   async createDeviceDefault(name: string, actor: Principal): Promise<RuleChain> {
+    await this.ctx.admit?.();
     requireTenantAdmin(actor);
     const file = deviceProfileRuleChainFile(name);
     const id = randomUUID();
@@ -337,6 +339,7 @@ export class RuleChainService {
     if (input.version !== undefined && input.version !== null && input.version !== previous.version)
       throw versionConflict();
     const md = prepareMetadata(input, { registry: this.registry, previous, now: this.ctx.now(), strict });
+    await this.ctx.admit?.();
     await this.ctx.db.write((w) =>
       w.run('UPDATE rule_chains SET metadata = ? WHERE id = ?', [JSON.stringify(md), row.id]),
     );

@@ -7,9 +7,13 @@ import type { TransportCore } from './device-messages.ts';
  * told (ENTITY_CREATED, PROVISION_SUCCESS / PROVISION_FAILURE). Throws ProvisionPayloadError for a body
  * that is not a provision request.
  */
-export async function provisionDevice(core: TransportCore, body: unknown): Promise<ProvisionResponse> {
+export async function provisionDevice(
+  core: TransportCore,
+  body: unknown,
+  clientAddress: string,
+): Promise<ProvisionResponse> {
   const request = parseProvisionRequest(body);
-  const { response, events } = await core.services.provisioning.provision(request);
+  const { response, events } = await core.services.provisioning.provision(request, clientAddress);
   for (const e of events) {
     core.engine.submit(
       newMsg(e.type, { entityType: 'DEVICE', id: e.device.id }, e.data, {

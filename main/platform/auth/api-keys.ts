@@ -61,6 +61,7 @@ export class ApiKeyService {
   }
 
   async create(input: CreateApiKeyRequest, actor: Principal): Promise<CreatedApiKey> {
+    await this.ctx.admit?.();
     const userId = input.userId?.id ?? actor.userId;
     if (userId !== actor.userId && actor.authority !== 'TENANT_ADMIN') throw forbidden();
     if (!this.ctx.db.get('SELECT 1 FROM users WHERE id = ?', [userId]))

@@ -1,3 +1,6 @@
+/** Clients (addresses, keys) remembered at once; past it the oldest is forgotten. */
+const MAX_CLIENTS = 10_000;
+
 /** Counts failed logins per client address in a fixed window; past the limit, logins are refused. */
 export class LoginRateLimiter {
   private readonly failures = new Map<string, { count: number; windowStart: number }>();
@@ -26,9 +29,13 @@ export class LoginRateLimiter {
   recordFailure(client: string): void {
     const now = this.now();
     const entry = this.failures.get(client);
-    if (!entry || now - entry.windowStart >= this.windowMs)
-      this.failures.set(client, { count: 1, windowStart: now });
-    else entry.count++;
+    if (entry && now - entry.windowStart < this.windowMs) {
+      entry.count++;
+      return;
+    }
+    this.failures.delete(client);
+    if (this.failures.size >= MAX_CLIENTS) this.failures.delete(this.failures.keys().next().value!);
+    this.failures.set(client, { count: 1, windowStart: now });
   }
 
   recordSuccess(client: string): void {

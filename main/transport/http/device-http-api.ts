@@ -290,7 +290,7 @@ export async function registerDeviceHttpRoutes(
 
       api.post('/provision', route, async (request, reply) => {
         try {
-          return reply.code(200).send(await provisionDevice(core, jsonBody(request.body)));
+          return reply.code(200).send(await provisionDevice(core, jsonBody(request.body), request.ip));
         } catch (err) {
           if (err instanceof ProvisionPayloadError)
             throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, err.message);

@@ -1,9 +1,17 @@
 import type { Client } from 'aedes';
-import { ProvisionPayloadError } from '../../platform/provisioning.ts';
+import {
+  PROVISION_FAILURE,
+  ProvisionPayloadError,
+  ProvisionThrottledError,
+} from '../../platform/provisioning.ts';
 import type { TransportCore } from '../device-messages.ts';
 import { provisionDevice } from '../provisioning.ts';
 import { parseJsonPayload, ReasonCode, TransportError } from '../transport-error.ts';
 import { writeJson } from './session-registry.ts';
+
+/** The client's network address (aedes keeps the socket as its connection). */
+const addressOf = (client: Client): string =>
+  (client.conn as { remoteAddress?: string } | undefined)?.remoteAddress ?? '';
 
 export const PROVISION_REQUEST_TOPIC = '/provision/request';
 export const PROVISION_RESPONSE_TOPIC = '/provision/response';
@@ -31,11 +39,13 @@ export async function handleProvisionPublish(
   const body = parseJsonPayload(payload);
   let response;
   try {
-    response = await provisionDevice(core, body);
+    response = await provisionDevice(core, body, addressOf(client));
   } catch (err) {
     if (err instanceof ProvisionPayloadError)
       throw new TransportError(ReasonCode.IMPLEMENTATION_SPECIFIC_ERROR, err.message);
-    throw err;
+    // throttled: ThingsBoard's answer to a request it does not fulfil
+    if (err instanceof ProvisionThrottledError) response = PROVISION_FAILURE;
+    else throw err;
   }
   writeJson(client, PROVISION_RESPONSE_TOPIC, response);
 }
