@@ -144,6 +144,8 @@ export async function importChains(
   actor: Principal,
 ): Promise<RuleChainImportResult[]> {
   requireTenantAdmin(actor);
+  // a full store refuses the whole import (507) rather than each chain in its result
+  await service.ctx.admit?.();
   const metadata = data.metadata.map(
     (m) => structuredClone(m) as RuleChainMetadata & { ruleChainId: { id: string } },
   );
