@@ -1,5 +1,5 @@
-import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { killServe, rpcStatusOf, serveDevice, type RpcJson } from '../../helpers/serve-rpc.ts';
 import {
   FREE_PORTS,
   serveLogin,
@@ -14,28 +14,7 @@ import { closeAll, connect, Inbox, publishOk, subscribeOk } from './mqtt/mqtt-ki
 
 const RPC_REQUEST = /^v1\/devices\/me\/rpc\/request\/(\d+)$/;
 
-interface RpcJson {
-  status: string;
-  response: unknown;
-}
-
 const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
-
-async function kill(serve: ServeProcess): Promise<void> {
-  serve.child.kill('SIGKILL');
-  await once(serve.child, 'exit');
-}
-
-/** Polls the REST API until the RPC has the status (the server is another process: nothing tells us). */
-async function statusOf(serve: ServeProcess, token: string, rpcId: string, wanted: string): Promise<RpcJson> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const rpc = await serveRest<RpcJson>(serve, `/api/rpc/persistent/${rpcId}`, { token });
-    if (rpc.status === wanted) return rpc;
-    if (Date.now() > deadline) throw new Error(`${rpcId} is ${rpc.status}, not ${wanted}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /**
  * A device's answer to a persistent RPC is on disk before its PUBACK (MQTT) or 200 (HTTP): killed right
@@ -46,14 +25,7 @@ describe('an acknowledged RPC answer', () => {
     const dataDir = tempDir();
     const first = await startServe(['--data-dir', dataDir, ...FREE_PORTS]);
     const token = await serveLogin(first);
-    const device = async (name: string) =>
-      (
-        await serveRest<{ id: { id: string } }>(first, `/api/device?accessToken=${name}-token`, {
-          method: 'POST',
-          token,
-          body: JSON.stringify({ name }),
-        })
-      ).id.id;
+    const device = (name: string) => serveDevice(first, token, name);
     const persistent = (serve: ServeProcess, t: string, deviceId: string, method: string) =>
       serveRest<{ rpcId: string }>(serve, `/api/rpc/twoway/${deviceId}`, {
         method: 'POST',
@@ -68,7 +40,7 @@ describe('an acknowledged RPC answer', () => {
     const polled = await fetch(`${first.urls.http}/api/v1/answer-http-token/rpc?timeout=10000`);
     const httpRequest = (await polled.json()) as { id: number; method: string };
     expect(httpRequest.method).toBe('read');
-    await statusOf(first, token, httpRpc.rpcId, 'DELIVERED');
+    await rpcStatusOf(first, token, httpRpc.rpcId, 'DELIVERED');
     const answered = await fetch(`${first.urls.http}/api/v1/answer-http-token/rpc/${httpRequest.id}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -82,9 +54,9 @@ describe('an acknowledged RPC answer', () => {
     await subscribeOk(client, 'v1/devices/me/rpc/request/+');
     const mqttRpc = await persistent(first, token, mqttId, 'measure');
     const request = await inbox.take(RPC_REQUEST);
-    await statusOf(first, token, mqttRpc.rpcId, 'DELIVERED');
+    await rpcStatusOf(first, token, mqttRpc.rpcId, 'DELIVERED');
     await publishOk(client, request.topic.replace('request', 'response'), { over: 'mqtt' });
-    await kill(first);
+    await killServe(first);
     await closeAll();
 
     const second = await startServe(['--data-dir', dataDir, ...FREE_PORTS]);
@@ -111,7 +83,7 @@ describe('an acknowledged RPC answer', () => {
     await persistent(second, token2, httpId, 'next');
     expect(await (await poll).json()).toMatchObject({ method: 'next' });
     await closeAll();
-    await kill(second);
+    await killServe(second);
   });
 });
 

@@ -1,41 +1,11 @@
-import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import {
-  FREE_PORTS,
-  serveLogin,
-  serveRest,
-  startServe,
-  type ServeProcess,
-} from '../../../helpers/serve-process.ts';
+import { killServe, rpcStatusOf, serveDevice, type RpcJson } from '../../../helpers/serve-rpc.ts';
+import { FREE_PORTS, serveLogin, serveRest, startServe } from '../../../helpers/serve-process.ts';
 import { tempDir } from '../../../helpers/temp-dir.ts';
 import { waitUntilPast } from '../../api/api-kit.ts';
 import { closeAll, connect, Inbox, publishOk, subscribeOk } from './mqtt-kit.ts';
 
 const RPC_REQUEST = /^v1\/devices\/me\/rpc\/request\/(\d+)$/;
-
-interface RpcJson {
-  status: string;
-  response: unknown;
-}
-
-/**
- * The server is another process: nothing tells this test when it stored a status, so it asks over REST
- * until the status is there (or fails after a deadline).
- */
-async function statusOf(serve: ServeProcess, token: string, rpcId: string, wanted: string): Promise<RpcJson> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const rpc = await serveRest<RpcJson>(serve, `/api/rpc/persistent/${rpcId}`, { token });
-    if (rpc.status === wanted) return rpc;
-    if (Date.now() > deadline) throw new Error(`${rpcId} is ${rpc.status}, not ${wanted}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function kill(serve: ServeProcess): Promise<void> {
-  serve.child.kill('SIGKILL');
-  await once(serve.child, 'exit');
-}
 
 describe('persistent RPC across kill -9', () => {
   it(
@@ -45,14 +15,7 @@ describe('persistent RPC across kill -9', () => {
       const dataDir = tempDir();
       const first = await startServe(['--data-dir', dataDir, ...FREE_PORTS]);
       const token = await serveLogin(first);
-      const device = async (name: string) =>
-        (
-          await serveRest<{ id: { id: string } }>(first, `/api/device?accessToken=${name}-token`, {
-            method: 'POST',
-            token,
-            body: JSON.stringify({ name }),
-          })
-        ).id.id;
+      const device = (name: string) => serveDevice(first, token, name);
       const [queuedId, deliveredId, expiringId] = [
         await device('crash-queued'),
         await device('crash-delivered'),
@@ -75,7 +38,7 @@ describe('persistent RPC across kill -9', () => {
         timeout: 120_000,
       });
       const deliveredRequest = await deliveredInbox.take(RPC_REQUEST);
-      await statusOf(first, token, delivered.rpcId, 'DELIVERED');
+      await rpcStatusOf(first, token, delivered.rpcId, 'DELIVERED');
       // one that expires while the server is down
       const expiresAt = Date.now() + 1_000;
       const expiring = await persistent(expiringId, { method: 'soon', expirationTime: expiresAt });
@@ -85,7 +48,7 @@ describe('persistent RPC across kill -9', () => {
         params: { target: 21 },
         timeout: 120_000,
       });
-      await kill(first);
+      await killServe(first);
       await closeAll();
       await waitUntilPast(expiresAt);
 
@@ -105,18 +68,18 @@ describe('persistent RPC across kill -9', () => {
       const request = await inbox.take(RPC_REQUEST);
       expect(request.json).toEqual({ method: 'setTarget', params: { target: 21 } });
       await publishOk(client, request.topic.replace('request', 'response'), { ok: true });
-      expect(await statusOf(second, token2, queued.rpcId, 'SUCCESSFUL')).toMatchObject({
+      expect(await rpcStatusOf(second, token2, queued.rpcId, 'SUCCESSFUL')).toMatchObject({
         response: { ok: true },
       });
 
       // the delivered one is not sent again, and its answer (to the id it got before) still counts
       const again = await connect(second.urls.mqtt, 'crash-delivered-token', 4);
       await publishOk(again, deliveredRequest.topic.replace('request', 'response'), { value: 9 });
-      expect(await statusOf(second, token2, delivered.rpcId, 'SUCCESSFUL')).toMatchObject({
+      expect(await rpcStatusOf(second, token2, delivered.rpcId, 'SUCCESSFUL')).toMatchObject({
         response: { value: 9 },
       });
       await closeAll();
-      await kill(second);
+      await killServe(second);
     },
   );
 });
