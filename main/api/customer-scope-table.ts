@@ -231,6 +231,7 @@ export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
     "Sandboard only (rule chain editing: RuleChainController is hasAuthority('TENANT_ADMIN'))",
   ],
   ['GET', '/api/sandboard/ruleChain/:ruleChainId/nodeStatus', 'tenant', RULE_CHAINS],
+  ['POST', '/api/sandboard/ruleChain/:ruleChainId/test', 'tenant', RULE_CHAINS],
   ['GET', '/api/sandboard/ruleEngine/trace/:traceId', 'tenant', RULE_CHAINS],
   ['POST', '/api/ruleChain/testScript', 'tenant', TENANT],
   ['GET', '/api/ruleChain/tbelEnabled', 'tenant', TENANT],
