@@ -12,31 +12,11 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**
  * The program the sandbox evaluates: the script as a function of (msg, metadata, msgType), as ThingsBoard
- * wraps rule node scripts (RuleNodeScriptFactory), and a runner taking the calls of one batch as one JSON
- * array of [msg, metadata, msgType] and answering one JSON array (see GroupItem): one crossing into QuickJS
- * per batch instead of several per message. What a call throws stays with that call; running out of memory
- * (and the time limit, which cannot be caught) fails the batch, whose calls are then run one by one.
+ * wraps rule node scripts (RuleNodeScriptFactory). The sandbox's runner (script-runner.js) calls it; nothing
+ * here is trusted: a script that closes the function early only runs its own code sooner.
  */
 function wrap(body: string, argNames: readonly string[]): string {
-  return (
-    `(function () {\nfunction __fn(${argNames.join(', ')}) {\n${body}\n}\n` +
-    'return function (s, max) {\n' +
-    '  var calls = JSON.parse(s), out = [];\n' +
-    '  for (var i = 0; i < calls.length; i++) {\n' +
-    '    var c = calls[i], j;\n' +
-    '    try {\n' +
-    '      var t = JSON.stringify(__fn(c[0], c[1], c[2]));\n' +
-    "      j = t === undefined ? '{}' : '{\"v\":' + t + '}';\n" +
-    "      if (j.length > max) j = JSON.stringify({ e: 'Script invocation result exceeds maximum allowed size of ' + max + ' symbols', k: 'size' });\n" +
-    '    } catch (e) {\n' +
-    "      if (e instanceof InternalError && e.message === 'out of memory') throw e;\n" +
-    '      j = e instanceof Error ? JSON.stringify({ e: String(e.message), n: e.name, s: e.stack }) : JSON.stringify({ e: String(e) });\n' +
-    '    }\n' +
-    '    out.push(j);\n' +
-    '  }\n' +
-    "  return '[' + out.join(',') + ']';\n" +
-    '};\n})()'
-  );
+  return `(function () {\nfunction __fn(${argNames.join(', ')}) {\n${body}\n}\nreturn __fn;\n})()`;
 }
 
 /**

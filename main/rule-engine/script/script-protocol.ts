@@ -24,49 +24,46 @@ export interface ScriptProgram {
   limits: SandboxLimits;
 }
 
+/** One message for a script: its data and metadata as JSON text (strings cross threads cheaply). */
 export interface InvokeCall {
   callId: number;
-  scriptId: number;
-  /** sent the first time a worker sees the script */
-  program?: ScriptProgram;
-  /** the message data and metadata as JSON text (strings cross threads far cheaper than object graphs) */
   dataJson: string;
   metadataJson: string;
   msgType: string;
 }
 
-export type WorkerRequest =
-  { kind: 'invoke'; calls: InvokeCall[] } | { kind: 'release'; scriptIds: number[] };
-
-/** timeout and memory count towards blocking the script (as ThingsBoard does); runtime errors do not. */
-export type FailureReason = 'timeout' | 'memory' | 'runtime' | 'compile' | 'size';
-
-export type CallResult =
-  | { callId: number; ok: true; value: unknown }
-  | { callId: number; ok: false; reason: FailureReason; error: string };
+/** What a worker is started with (workerData). */
+export interface WorkerSetup {
+  /** the cap on the worker's WebAssembly memory, which every script it runs shares */
+  memoryBytes: number;
+}
 
 /**
- * The calls of one script that ran together in one QuickJS call: `json` is an array with, per call,
- * {v: result} (no v: the script returned nothing) or {e: message, n: error name, s: stack, k: 'size'?}.
+ * A batch holds calls of one script only, so that a script that runs away holds up nothing but itself;
+ * the program comes with the first batch a worker gets for the script.
  */
-export interface GroupResult {
-  callIds: number[];
-  json: string;
-}
+export type WorkerRequest =
+  | { kind: 'invoke'; scriptId: number; program?: ScriptProgram; calls: InvokeCall[] }
+  | { kind: 'release'; scriptIds: number[] };
 
-export interface GroupItem {
-  v?: unknown;
-  e?: string;
-  n?: string;
-  s?: string;
-  k?: 'size';
-}
+/** timeout, memory and size count towards suspending the script; runtime errors do not. */
+export type FailureReason = 'timeout' | 'memory' | 'runtime' | 'compile' | 'size';
+
+/**
+ * A call's outcome. `text` is written by the sandbox's own runner (script-runner.js), never by the script:
+ * 'u' (no result) or 'v' followed by the result's JSON.
+ */
+export type CallResult =
+  | { callId: number; ok: true; text: string }
+  | { callId: number; ok: false; reason: FailureReason; error: string };
 
 export interface WorkerReply {
   kind: 'results';
-  /** calls that failed on their own (time, memory, input size, compile) */
   results: CallResult[];
-  groups: GroupResult[];
+  /** calls not run because an earlier call of the batch hit a limit: the host queues them again */
+  notRun: number[];
+  /** the worker's memory is near its cap or its QuickJS module failed: replace the worker */
+  retire: boolean;
 }
 
 /** The script's line of the first stack frame in the user's code ("at f (script:5:3)"). */

@@ -2,41 +2,53 @@ import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import {
-  describeThrown,
-  type CallResult,
-  type FailureReason,
-  type GroupItem,
-  type InvokeCall,
-  type SandboxLimits,
-  type ScriptProgram,
-  type WorkerReply,
-  type WorkerRequest,
-} from './script-protocol.ts';
+import { jsonTooDeep } from '../../../shared/limits.ts';
 import type { ScriptLang } from './script-program.ts';
+import type {
+  CallResult,
+  FailureReason,
+  InvokeCall,
+  SandboxLimits,
+  ScriptProgram,
+  WorkerReply,
+  WorkerRequest,
+  WorkerSetup,
+} from './script-protocol.ts';
 
 export interface ScriptLimits extends SandboxLimits {
-  /** timeouts / memory / size failures before a script is blocked (ThingsBoard: tbel.max_errors) */
+  /** calls in a row that hit a limit (time, memory, result size) before the script is suspended */
   maxErrors: number;
-  /** how long a blocked script stays blocked (ThingsBoard: max_black_list_duration_sec) */
-  blockMs: number;
+  /** the cap on each worker's WebAssembly memory, shared by the scripts it runs */
+  workerMemoryBytes: number;
 }
 
-/** ThingsBoard's TBEL defaults (thingsboard.yml `tbel:`): 500 ms, 8 MiB, 3 errors, 60 s, 100,000 / 300,000 chars. */
+const MiB = 1024 * 1024;
+
+/**
+ * ThingsBoard's TBEL defaults (thingsboard.yml `tbel:`): 500 ms, 8 MiB, 3 errors, 100,000 / 300,000 chars;
+ * each worker's QuickJS memory is capped at 64 MiB.
+ */
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
   timeoutMs: 500,
-  memoryBytes: 8 * 1024 * 1024,
+  memoryBytes: 8 * MiB,
   stackBytes: 256 * 1024,
   maxArgsChars: 100_000,
   maxResultChars: 300_000,
   maxErrors: 3,
-  blockMs: 60_000,
+  workerMemoryBytes: 64 * MiB,
 };
+
+/** The JavaScript heap of a worker thread (the strings crossing to and from QuickJS), in MiB. */
+export const WORKER_HEAP_MB = 32;
+/** Calls of one script sent to a worker as one message: at most this many, and this much JSON. */
+const MAX_BATCH = 256;
+const MAX_BATCH_CHARS = 1 * MiB;
+const WATCHDOG_GRACE_MS = 2_000;
 
 /** A failed invocation; `reason` says whether the script timed out, ran out of memory, threw, ... */
 export class ScriptError extends Error {
-  readonly reason: FailureReason | 'blocked';
-  constructor(reason: FailureReason | 'blocked', message: string) {
+  readonly reason: FailureReason | 'suspended' | 'overloaded';
+  constructor(reason: FailureReason | 'suspended' | 'overloaded', message: string) {
     super(message);
     this.name = 'ScriptError';
     this.reason = reason;
@@ -48,185 +60,165 @@ export interface SandboxScript {
   readonly id: number;
 }
 
-interface Pending {
+interface Waiting {
+  call: InvokeCall;
+  chars: number;
   resolve(value: unknown): void;
   reject(err: ScriptError): void;
-  scriptId: number;
 }
 
-const WATCHDOG_GRACE_MS = 2_000;
-const STALLED_MS = 20;
+/** A loaded script: the calls waiting for it, and whether it runs, ran away too often, ... */
+interface ScriptState {
+  id: number;
+  program: ScriptProgram;
+  queue: Waiting[];
+  /** a batch of this script is on a worker (one at a time: a runaway script holds one worker at most) */
+  running: boolean;
+  inARow: number;
+  suspended: string | null;
+}
 
-/** One worker thread and the calls it owes an answer to. */
+/** One worker thread and the batch it runs. */
 class SandboxWorker {
   readonly worker: Worker;
-  readonly pending = new Map<number, Pending>();
   readonly loaded = new Set<number>();
-  private outbox: InvokeCall[] = [];
-  private watchdog: NodeJS.Timeout | null = null;
-  /** when the batch the worker is running was sent; null when it is idle */
-  private inFlightSince: number | null = null;
+  batch: { script: ScriptState; calls: Map<number, Waiting> } | null = null;
   dead = false;
-
-  private stallTimer: NodeJS.Timeout | null = null;
+  private watchdog: NodeJS.Timeout | null = null;
   private readonly timeoutMs: number;
-  private readonly onResult: (r: CallResult, p: Pending) => void;
-  private readonly onDeath: (w: SandboxWorker) => void;
-  private readonly onStall: (w: SandboxWorker) => void;
+  private readonly onReply: (w: SandboxWorker, reply: WorkerReply) => void;
+  private readonly onDeath: (w: SandboxWorker, why: string) => void;
 
   constructor(
     url: URL,
+    setup: WorkerSetup,
     timeoutMs: number,
-    onResult: (r: CallResult, p: Pending) => void,
-    onDeath: (w: SandboxWorker) => void,
-    onStall: (w: SandboxWorker) => void,
+    onReply: (w: SandboxWorker, reply: WorkerReply) => void,
+    onDeath: (w: SandboxWorker, why: string) => void,
   ) {
     this.timeoutMs = timeoutMs;
-    this.onResult = onResult;
+    this.onReply = onReply;
     this.onDeath = onDeath;
-    this.onStall = onStall;
-    this.worker = new Worker(url, { name: 'sandboard-script-sandbox' });
+    this.worker = new Worker(url, {
+      name: 'sandboard-script-sandbox',
+      workerData: setup,
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 16 },
+    });
     this.worker.unref();
-    this.worker.on('message', (reply: WorkerReply) => this.receive(reply));
-    this.worker.on('error', (err) => this.die(`the script sandbox failed: ${err.message}`));
-    this.worker.on('exit', () => this.die('the script sandbox stopped'));
+    this.worker.on('message', (reply: WorkerReply) => {
+      try {
+        this.settleWatchdog();
+        this.onReply(this, reply);
+      } catch (err) {
+        this.kill(`The script sandbox failed: ${(err as Error).message}`);
+      }
+    });
+    this.worker.on('error', (err) => this.die(`The script sandbox failed: ${err.message}`));
+    this.worker.on('exit', () => this.die('The script sandbox stopped'));
   }
 
-  get idle(): boolean {
-    return this.inFlightSince === null;
-  }
-
-  /** Running one batch for a while: probably a runaway script; new calls go elsewhere. */
-  stalled(now: number): boolean {
-    return this.inFlightSince !== null && now - this.inFlightSince > STALLED_MS;
-  }
-
-  /**
-   * An idle worker gets the call at once; a busy one collects calls and gets them as one batch when it
-   * answers: the busier the platform, the larger the batches and the cheaper each call.
-   */
-  send(call: InvokeCall, pending: Pending): void {
-    this.pending.set(call.callId, pending);
-    this.outbox.push(call);
-    if (this.inFlightSince === null) this.flush();
+  run(script: ScriptState, calls: Waiting[]): void {
+    const program = this.loaded.has(script.id) ? undefined : script.program;
+    this.loaded.add(script.id);
+    this.batch = { script, calls: new Map(calls.map((w) => [w.call.callId, w])) };
+    this.post({ kind: 'invoke', scriptId: script.id, program, calls: calls.map((w) => w.call) });
+    // a script QuickJS cannot interrupt: the worker is replaced
+    this.watchdog = setTimeout(
+      () =>
+        this.kill(
+          `Script execution exceeded the time limit of ${this.timeoutMs} ms (the sandbox was restarted)`,
+        ),
+      calls.length * (this.timeoutMs + 100) + WATCHDOG_GRACE_MS,
+    );
+    this.watchdog.unref();
   }
 
   post(req: WorkerRequest): void {
     if (!this.dead) this.worker.postMessage(req);
   }
 
-  /** The calls waiting for the running batch to end, handed over to another worker. */
-  takeQueued(): { call: InvokeCall; pending: Pending }[] {
-    const queued = this.outbox.map((call) => ({ call, pending: this.pending.get(call.callId)! }));
-    for (const call of this.outbox) this.pending.delete(call.callId);
-    this.outbox = [];
-    this.arm();
-    return queued;
+  kill(why: string): void {
+    void this.worker.terminate();
+    this.die(why);
   }
 
-  private flush(): void {
-    if (this.dead || this.outbox.length === 0) return;
-    const calls = this.outbox;
-    this.outbox = [];
-    this.inFlightSince = Date.now();
-    this.post({ kind: 'invoke', calls });
-    this.arm();
-    this.stallTimer ??= setTimeout(() => {
-      this.stallTimer = null;
-      this.onStall(this);
-    }, STALLED_MS + 1);
-    this.stallTimer.unref();
-  }
-
-  /** A worker that stops answering (a script QuickJS cannot interrupt) is replaced. */
-  private arm(): void {
+  private settleWatchdog(): void {
     if (this.watchdog) clearTimeout(this.watchdog);
     this.watchdog = null;
-    if (this.pending.size === 0) return;
-    const ms = this.pending.size * (this.timeoutMs + 100) + WATCHDOG_GRACE_MS;
-    this.watchdog = setTimeout(() => {
-      void this.worker.terminate();
-      this.die(
-        `Script execution exceeded the time limit of ${this.timeoutMs} ms (the sandbox was restarted)`,
-      );
-    }, ms);
-    this.watchdog.unref();
-  }
-
-  private receive(reply: WorkerReply): void {
-    this.inFlightSince = null;
-    if (this.stallTimer) clearTimeout(this.stallTimer);
-    this.stallTimer = null;
-    for (const r of reply.results) this.deliver(r);
-    for (const g of reply.groups) {
-      const items = JSON.parse(g.json) as GroupItem[];
-      g.callIds.forEach((callId, i) => {
-        const item = items[i]!;
-        this.deliver(
-          item.e === undefined
-            ? { callId, ok: true, value: item.v }
-            : {
-                callId,
-                ok: false,
-                reason: item.k ?? 'runtime',
-                error:
-                  item.n || item.s
-                    ? describeThrown({ name: item.n, message: item.e, stack: item.s })
-                    : item.e,
-              },
-        );
-      });
-    }
-    this.flush();
-    this.arm();
-  }
-
-  private deliver(r: CallResult): void {
-    const p = this.pending.get(r.callId);
-    if (!p) return;
-    this.pending.delete(r.callId);
-    this.onResult(r, p);
   }
 
   private die(why: string): void {
     if (this.dead) return;
     this.dead = true;
-    if (this.watchdog) clearTimeout(this.watchdog);
-    if (this.stallTimer) clearTimeout(this.stallTimer);
-    for (const p of this.pending.values()) p.reject(new ScriptError('timeout', why));
-    this.pending.clear();
-    this.onDeath(this);
+    this.settleWatchdog();
+    this.onDeath(this, why);
   }
 }
 
 /**
- * Runs rule node scripts in QuickJS (WebAssembly) on worker threads, so that a runaway script never blocks
- * the platform: each invocation has a time and a memory limit, a script that times out or runs out of
- * memory `maxErrors` times is blocked for `blockMs`, and a worker that stops answering is replaced.
- * Calls made in the same turn of the event loop travel to a worker as one message.
+ * Runs rule node scripts in QuickJS (WebAssembly) on worker threads, so that no script blocks, crashes or
+ * exhausts the platform. Each call has a time limit, each script a QuickJS memory limit, each worker a cap
+ * on its WebAssembly memory (a worker near it is replaced). Scripts wait in queues of their own and a
+ * worker runs one script's batch at a time, scripts taking turns: a script that runs away holds up one
+ * worker and its own messages, nothing else. A script that hits a limit `maxErrors` times in a row is
+ * suspended: its calls fail at once until it is loaded again (its node edited).
  */
 export class ScriptSandbox {
   readonly limits: ScriptLimits;
   private readonly size: number;
+  private readonly maxQueuedChars: number;
+  private readonly maxQueued: number;
   private readonly workers: SandboxWorker[] = [];
-  private readonly programs = new Map<number, ScriptProgram>();
-  private readonly errors = new Map<number, { count: number; until: number; last: string }>();
+  private readonly scripts = new Map<number, ScriptState>();
+  /** scripts with calls waiting and no batch running, in the order they take turns */
+  private readonly ready = new Set<ScriptState>();
   private readonly finalizer = new FinalizationRegistry<number>((id) => this.release(id));
   private readonly workerUrl: URL;
+  private queuedChars = 0;
+  private queued = 0;
   private nextScriptId = 1;
   private nextCallId = 1;
 
-  constructor(options: { limits?: Partial<ScriptLimits>; workers?: number } = {}) {
+  constructor(
+    options: {
+      limits?: Partial<ScriptLimits>;
+      workers?: number;
+      /** bounds on the calls waiting for a worker (their message JSON, their number): beyond, calls fail */
+      maxQueuedChars?: number;
+      maxQueued?: number;
+    } = {},
+  ) {
     this.limits = { ...DEFAULT_SCRIPT_LIMITS, ...options.limits };
-    this.size = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
+    this.size = Math.max(1, options.workers ?? Math.max(2, Math.min(4, availableParallelism())));
+    this.maxQueuedChars = options.maxQueuedChars ?? 64 * MiB;
+    this.maxQueued = options.maxQueued ?? 100_000;
     const ext = extname(fileURLToPath(import.meta.url));
     this.workerUrl = new URL(`./script-worker${ext}`, import.meta.url);
   }
 
-  /** Loads a compiled program (script-program.ts); the sandbox builds its context on first use. */
+  /** The most memory the workers' QuickJS modules can take together (the README's RSS bound). */
+  get memoryCapBytes(): number {
+    return this.size * this.limits.workerMemoryBytes;
+  }
+
+  /** Loads a compiled program (script-program.ts); a worker builds its context on first use. */
   load(lang: ScriptLang, program: string): SandboxScript {
     const id = this.nextScriptId++;
-    this.programs.set(id, { id, lang, program, limits: this.limits });
+    const limits: SandboxLimits = {
+      timeoutMs: this.limits.timeoutMs,
+      memoryBytes: this.limits.memoryBytes,
+      stackBytes: this.limits.stackBytes,
+      maxArgsChars: this.limits.maxArgsChars,
+      maxResultChars: this.limits.maxResultChars,
+    };
+    this.scripts.set(id, {
+      id,
+      program: { id, lang, program, limits },
+      queue: [],
+      running: false,
+      inARow: 0,
+      suspended: null,
+    });
     const handle: SandboxScript = { id };
     this.finalizer.register(handle, id, handle);
     return handle;
@@ -235,11 +227,19 @@ export class ScriptSandbox {
   release(script: SandboxScript | number): void {
     const id = typeof script === 'number' ? script : script.id;
     if (typeof script !== 'number') this.finalizer.unregister(script);
-    if (!this.programs.delete(id)) return;
-    this.errors.delete(id);
+    const state = this.scripts.get(id);
+    if (!state) return;
+    this.scripts.delete(id);
+    this.ready.delete(state);
+    this.failQueued(state, new ScriptError('compile', 'The script was released'));
     for (const w of this.workers) {
       if (w.loaded.delete(id)) w.post({ kind: 'release', scriptIds: [id] });
     }
+  }
+
+  /** Why the script is suspended, or null when it runs. */
+  suspension(script: SandboxScript): string | null {
+    return this.scripts.get(script.id)?.suspended ?? null;
   }
 
   /** Runs the script on (data, metadata, msgType); resolves with its result, rejects with a ScriptError. */
@@ -249,108 +249,199 @@ export class ScriptSandbox {
     metadata: Record<string, string>,
     msgType: string,
   ): Promise<unknown> {
-    const program = this.programs.get(script.id);
-    if (!program) return Promise.reject(new ScriptError('compile', 'The script was released'));
-    const blocked = this.errors.get(script.id);
-    if (blocked && blocked.until > 0) {
-      if (blocked.until > Date.now()) {
-        return Promise.reject(
-          new ScriptError(
-            'blocked',
-            `Script invocation is blocked for ${Math.round(this.limits.blockMs / 1000)} s after ${this.limits.maxErrors} failures (last: ${blocked.last})`,
-          ),
-        );
-      }
-      this.errors.delete(script.id);
-    }
-    return new Promise((resolve, reject) => {
-      this.dispatch(
-        this.pickWorker(),
-        {
-          callId: this.nextCallId++,
-          scriptId: script.id,
-          dataJson: JSON.stringify(data ?? {}) ?? '{}',
-          metadataJson: JSON.stringify(metadata ?? {}),
-          msgType,
-        },
-        { resolve, reject, scriptId: script.id },
+    const state = this.scripts.get(script.id);
+    if (!state) return Promise.reject(new ScriptError('compile', 'The script was released'));
+    if (state.suspended) return Promise.reject(new ScriptError('suspended', state.suspended));
+    let call: InvokeCall;
+    try {
+      call = {
+        callId: this.nextCallId++,
+        dataJson: JSON.stringify(data ?? {}) ?? '{}',
+        metadataJson: JSON.stringify(metadata ?? {}),
+        msgType: String(msgType),
+      };
+    } catch (err) {
+      return Promise.reject(
+        new ScriptError('runtime', `The message cannot be passed to the script: ${(err as Error).message}`),
       );
+    }
+    const chars = call.dataJson.length + call.metadataJson.length;
+    if (this.queuedChars + chars > this.maxQueuedChars || this.queued >= this.maxQueued)
+      return Promise.reject(
+        new ScriptError('overloaded', 'The script sandbox is overloaded: too many messages wait for scripts'),
+      );
+    return new Promise((resolve, reject) => {
+      this.count(chars, 1);
+      state.queue.push({ call, chars, resolve, reject });
+      if (!state.running) this.ready.add(state);
+      this.pump();
     });
   }
 
-  /** Sends a call, with its script's program the first time this worker sees the script. */
-  private dispatch(worker: SandboxWorker, call: InvokeCall, pending: Pending): void {
-    const program = this.programs.get(call.scriptId);
-    if (!program) {
-      pending.reject(new ScriptError('compile', 'The script was released'));
-      return;
-    }
-    if (worker.loaded.has(call.scriptId)) delete call.program;
-    else call.program = program;
-    worker.loaded.add(call.scriptId);
-    worker.send(call, pending);
-  }
-
-  /** A worker held up by one batch (a runaway script): what waits behind it goes to another worker. */
-  private rescue(stalled: SandboxWorker): void {
-    const now = Date.now();
-    const other = this.workers.find((w) => w !== stalled && !w.stalled(now));
-    if (!other) return;
-    for (const { call, pending } of stalled.takeQueued()) this.dispatch(other, call, pending);
-  }
-
-  /** Stops the workers; calls still running fail. */
+  /** Stops the workers; calls still waiting or running fail. */
   async close(): Promise<void> {
     const all = this.workers.splice(0);
+    for (const s of this.scripts.values())
+      this.failQueued(s, new ScriptError('runtime', 'The script sandbox stopped'));
+    this.ready.clear();
     await Promise.all(all.map((w) => w.worker.terminate()));
   }
 
-  /**
-   * The first worker that is not stalled: one worker takes everything while it keeps up (the larger its
-   * batches, the cheaper each call); the others take over when it is held up by a runaway script. The
-   * whole pool is started at the first call, so that a warm worker is at hand for that.
-   */
-  private pickWorker(): SandboxWorker {
-    while (this.workers.length < this.size) {
-      this.workers.push(
-        new SandboxWorker(
-          this.workerUrl,
-          this.limits.timeoutMs,
-          (r, p) => this.settle(r, p),
-          (dead) => {
-            const i = this.workers.indexOf(dead);
-            if (i >= 0) this.workers.splice(i, 1);
-          },
-          (stalled) => this.rescue(stalled),
-        ),
-      );
+  /** Gives each idle worker the batch of the next script in turn (preferring a worker that has it loaded). */
+  private pump(): void {
+    while (this.ready.size > 0) {
+      while (this.workers.length < this.size) this.workers.push(this.spawn());
+      const idle = this.workers.filter((w) => !w.batch && !w.dead);
+      if (idle.length === 0) return;
+      const state = this.ready.values().next().value!;
+      this.ready.delete(state);
+      const worker = idle.find((w) => w.loaded.has(state.id)) ?? idle[0]!;
+      let n = 0;
+      for (let chars = 0; n < state.queue.length && n < MAX_BATCH && chars < MAX_BATCH_CHARS; n++)
+        chars += state.queue[n]!.chars;
+      const calls = state.queue.splice(0, n);
+      for (const w of calls) this.count(-w.chars, -1);
+      state.running = true;
+      worker.run(state, calls);
     }
-    const now = Date.now();
-    const live = this.workers.find((w) => !w.stalled(now));
-    if (live) return live;
-    return this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
   }
 
-  private settle(r: CallResult, p: Pending): void {
+  private spawn(): SandboxWorker {
+    return new SandboxWorker(
+      this.workerUrl,
+      { memoryBytes: this.limits.workerMemoryBytes },
+      this.limits.timeoutMs,
+      (w, reply) => this.receive(w, reply),
+      (w, why) => this.lost(w, why),
+    );
+  }
+
+  private receive(worker: SandboxWorker, reply: WorkerReply): void {
+    const batch = worker.batch;
+    worker.batch = null;
+    if (reply.retire) this.retire(worker);
+    if (!batch) return;
+    const { script, calls } = batch;
+    for (const r of reply.results) {
+      const w = calls.get(r.callId);
+      if (!w) continue;
+      calls.delete(r.callId);
+      this.settle(script, w, r);
+    }
+    const again = reply.notRun.map((id) => calls.get(id)).filter((w) => w !== undefined);
+    for (const id of reply.notRun) calls.delete(id);
+    for (const w of calls.values())
+      w.reject(new ScriptError('runtime', 'The script sandbox gave no result for this message'));
+    this.finish(script, again);
+  }
+
+  /** A worker that died (watchdog, crash, its heap limit): its batch fails as a runaway call. */
+  private lost(worker: SandboxWorker, why: string): void {
+    this.remove(worker);
+    const batch = worker.batch;
+    worker.batch = null;
+    if (batch) {
+      const [first, ...rest] = [...batch.calls.values()];
+      if (first)
+        this.settle(batch.script, first, {
+          callId: first.call.callId,
+          ok: false,
+          reason: 'timeout',
+          error: why,
+        });
+      this.finish(batch.script, rest);
+    }
+    this.pump();
+  }
+
+  /** A batch is over: calls it did not run wait again, first; the script takes its turn again. */
+  private finish(script: ScriptState, again: Waiting[]): void {
+    script.running = false;
+    if (this.scripts.get(script.id) !== script) {
+      for (const w of again) w.reject(new ScriptError('compile', 'The script was released'));
+    } else if (script.suspended) {
+      for (const w of again) w.reject(new ScriptError('suspended', script.suspended));
+    } else {
+      for (const w of again) this.count(w.chars, 1);
+      script.queue.unshift(...again);
+      if (script.queue.length > 0) this.ready.add(script);
+    }
+    this.pump();
+  }
+
+  private settle(script: ScriptState, w: Waiting, r: CallResult): void {
     if (r.ok) {
-      p.resolve(r.value);
+      script.inARow = 0;
+      let value: unknown;
+      try {
+        value = this.valueOf(r.text);
+      } catch (err) {
+        w.reject(new ScriptError('runtime', (err as Error).message));
+        return;
+      }
+      w.resolve(value);
       return;
     }
     if (r.reason === 'timeout' || r.reason === 'memory' || r.reason === 'size') {
-      const e = this.errors.get(p.scriptId) ?? { count: 0, until: 0, last: '' };
-      e.count++;
-      e.last = r.error;
-      if (e.count >= this.limits.maxErrors) e.until = Date.now() + this.limits.blockMs;
-      this.errors.set(p.scriptId, e);
+      script.inARow++;
+      if (script.inARow >= this.limits.maxErrors && !script.suspended) {
+        script.suspended = `Script suspended after ${script.inARow} failures in a row (last: ${r.error}); edit the node to run it again`;
+        this.ready.delete(script);
+        this.failQueued(script, new ScriptError('suspended', script.suspended));
+      }
     }
-    p.reject(new ScriptError(r.reason, r.error));
+    w.reject(new ScriptError(r.reason, r.error));
+  }
+
+  /** A result as the runner wrote it, checked again here: nothing larger or deeper than the limits. */
+  private valueOf(text: string): unknown {
+    if (text === 'u') return undefined;
+    if (typeof text !== 'string' || text[0] !== 'v' || text.length > this.limits.maxResultChars + 1)
+      throw new Error('The script sandbox gave a result it cannot read');
+    const value = JSON.parse(text.slice(1)) as unknown;
+    if (jsonTooDeep(value, 'result') !== null) throw new Error('Script result is nested too deeply');
+    return value;
+  }
+
+  private failQueued(script: ScriptState, err: ScriptError): void {
+    for (const w of script.queue.splice(0)) {
+      this.count(-w.chars, -1);
+      w.reject(err);
+    }
+  }
+
+  private count(chars: number, calls: number): void {
+    this.queuedChars += chars;
+    this.queued += calls;
+  }
+
+  /** A worker whose memory has grown near its cap: no new batches; it goes once its batch is answered. */
+  private retire(worker: SandboxWorker): void {
+    this.remove(worker);
+    worker.dead = true;
+    void worker.worker.terminate();
+  }
+
+  private remove(worker: SandboxWorker): void {
+    const i = this.workers.indexOf(worker);
+    if (i >= 0) this.workers.splice(i, 1);
   }
 }
 
 let shared: ScriptSandbox | null = null;
+let tests: ScriptSandbox | null = null;
 
 /** The sandbox rule nodes share (created on first use; its workers do not keep the process alive). */
 export function sharedScriptSandbox(): ScriptSandbox {
   shared ??= new ScriptSandbox();
   return shared;
+}
+
+/**
+ * The sandbox of the node form's "test script" (POST /api/ruleChain/testScript): one worker of its own and
+ * a short queue, so that tests, however many and however slow, never hold up the chains.
+ */
+export function testScriptSandbox(): ScriptSandbox {
+  tests ??= new ScriptSandbox({ workers: 1, maxQueuedChars: 4 * MiB, maxQueued: 16 });
+  return tests;
 }

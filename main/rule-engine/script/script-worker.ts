@@ -1,12 +1,14 @@
-// A script sandbox worker thread. Each script gets its own QuickJS WebAssembly instance (its own linear
-// memory), runtime and context, made on first use and reused for every later invocation; nothing of Node
-// (process, files, network, timers) is reachable from inside. Limits per invocation: a deadline checked by
-// QuickJS's interrupt handler, QuickJS's malloc limit, and a cap on the instance's linear memory (QuickJS
-// does not count memory grown by realloc, so arrays grown element by element escape its malloc limit).
-// After a timeout or a memory failure the instance is thrown away and rebuilt on the next invocation.
+// A script sandbox worker thread. It holds one QuickJS WebAssembly module whose linear memory is capped
+// (workerData.memoryBytes): every allocation of every script it runs, typed arrays and ArrayBuffers
+// included, comes out of that memory, and an allocation beyond the cap fails inside QuickJS. Each script
+// gets its own QuickJS runtime (with QuickJS's own memory limit) and context, made on first use and reused;
+// nothing of Node (process, files, network, timers) is reachable from inside. A script's results are written
+// by the sandbox's runner (script-runner.js), evaluated in the context before the script, so nothing the
+// script replaces changes how they are read. Limits per call: a deadline checked by QuickJS's interrupt
+// handler, the runtime's memory limit, the runner's size and depth bounds.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import releaseSyncModule from '@jitl/quickjs-wasmfile-release-sync';
 import {
   newQuickJSWASMModuleFromVariant,
@@ -15,15 +17,18 @@ import {
   type QuickJSHandle,
   type QuickJSRuntime,
   type QuickJSSyncVariant,
+  type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
+import { MAX_JSON_DEPTH } from '../../../shared/limits.ts';
 import {
   describeThrown,
   type CallResult,
   type FailureReason,
-  type GroupResult,
   type InvokeCall,
   type ScriptProgram,
+  type WorkerReply,
   type WorkerRequest,
+  type WorkerSetup,
 } from './script-protocol.ts';
 
 /** The package's types describe its CommonJS build; imported as ESM, the default export is the variant. */
@@ -34,22 +39,43 @@ interface WasmMemory {
   readonly buffer: ArrayBuffer;
 }
 const { WebAssembly: Wasm } = globalThis as unknown as {
-  WebAssembly: { Module: new (bytes: Uint8Array) => object };
+  WebAssembly: {
+    Module: new (bytes: Uint8Array) => object;
+    Memory: new (d: { initial: number; maximum: number }) => WasmMemory;
+  };
 };
 
 const require = createRequire(import.meta.url);
-/** Compiled once per worker; every script instantiates it with its own memory. */
-const wasmModule = new Wasm.Module(readFileSync(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')));
+const PAGE = 65_536;
+const MiB = 1024 * 1024;
+/** QuickJS's build starts with 16 MiB of linear memory */
+const INITIAL_BYTES = 16 * MiB;
+/** above this share of the cap the worker asks to be replaced: linear memory never shrinks */
+const RETIRE_SHARE = 0.75;
+
+const setup = workerData as WorkerSetup;
+const maxPages = Math.max(INITIAL_BYTES, setup.memoryBytes) / PAGE;
+const memory = new Wasm.Memory({ initial: INITIAL_BYTES / PAGE, maximum: Math.floor(maxPages) });
+const quickjs: QuickJSWASMModule = await newQuickJSWASMModuleFromVariant(
+  newVariant(releaseSync, {
+    wasmModule: new Wasm.Module(
+      readFileSync(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')),
+    ) as never,
+    wasmMemory: memory as never,
+  }),
+);
+const RUNNER = readFileSync(new URL('./script-runner.js', import.meta.url), 'utf8');
 const TBEL_RUNTIME = readFileSync(new URL('./tbel-runtime.js', import.meta.url), 'utf8');
 
 interface Instance {
   runtime: QuickJSRuntime;
   context: QuickJSContext;
+  /** the runner's `run` and the script's function: handles only the host holds */
+  run: QuickJSHandle;
   fn: QuickJSHandle;
-  memory: WasmMemory;
-  heapCap: number;
   deadline: number;
-  overMemory: boolean;
+  /** texts the runner handed over through done() for the batch being run */
+  out: string[];
 }
 
 interface Script {
@@ -58,6 +84,8 @@ interface Script {
 }
 
 const scripts = new Map<number, Script>();
+/** set when QuickJS itself failed (not a script's error): the module may be unusable */
+let broken = false;
 
 class ScriptFailure extends Error {
   readonly reason: FailureReason;
@@ -67,8 +95,6 @@ class ScriptFailure extends Error {
   }
 }
 
-const MiB = 1024 * 1024;
-
 function timeoutMessage(p: ScriptProgram): string {
   return `Script execution exceeded the time limit of ${p.limits.timeoutMs} ms`;
 }
@@ -77,183 +103,227 @@ function memoryMessage(p: ScriptProgram): string {
   return `Script exceeded the memory limit of ${Math.round((p.limits.memoryBytes / MiB) * 10) / 10} MiB`;
 }
 
-/** Turns an exception dumped from QuickJS into a failure with the reason and the user's line. */
-function failureOf(p: ScriptProgram, inst: Instance, dumped: unknown): ScriptFailure {
-  const e = dumped as { name?: string; message?: string; stack?: string; lineNumber?: number } | null;
-  if (inst.overMemory || e === null || e?.message === 'out of memory')
-    return new ScriptFailure('memory', memoryMessage(p));
-  if (e?.name === 'InternalError' && e.message === 'interrupted')
+/** The name and message of an error QuickJS raised in the sandbox's own code (never a script's value). */
+function engineError(context: QuickJSContext, handle: QuickJSHandle): { name?: string; message?: string } {
+  try {
+    const e = context.dump(handle) as unknown;
+    if (e === null || typeof e !== 'object') return { message: typeof e === 'string' ? e : String(e) };
+    const { name, message } = e as { name?: unknown; message?: unknown };
+    return {
+      name: typeof name === 'string' ? name : undefined,
+      message: typeof message === 'string' ? message : undefined,
+    };
+  } catch {
+    return {};
+  }
+}
+
+/** Why a QuickJS call failed: past its deadline, out of memory, or an error with its message. */
+function failureOf(p: ScriptProgram, inst: Instance, handle: QuickJSHandle): ScriptFailure {
+  const e = engineError(inst.context, handle);
+  if (e.name === 'InternalError' && e.message === 'interrupted')
     return new ScriptFailure('timeout', timeoutMessage(p));
-  if (e && typeof e === 'object' && 'message' in e) return new ScriptFailure('runtime', describeThrown(e));
-  return new ScriptFailure('runtime', `Script threw ${JSON.stringify(dumped)}`);
+  if (e.message === undefined || e.message === 'out of memory')
+    return new ScriptFailure('memory', memoryMessage(p));
+  if (Date.now() > inst.deadline) return new ScriptFailure('timeout', timeoutMessage(p));
+  return new ScriptFailure('runtime', describeThrown(e));
 }
 
 function dispose(inst: Instance | null): void {
   if (!inst) return;
   try {
+    inst.run.dispose();
     inst.fn.dispose();
     inst.context.dispose();
     inst.runtime.dispose();
   } catch {
-    // a runtime left inconsistent by an out-of-memory failure may refuse to free; its memory goes with it
+    // a runtime left inconsistent by an out-of-memory failure may refuse to free: replace the worker
+    broken = true;
   }
 }
 
-async function instantiate(p: ScriptProgram): Promise<Instance> {
-  const module = await newQuickJSWASMModuleFromVariant(
-    newVariant(releaseSync, { wasmModule: wasmModule as never }),
-  );
-  const memory = module.getWasmMemory() as unknown as WasmMemory;
-  const runtime = module.newRuntime();
+/** Evaluates trusted code (the runner, the TBEL runtime) in a fresh context; throws ScriptFailure. */
+function evalTrusted(inst: Instance, p: ScriptProgram, code: string, file: string): QuickJSHandle {
+  const r = inst.context.evalCode(code, file);
+  if (!r.error) return r.value;
+  const failure = failureOf(p, inst, r.error);
+  r.error.dispose();
+  throw failure.reason === 'runtime' ? new ScriptFailure('compile', `${file} failed to load`) : failure;
+}
+
+function instantiate(p: ScriptProgram): Instance {
+  const runtime = quickjs.newRuntime();
   runtime.setMemoryLimit(p.limits.memoryBytes);
   runtime.setMaxStackSize(p.limits.stackBytes);
   const context = runtime.newContext();
   const inst: Instance = {
     runtime,
     context,
+    run: context.undefined,
     fn: context.undefined,
-    memory,
-    heapCap: 0,
     deadline: Date.now() + p.limits.timeoutMs * 4,
-    overMemory: false,
+    out: [],
   };
-  runtime.setInterruptHandler(() => {
-    if (inst.heapCap > 0 && memory.buffer.byteLength > inst.heapCap) {
-      inst.overMemory = true;
-      return true;
+  runtime.setInterruptHandler(() => Date.now() > inst.deadline);
+  try {
+    const factory = evalTrusted(inst, p, RUNNER, 'script-runner.js');
+    const done = context.newFunction('done', (text) => {
+      inst.out.push(context.getString(text));
+      inst.deadline = Date.now() + p.limits.timeoutMs;
+    });
+    const depth = context.newNumber(MAX_JSON_DEPTH);
+    const made = context.callFunction(factory, context.undefined, done, depth);
+    factory.dispose();
+    done.dispose();
+    depth.dispose();
+    if (made.error) {
+      made.error.dispose();
+      throw new ScriptFailure('compile', 'The script runner failed to load');
     }
-    return Date.now() > inst.deadline;
-  });
-  if (p.lang === 'TBEL') {
-    const lib = context.evalCode(TBEL_RUNTIME, 'tbel-runtime.js');
-    if (lib.error) {
-      const e = context.dump(lib.error);
-      lib.error.dispose();
-      dispose(inst);
-      throw new ScriptFailure('compile', `The TBEL runtime failed to load: ${JSON.stringify(e)}`);
+    inst.run = made.value;
+    if (p.lang === 'TBEL') evalTrusted(inst, p, TBEL_RUNTIME, 'tbel-runtime.js').dispose();
+    const r = context.evalCode(p.program, 'script');
+    if (r.error) {
+      const failure = failureOf(p, inst, r.error);
+      r.error.dispose();
+      throw failure.reason === 'runtime' ? new ScriptFailure('compile', failure.message) : failure;
     }
-    lib.value.dispose();
-  }
-  const r = context.evalCode(p.program, 'script');
-  if (r.error) {
-    const failure = failureOf(p, inst, context.dump(r.error));
-    r.error.dispose();
+    inst.fn = r.value;
+    if (context.typeof(inst.fn) !== 'function')
+      throw new ScriptFailure('compile', 'The script does not make a function');
+    return inst;
+  } catch (err) {
     dispose(inst);
-    throw failure.reason === 'runtime' ? new ScriptFailure('compile', failure.message) : failure;
+    throw err;
   }
-  inst.fn = r.value;
-  inst.heapCap = memory.buffer.byteLength + p.limits.memoryBytes;
-  return inst;
-}
-
-/** Runs calls of one script as one QuickJS call; throws ScriptFailure when the batch as a whole fails. */
-function runBatch(script: Script, inst: Instance, calls: InvokeCall[]): string {
-  const p = script.program;
-  let text = '[';
-  for (let i = 0; i < calls.length; i++) {
-    const c = calls[i]!;
-    text += `${i ? ',' : ''}[${c.dataJson},${c.metadataJson},${JSON.stringify(c.msgType)}]`;
-  }
-  text += ']';
-  const ctx = inst.context;
-  inst.overMemory = false;
-  inst.deadline = Date.now() + p.limits.timeoutMs;
-  const arg = ctx.newString(text);
-  const max = ctx.newNumber(p.limits.maxResultChars);
-  const r = ctx.callFunction(inst.fn, ctx.undefined, arg, max);
-  arg.dispose();
-  max.dispose();
-  if (r.error) {
-    const failure = failureOf(p, inst, ctx.dump(r.error));
-    r.error.dispose();
-    throw failure;
-  }
-  const json = ctx.getString(r.value);
-  r.value.dispose();
-  return json;
 }
 
 /**
- * Runs the calls of one script: together when they can, and one by one when the batch fails (so that a
- * runaway message fails alone). After a timeout or memory failure the instance is rebuilt.
+ * Runs the calls of one script in order, each with its own deadline. Stops at the first call that hits a
+ * limit: that call fails, the ones after it are handed back (notRun) for the host to queue again.
  */
-async function invokeScript(
-  script: Script,
-  calls: InvokeCall[],
-  results: CallResult[],
-  groups: GroupResult[],
-): Promise<void> {
+function runScript(script: Script, calls: InvokeCall[], results: CallResult[], notRun: number[]): void {
+  const p = script.program;
+  const fail = (c: InvokeCall, reason: FailureReason, error: string) =>
+    results.push({ callId: c.callId, ok: false, reason, error });
+  let inst: Instance;
   try {
-    script.instance ??= await instantiate(script.program);
-    const inst = script.instance;
-    const json = runBatch(script, inst, calls);
-    if (inst.memory.buffer.byteLength > inst.heapCap) {
-      dispose(inst);
-      script.instance = null;
-    }
-    groups.push({ callIds: calls.map((c) => c.callId), json });
+    inst = script.instance ??= instantiate(p);
   } catch (err) {
-    dispose(script.instance);
-    script.instance = null;
-    if (calls.length > 1 && err instanceof ScriptFailure && err.reason !== 'compile') {
-      for (const c of calls) await invokeScript(script, [c], results, groups);
-      return;
-    }
-    const reason = err instanceof ScriptFailure ? err.reason : 'runtime';
-    const error = (err as Error).message ?? String(err);
-    for (const c of calls) results.push({ callId: c.callId, ok: false, reason, error });
+    const f = err instanceof ScriptFailure ? err : new ScriptFailure('runtime', (err as Error).message);
+    for (const c of calls) fail(c, f.reason, f.message);
+    return;
   }
-}
-
-async function invoke(calls: InvokeCall[]): Promise<{ results: CallResult[]; groups: GroupResult[] }> {
-  const results: CallResult[] = [];
-  const groups: GroupResult[] = [];
-  const byScript = new Map<number, InvokeCall[]>();
+  const max = p.limits.maxArgsChars;
+  const runnable: InvokeCall[] = [];
   for (const c of calls) {
-    if (c.program) scripts.set(c.scriptId, { program: c.program, instance: null });
-    const script = scripts.get(c.scriptId);
-    if (!script) {
-      results.push({ callId: c.callId, ok: false, reason: 'compile', error: 'Script is not loaded' });
-      continue;
-    }
-    const max = script.program.limits.maxArgsChars;
-    if (c.dataJson.length + c.metadataJson.length > max) {
-      results.push({
-        callId: c.callId,
-        ok: false,
-        reason: 'size',
-        error: `Script input arguments exceed maximum allowed total args size of ${max} symbols`,
-      });
-      continue;
-    }
-    const list = byScript.get(c.scriptId);
-    if (list) list.push(c);
-    else byScript.set(c.scriptId, [c]);
+    if (c.dataJson.length + c.metadataJson.length > max)
+      fail(c, 'size', `Script input arguments exceed maximum allowed total args size of ${max} symbols`);
+    else runnable.push(c);
   }
-  for (const [id, list] of byScript) await invokeScript(scripts.get(id)!, list, results, groups);
-  return { results, groups };
+  if (runnable.length === 0) return;
+  const input = `[${runnable.map((c) => `[${c.dataJson},${c.metadataJson},${JSON.stringify(c.msgType)}]`).join(',')}]`;
+  const ctx = inst.context;
+  inst.out = [];
+  inst.deadline = Date.now() + p.limits.timeoutMs;
+  let failure: ScriptFailure | null = null;
+  try {
+    const arg = ctx.newString(input);
+    const limit = ctx.newNumber(p.limits.maxResultChars);
+    const r = ctx.callFunction(inst.run, ctx.undefined, inst.fn, arg, limit);
+    arg.dispose();
+    limit.dispose();
+    if (r.error) {
+      failure = failureOf(p, inst, r.error);
+      r.error.dispose();
+    } else r.value.dispose();
+  } catch (err) {
+    // QuickJS itself failed (an abort in the module): nothing more runs in this worker
+    broken = true;
+    failure = new ScriptFailure(
+      'memory',
+      `${memoryMessage(p)} (the sandbox failed: ${(err as Error).message})`,
+    );
+  }
+  const out = inst.out;
+  inst.out = [];
+  runnable.forEach((c, i) => {
+    const text = out[i];
+    if (text !== undefined) results.push(resultOf(c, text));
+    else if (i === out.length && failure) fail(c, failure.reason, failure.message);
+    else if (failure) notRun.push(c.callId);
+    else fail(c, 'runtime', 'The script sandbox gave no result');
+  });
+  if (failure?.reason === 'memory') {
+    dispose(inst);
+    script.instance = null;
+  }
 }
 
-const queue: WorkerRequest[] = [];
-let draining = false;
-
-async function drain(): Promise<void> {
-  draining = true;
-  while (queue.length) {
-    const req = queue.shift()!;
-    if (req.kind === 'release') {
-      for (const id of req.scriptIds) {
-        dispose(scripts.get(id)?.instance ?? null);
-        scripts.delete(id);
-      }
-      continue;
-    }
-    parentPort!.postMessage({ kind: 'results', ...(await invoke(req.calls)) });
+/** A runner text as a call's result: values go to the host as they are, errors are read here. */
+function resultOf(c: InvokeCall, text: string): CallResult {
+  const kind = text[0];
+  if (kind === 'u' || kind === 'v') return { callId: c.callId, ok: true, text };
+  try {
+    const e = JSON.parse(text.slice(1)) as { e?: unknown; n?: unknown; s?: unknown; k?: unknown };
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const message = str(e.e) ?? 'The script failed';
+    const reason: FailureReason = e.k === 'size' ? 'size' : 'runtime';
+    const error =
+      e.n !== undefined || e.s !== undefined
+        ? describeThrown({ name: str(e.n), message, stack: str(e.s) })
+        : message;
+    return { callId: c.callId, ok: false, reason, error };
+  } catch {
+    return {
+      callId: c.callId,
+      ok: false,
+      reason: 'runtime',
+      error: 'The script sandbox gave a result it cannot read',
+    };
   }
-  draining = false;
+}
+
+function invoke(req: Extract<WorkerRequest, { kind: 'invoke' }>): WorkerReply {
+  const results: CallResult[] = [];
+  const notRun: number[] = [];
+  if (req.program) {
+    dispose(scripts.get(req.scriptId)?.instance ?? null);
+    scripts.set(req.scriptId, { program: req.program, instance: null });
+  }
+  const script = scripts.get(req.scriptId);
+  if (!script || broken) {
+    const error = broken ? 'The script sandbox is being restarted' : 'Script is not loaded';
+    for (const c of req.calls) results.push({ callId: c.callId, ok: false, reason: 'runtime', error });
+  } else runScript(script, req.calls, results, notRun);
+  return {
+    kind: 'results',
+    results,
+    notRun,
+    retire: broken || memory.buffer.byteLength > setup.memoryBytes * RETIRE_SHARE,
+  };
 }
 
 parentPort!.on('message', (req: WorkerRequest) => {
-  queue.push(req);
-  if (!draining) void drain();
+  if (req.kind === 'release') {
+    for (const id of req.scriptIds) {
+      dispose(scripts.get(id)?.instance ?? null);
+      scripts.delete(id);
+    }
+    return;
+  }
+  let reply: WorkerReply;
+  try {
+    reply = invoke(req);
+  } catch (err) {
+    broken = true;
+    const error = `The script sandbox failed: ${(err as Error).message}`;
+    reply = {
+      kind: 'results',
+      results: req.calls.map((c) => ({ callId: c.callId, ok: false, reason: 'runtime', error })),
+      notRun: [],
+      retire: true,
+    };
+  }
+  parentPort!.postMessage(reply);
 });

@@ -7,6 +7,7 @@ import {
 import type { TbMsg } from '../../platform/tb-msg.ts';
 import { DEFAULT_ARG_NAMES, RuleScript } from './rule-script.ts';
 import type { ScriptLang } from './script-program.ts';
+import { testScriptSandbox } from './script-sandbox.ts';
 
 /** A message as the test panel shows it: {msg, metadata, msgType} (msg left out when empty). */
 function msgOut(m: TbMsg): Record<string, unknown> {
@@ -16,7 +17,8 @@ function msgOut(m: TbMsg): Record<string, unknown> {
 
 /**
  * Runs a script once on a sample message the way the node would (RuleChainController.testScript):
- * `output` is the result as text, `error` the reason it failed; never throws.
+ * `output` is the result as text, `error` the reason it failed; never throws. Tests run in a sandbox of their
+ * own (testScriptSandbox), apart from the chains.
  */
 export async function testScript(input: TestScriptRequest, lang: ScriptLang): Promise<TestScriptResponse> {
   let data: unknown;
@@ -28,7 +30,7 @@ export async function testScript(input: TestScriptRequest, lang: ScriptLang): Pr
   if (!(SCRIPT_TYPES as readonly string[]).includes(input.scriptType))
     return { output: '', error: `Unsupported script type: ${input.scriptType}` };
   const argNames = input.argNames?.length === 3 ? input.argNames : DEFAULT_ARG_NAMES;
-  const script = new RuleScript(lang, input.script, argNames);
+  const script = new RuleScript(lang, input.script, argNames, testScriptSandbox());
   const msg: TbMsg = {
     id: '00000000-0000-4000-8000-000000000000',
     ts: Date.now(),

@@ -5,7 +5,7 @@ import { ScriptError, ScriptSandbox } from '../../../../main/rule-engine/script/
 const ARGS = ['msg', 'metadata', 'msgType'];
 const TIMEOUT_MS = 300;
 const sandbox = new ScriptSandbox({
-  limits: { timeoutMs: TIMEOUT_MS, maxErrors: 2, blockMs: 60_000 },
+  limits: { timeoutMs: TIMEOUT_MS, maxErrors: 2 },
   workers: 2,
 });
 afterAll(() => sandbox.close());
@@ -106,17 +106,27 @@ describe('script sandbox (QuickJS in worker threads)', () => {
     expect((await runaway).reason).toBe('timeout');
   });
 
-  it('blocks a script after repeated timeouts, failing at once with the last reason', async () => {
+  it('suspends a script after timeouts in a row, failing at once with the last reason until it is loaded again', async () => {
     const script = load('while (true) {}');
     expect((await failureOf(sandbox.invoke(script, {}, {}, 'X'))).reason).toBe('timeout');
     expect((await failureOf(sandbox.invoke(script, {}, {}, 'X'))).reason).toBe('timeout');
     const started = Date.now();
-    const blocked = await failureOf(sandbox.invoke(script, {}, {}, 'X'));
+    const suspended = await failureOf(sandbox.invoke(script, {}, {}, 'X'));
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
-    expect(blocked.reason).toBe('blocked');
-    expect(blocked.message).toBe(
-      'Script invocation is blocked for 60 s after 2 failures (last: Script execution exceeded the time limit of 300 ms)',
-    );
+    expect(suspended.reason).toBe('suspended');
+    const reason =
+      'Script suspended after 2 failures in a row (last: Script execution exceeded the time limit of 300 ms); edit the node to run it again';
+    expect(suspended.message).toBe(reason);
+    expect(sandbox.suspension(script)).toBe(reason);
+  });
+
+  it('counts only limits hit in a row: a call that succeeds in between starts the count again', async () => {
+    const script = load('if (msg.loop) { while (true) {} } return 1;');
+    expect((await failureOf(sandbox.invoke(script, { loop: true }, {}, 'X'))).reason).toBe('timeout');
+    await expect(sandbox.invoke(script, {}, {}, 'X')).resolves.toBe(1);
+    expect((await failureOf(sandbox.invoke(script, { loop: true }, {}, 'X'))).reason).toBe('timeout');
+    await expect(sandbox.invoke(script, {}, {}, 'X')).resolves.toBe(1);
+    expect(sandbox.suspension(script)).toBeNull();
   });
 
   it('bounds the input and the result', async () => {

@@ -1,0 +1,143 @@
+// The sandbox's own code inside each script's QuickJS context. It is evaluated before anything of the
+// script (the TBEL runtime, the script itself), keeps the built-ins it uses from before the script could
+// replace them, and is reachable only from the host: nothing the script overwrites (JSON, Array.prototype,
+// getters, toJSON) changes how its input is read or how its result is written. Each call's result is
+// written as text by this code alone, bounded in size and depth, and handed to the host through `done`, a
+// host function only this code holds: 'u' (no result), 'v' + JSON, or 'e' + JSON of {e, n, s, k}.
+(function (done, maxDepth) {
+  'use strict';
+  var parse = JSON.parse;
+  var quote = JSON.stringify;
+  var keysOf = Object.keys;
+  var isArray = Array.isArray;
+  var apply = Reflect.apply;
+  var toText = String;
+  var slice = String.prototype.slice;
+  var ErrorType = Error;
+  var InternalErrorType = InternalError;
+  var TypeErrorType = TypeError;
+
+  /** A bound the result broke: reported as the call's failure, with the reason the host counts. */
+  function Limit(message, kind) {
+    this.message = message;
+    this.kind = kind;
+  }
+
+  var room = 0;
+  var max = 0;
+
+  function tooBig() {
+    return new Limit('Script invocation result exceeds maximum allowed size of ' + max + ' symbols', 'size');
+  }
+
+  function take(s) {
+    room -= s.length;
+    if (room < 0) throw tooBig();
+    return s;
+  }
+
+  /** JSON.stringify's rules, with the copies of the built-ins above; undefined where it would skip. */
+  function write(v, key, up, depth) {
+    if (typeof v === 'object' && v !== null) {
+      var toJSON = v.toJSON;
+      if (typeof toJSON === 'function') v = apply(toJSON, v, [key]);
+    }
+    switch (typeof v) {
+      case 'string':
+        if (v.length > room) throw tooBig();
+        return take(quote(v));
+      case 'number':
+        return take(v === v && v !== Infinity && v !== -Infinity ? quote(v) : 'null');
+      case 'boolean':
+        return take(v ? 'true' : 'false');
+      case 'bigint':
+        throw new TypeErrorType('Do not know how to serialize a BigInt');
+      case 'object':
+        if (v === null) return take('null');
+        break;
+      default:
+        return undefined;
+    }
+    for (var a = up; a !== null; a = a.up)
+      if (a.v === v) throw new Limit('Script result is cyclic: it contains itself', 'runtime');
+    if (depth >= maxDepth)
+      throw new Limit('Script result is nested deeper than ' + maxDepth + ' levels', 'runtime');
+    var here = { v: v, up: up };
+    var out;
+    if (isArray(v)) {
+      var n = v.length;
+      if (typeof n !== 'number' || !(n >= 0))
+        throw new Limit('Script result has an invalid length', 'runtime');
+      if (n > room) throw tooBig();
+      out = take('[');
+      for (var i = 0; i < n; i++) {
+        var item = write(v[i], toText(i), here, depth + 1);
+        out += (i ? take(',') : '') + (item === undefined ? take('null') : item);
+      }
+      return out + take(']');
+    }
+    var keys = keysOf(v);
+    var first = true;
+    out = take('{');
+    for (var j = 0; j < keys.length; j++) {
+      var k = keys[j];
+      var value = write(v[k], k, here, depth + 1);
+      if (value === undefined) continue;
+      out += (first ? '' : take(',')) + take(quote(k)) + take(':') + value;
+      first = false;
+    }
+    return out + take('}');
+  }
+
+  function text(x, limit) {
+    if (x === undefined) return '';
+    var s = typeof x === 'string' ? x : toText(x);
+    if (typeof s !== 'string') return '';
+    return s.length > limit ? apply(slice, s, [0, limit]) : s;
+  }
+
+  /** What a call threw, as {e: message, n: name, s: stack} (or k: the limit it broke). */
+  function describe(e) {
+    try {
+      if (e instanceof Limit) return '{"e":' + quote(e.message) + ',"k":' + quote(e.kind) + '}';
+      if (e !== null && typeof e === 'object' && e instanceof ErrorType) {
+        var message = text(e.message, 2000);
+        var name = text(e.name, 200);
+        var stack = text(e.stack, 4000);
+        return '{"e":' + quote(message) + ',"n":' + quote(name) + ',"s":' + quote(stack) + '}';
+      }
+      return '{"e":' + quote(text(e, 2000)) + '}';
+    } catch (_) {
+      return '{"e":"The script threw a value that cannot be read"}';
+    }
+  }
+
+  function outOfMemory(e) {
+    try {
+      return e === null || (e instanceof InternalErrorType && e.message === 'out of memory');
+    } catch (_) {
+      return false;
+    }
+  }
+
+  /** Runs fn on each [msg, metadata, msgType] of the JSON array `input`; each result goes to done(). */
+  return function run(fn, input, limit) {
+    var calls = parse(input);
+    max = limit;
+    for (var i = 0; i < calls.length; i++) {
+      var c = calls[i];
+      var out;
+      try {
+        var r = apply(fn, undefined, [c[0], c[1], c[2]]);
+        room = max;
+        var t = write(r, '', null, 0);
+        out = t === undefined ? 'u' : 'v' + t;
+      } catch (e) {
+        // out of memory fails the call from the host, which throws the runtime away
+        if (outOfMemory(e)) throw e;
+        out = 'e' + describe(e);
+      }
+      done(out);
+    }
+  };
+});
