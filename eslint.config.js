@@ -26,8 +26,8 @@ export default tseslint.config(
   },
   {
     // runs inside the QuickJS script sandbox, not in Node
-    files: ['main/rule-engine/script/tbel-runtime.js'],
-    languageOptions: { sourceType: 'script', globals: { ...globals.es2021 } },
+    files: ['main/rule-engine/script/tbel-runtime.js', 'main/rule-engine/script/script-runner.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.es2021, InternalError: 'readonly' } },
   },
   {
     languageOptions: { globals: { ...globals.node } },

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { PlatformConfig } from '../config.ts';
 import { EdgeQueue } from '../edge/edge-queue.ts';
 import type { Services } from '../platform/services.ts';
@@ -5,6 +6,7 @@ import { subscribeEntityMessages } from '../rule-engine/entity-messages.ts';
 import { createNodeRegistry } from '../rule-engine/node-registry.ts';
 import { RuleChainService } from '../rule-engine/rule-chain-service.ts';
 import type { RuleEngine } from '../rule-engine/rule-engine.ts';
+import { UserCodeGuard } from '../rule-engine/user-code-guard.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { isVerbose } from './logging.ts';
 
@@ -14,7 +16,11 @@ export interface Rules {
   edgeQueue: EdgeQueue;
 }
 
-/** The edge queue, the rule chains (ThingsBoard's default chains on first start) and the engine running them. */
+/**
+ * The edge queue, the rule chains (ThingsBoard's default chains on first start) and the engine running them.
+ * No user code runs yet: nodes that run on their own start with engine.startNodes() once the transports
+ * answer, and a node that was running its script when the process died last time is suspended.
+ */
 export async function setupRuleEngine(
   services: Services,
   config: PlatformConfig,
@@ -29,13 +35,20 @@ export async function setupRuleEngine(
   const ruleChains = new RuleChainService(ctx, createNodeRegistry());
   await ruleChains.seedDefaults();
   const verbose = isVerbose(config);
-  const engine = ruleChains.start({
-    services,
-    edgeQueue,
-    log: (line) => {
-      if (verbose) process.stderr.write(`${line}\n`);
+  const userCode = new UserCodeGuard(join(config.dataDir, 'rule-nodes-running.json'), (line) =>
+    process.stderr.write(`${line}\n`),
+  );
+  const engine = ruleChains.start(
+    {
+      services,
+      edgeQueue,
+      log: (line) => {
+        if (verbose) process.stderr.write(`${line}\n`);
+      },
+      userCode,
     },
-  });
+    { holdStart: true },
+  );
   life.onStop(() => ruleChains.stop());
   // Users' alarm and relation changes reach the rule engine as messages (push to edge among others).
   life.onStop(

@@ -83,6 +83,8 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
       dataDir: config.dataDir,
     };
     live.urls = urls;
+    // user code that runs on its own (generator nodes) starts once MQTT and HTTP answer
+    engine.startNodes();
     await restConnectors.autostart();
     return {
       urls,

@@ -94,9 +94,12 @@ export class RuleChainService {
     });
   }
 
-  /** Builds the engine over the CORE chains; needs the finished services (nodes use them). */
-  start(env: RuleEnv): RuleEngine {
-    const engine = new RuleEngine(this.registry, env);
+  /**
+   * Builds the engine over the CORE chains; needs the finished services (nodes use them). With holdStart,
+   * nodes that run on their own (generators) wait for engine.startNodes(), once the transports answer.
+   */
+  start(env: RuleEnv, options: { holdStart?: boolean } = {}): RuleEngine {
+    const engine = new RuleEngine(this.registry, env, options);
     this.engineInstance = engine;
     for (const row of this.ctx.db.all<RuleChainRow>("SELECT * FROM rule_chains WHERE type = 'CORE'"))
       engine.loadChain(row.id, row.name, readMetadata(row.metadata));
@@ -343,7 +346,7 @@ export class RuleChainService {
     await this.ctx.db.write((w) =>
       w.run('UPDATE rule_chains SET metadata = ? WHERE id = ?', [JSON.stringify(md), row.id]),
     );
-    if (row.type === 'CORE') this.engine.loadChain(row.id, row.name, md);
+    if (row.type === 'CORE') this.engine.loadChain(row.id, row.name, md, { edited: true });
     return this.view({ ...row, metadata: JSON.stringify(md) });
   }
 

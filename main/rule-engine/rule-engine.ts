@@ -106,10 +106,20 @@ export class RuleEngine {
   readonly debugLog = new DebugLog();
   private processed = 0;
   private failures = 0;
+  /** false until startNodes(): chains load, but generators do not tick before the transports answer */
+  private nodesStarted: boolean;
 
-  constructor(registry: Map<string, NodeDefinition>, env: RuleEnv) {
+  constructor(registry: Map<string, NodeDefinition>, env: RuleEnv, options: { holdStart?: boolean } = {}) {
     this.registry = registry;
     this.env = env;
+    this.nodesStarted = options.holdStart !== true;
+  }
+
+  /** Starts the nodes of every chain loaded while the engine held them (see holdStart). */
+  startNodes(): void {
+    if (this.nodesStarted) return;
+    this.nodesStarted = true;
+    for (const chain of this.chains.values()) this.startNodesOf(chain);
   }
 
   /** Replaces the root chain (the one chain of a single-chain engine). */
@@ -121,9 +131,16 @@ export class RuleEngine {
   /**
    * Builds (or rebuilds) a chain; nodes that cannot start fail their messages instead of failing the load.
    * The old version's nodes are destroyed; the new one's are started (generators begin to tick) unless
-   * `start` is false.
+   * `start` is false or the engine holds its nodes. `edited`: a person saved the chain, so nodes suspended
+   * by a crash (UserCodeGuard) run again.
    */
-  loadChain(id: string, name: string, metadata: RuleChainMetadata, options: { start?: boolean } = {}): void {
+  loadChain(
+    id: string,
+    name: string,
+    metadata: RuleChainMetadata,
+    options: { start?: boolean; edited?: boolean } = {},
+  ): void {
+    if (options.edited) this.env.userCode?.clear(metadata.nodes.flatMap((n) => (n.id?.id ? [n.id.id] : [])));
     const chain: CompiledChain = { id, name, nodes: [], first: null };
     chain.nodes = metadata.nodes.map((n, i) => this.compile(chain, n, i));
     for (const c of metadata.connections ?? []) {
@@ -142,7 +159,11 @@ export class RuleEngine {
     const old = this.chains.get(id);
     this.chains.set(id, chain);
     if (old) this.destroy(old, new Set(chain.nodes.map((n) => n.id)));
-    if (options.start === false) return;
+    if (options.start === false || !this.nodesStarted) return;
+    this.startNodesOf(chain);
+  }
+
+  private startNodesOf(chain: CompiledChain): void {
     for (const n of chain.nodes)
       n.node.start?.((outputs) => {
         this.processed++;
@@ -175,6 +196,16 @@ export class RuleEngine {
   node(nodeId: string): CompiledNode | undefined {
     for (const chain of this.chains.values()) for (const n of chain.nodes) if (n.id === nodeId) return n;
     return undefined;
+  }
+
+  /** Why a node does not run: it could not start, or it stopped since (its script suspended); null if it runs. */
+  nodeProblem(n: CompiledNode): string | null {
+    if (n.problem) return n.problem;
+    try {
+      return n.node.problem?.() ?? null;
+    } catch (err) {
+      return errorText(err);
+    }
   }
 
   /** Resolves with the errors of every Failure the message met on its way (empty: all went well). */

@@ -3,6 +3,7 @@ import type { ComponentType, RuleChainType } from '../../shared/rule-engine.ts';
 import type { EdgeQueue } from '../edge/edge-queue.ts';
 import type { Services } from '../platform/services.ts';
 import type { Originator, TbMsg } from '../platform/tb-msg.ts';
+import type { UserCodeGuard } from './user-code-guard.ts';
 
 export interface NodeOutput {
   relation: string;
@@ -25,6 +26,8 @@ export interface RuleNode {
   start?(emit: (outputs: NodeOutput[]) => void): void;
   /** Frees what the node holds (timers, connections, its script's sandbox context) when its chain is replaced. */
   destroy?(): void | Promise<void>;
+  /** Why the node stopped running after it was built (its script suspended), or null while it runs. */
+  problem?(): string | null;
 }
 
 /** What nodes may use: the domain services and the edge queue. */
@@ -32,6 +35,8 @@ export interface RuleEnv {
   services: Services;
   edgeQueue: EdgeQueue;
   log(line: string): void;
+  /** marks nodes running user code, so that a crash while they run suspends them at the next start */
+  userCode?: UserCodeGuard;
 }
 
 /** Where a node instance sits, and how it sends messages of its own (delays, periodic counts). */

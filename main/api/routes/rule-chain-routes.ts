@@ -436,7 +436,7 @@ export function registerRuleChainRoutes(app: Api, { ruleChains: chains }: RouteD
       return md.nodes.map((n) => {
         const compiled = chains.engine.node(n.id.id);
         const problem = compiled
-          ? compiled.problem
+          ? chains.engine.nodeProblem(compiled)
           : chains.nodeDefinitions().some((d) => d.type === n.type)
             ? null
             : `Rule node type '${n.type}' is not supported by Sandboard`;

@@ -6,7 +6,7 @@ import { newMsg, type Originator, type TbMsg } from '../../platform/tb-msg.ts';
 import { configurationProblem } from '../config-schema.ts';
 import { metadataTs, processPattern } from '../msg-patterns.ts';
 import { failure, success, type NodeContext, type NodeDefinition, type NodeOutput } from '../rule-node.ts';
-import { checkScriptConfig, RuleScript, type ScriptFields } from '../script/rule-script.ts';
+import { checkScriptConfig, RuleScript, scriptOwner, type ScriptFields } from '../script/rule-script.ts';
 
 /** Where the alarm nodes keep their details script (TbAbstractAlarmNodeConfiguration). */
 const DETAILS_FIELDS: ScriptFields = { js: 'alarmDetailsBuildJs', tbel: 'alarmDetailsBuildTbel' };
@@ -162,7 +162,7 @@ export const createAlarmNode: NodeDefinition = {
     const dynamic = config.dynamicSeverity === true;
     if (!dynamic && !isSeverity(config.severity))
       throw new Error(`Incorrect Alarm Severity value: ${String(config.severity ?? null)}`);
-    const script = RuleScript.fromConfig(config, undefined, undefined, DETAILS_FIELDS);
+    const script = RuleScript.fromConfig(config, { fields: DETAILS_FIELDS, owner: scriptOwner(env, node) });
     const fromMessage = config.useMessageAlarmData === true;
     const buildsDetails = !fromMessage || config.overwriteAlarmDetails === true;
     const alarmType = typeof config.alarmType === 'string' ? config.alarmType : '';
@@ -201,6 +201,7 @@ export const createAlarmNode: NodeDefinition = {
         }
       },
       destroy: () => script.destroy(),
+      problem: () => script.problem(),
     };
   },
 };
@@ -221,7 +222,7 @@ export const clearAlarmNode: NodeDefinition = {
   configurationSchema: RULE_NODE_CONFIGURATION_SCHEMAS[NODE_TYPES.clearAlarm],
   validate: validateAlarmConfig(NODE_TYPES.clearAlarm),
   create: (config, env, node) => {
-    const script = RuleScript.fromConfig(config, undefined, undefined, DETAILS_FIELDS);
+    const script = RuleScript.fromConfig(config, { fields: DETAILS_FIELDS, owner: scriptOwner(env, node) });
     const alarmType = typeof config.alarmType === 'string' ? config.alarmType : '';
     const alarms = env.services.alarms;
     const find = (msg: TbMsg): AlarmInfo | undefined => {
@@ -245,6 +246,7 @@ export const clearAlarmNode: NodeDefinition = {
         }
       },
       destroy: () => script.destroy(),
+      problem: () => script.problem(),
     };
   },
 };

@@ -3,7 +3,7 @@ import { NODE_TYPES, type MsgType } from '../../../shared/rule-engine.ts';
 import { GENERATOR_ORIGINATOR_TYPES } from '../../../shared/rule-node-schemas.ts';
 import type { Originator, TbMsg } from '../../platform/tb-msg.ts';
 import { failure, type NodeDefinition } from '../rule-node.ts';
-import { checkScriptConfig, RuleScript } from '../script/rule-script.ts';
+import { checkScriptConfig, RuleScript, scriptOwner } from '../script/rule-script.ts';
 
 const DEFAULT_SCRIPT =
   'var msg = { temp: 42, humidity: 77 };\nvar metadata = { data: 40 };\nvar msgType = "POST_TELEMETRY_REQUEST";\n\n' +
@@ -43,8 +43,8 @@ export const generatorNode: NodeDefinition = {
       return "'originatorId' is required: Originator entity must be selected.";
     return checkScriptConfig(c, ARG_NAMES);
   },
-  create: (config, env) => {
-    const script = RuleScript.fromConfig(config, ARG_NAMES);
+  create: (config, env, node) => {
+    const script = RuleScript.fromConfig(config, { argNames: ARG_NAMES, owner: scriptOwner(env, node) });
     const msgCount = isInt(config.msgCount, 0) ? (config.msgCount as number) : 0;
     const delayMs = (isInt(config.periodInSeconds, 1) ? (config.periodInSeconds as number) : 1) * 1000;
     const selfId = randomUUID();
@@ -52,6 +52,7 @@ export const generatorNode: NodeDefinition = {
     let stopped = false;
     return {
       process: () => [],
+      problem: () => script.problem(),
       start(emit) {
         const type = (config.originatorType as string | undefined) ?? 'RULE_NODE';
         const originator: Originator =

@@ -1,6 +1,6 @@
 import { NODE_TYPES } from '../../../shared/rule-engine.ts';
 import { failure, success, type NodeDefinition } from '../rule-node.ts';
-import { checkScriptConfig, RuleScript, scriptLangOf } from '../script/rule-script.ts';
+import { checkScriptConfig, RuleScript, scriptLangOf, scriptOwner } from '../script/rule-script.ts';
 
 /** ThingsBoard's default log script (TbLogNodeConfiguration), the same for JS and TBEL. */
 const DEFAULT_SCRIPT =
@@ -21,7 +21,7 @@ export const logNode: NodeDefinition = {
   relations: ['Success', 'Failure'],
   defaultConfiguration: { scriptLang: 'TBEL', jsScript: DEFAULT_SCRIPT, tbelScript: DEFAULT_SCRIPT },
   validate: (config) => (isStandard(config) ? null : checkScriptConfig(config)),
-  create: (config, env) => {
+  create: (config, env, node) => {
     if (isStandard(config)) {
       return {
         process(msg) {
@@ -32,7 +32,7 @@ export const logNode: NodeDefinition = {
         },
       };
     }
-    const script = RuleScript.fromConfig(config);
+    const script = RuleScript.fromConfig(config, { owner: scriptOwner(env, node) });
     return {
       async process(msg) {
         try {
@@ -43,6 +43,7 @@ export const logNode: NodeDefinition = {
         }
       },
       destroy: () => script.destroy(),
+      problem: () => script.problem(),
     };
   },
 };

@@ -1,6 +1,6 @@
 import type { TbMsg } from '../../platform/tb-msg.ts';
 import { failure, type NodeDefinition, type NodeOutput } from '../rule-node.ts';
-import { checkScriptConfig, RuleScript } from '../script/rule-script.ts';
+import { checkScriptConfig, RuleScript, scriptOwner } from '../script/rule-script.ts';
 
 /**
  * A node that is its script (filter, switch, transformation): the script is compiled when the chain is
@@ -14,8 +14,8 @@ export function scriptNodeDefinition(
   return {
     ...base,
     validate: (config) => checkScriptConfig(config),
-    create: (config) => {
-      const script = RuleScript.fromConfig(config);
+    create: (config, env, node) => {
+      const script = RuleScript.fromConfig(config, { owner: scriptOwner(env, node) });
       return {
         async process(msg) {
           try {
@@ -25,6 +25,7 @@ export function scriptNodeDefinition(
           }
         },
         destroy: () => script.destroy(),
+        problem: () => script.problem(),
       };
     },
   };

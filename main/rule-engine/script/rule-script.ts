@@ -1,5 +1,7 @@
 import type { MsgType } from '../../../shared/rule-engine.ts';
 import type { TbMsg } from '../../platform/tb-msg.ts';
+import type { NodeContext, RuleEnv } from '../rule-node.ts';
+import type { UserCodeGuard } from '../user-code-guard.ts';
 import { ScriptCompileError } from './script-compile-error.ts';
 import { compileProgram, type ScriptLang } from './script-program.ts';
 import {
@@ -100,6 +102,25 @@ function unbind(result: Record<string, unknown>, base: TbMsg): TbMsg {
   };
 }
 
+/** The node a script belongs to, and the guard that marks its first run (user-code-guard.ts). */
+export interface ScriptOwner {
+  nodeId: string;
+  name: string;
+  guard: UserCodeGuard;
+}
+
+/** The owner of a node's script, when the engine runs with a guard. */
+export function scriptOwner(env: RuleEnv, node: NodeContext | undefined): ScriptOwner | undefined {
+  return env.userCode && node ? { nodeId: node.id, name: node.name, guard: env.userCode } : undefined;
+}
+
+export interface RuleScriptOptions {
+  argNames?: readonly string[];
+  fields?: ScriptFields;
+  sandbox?: ScriptSandbox;
+  owner?: ScriptOwner;
+}
+
 /**
  * A rule node's script, compiled once and run in the sandbox for each message: the conversions of
  * ThingsBoard's RuleNodeJsScriptEngine / RuleNodeTbelScriptEngine (filter, switch, update, generate,
@@ -111,15 +132,21 @@ export class RuleScript {
   private readonly sandbox: ScriptSandbox;
   private handle: SandboxScript | null = null;
   private readonly compileError: string | null = null;
+  private readonly owner: ScriptOwner | undefined;
+  /** suspended before it ran: the process stopped while it ran last time */
+  private readonly suspendedAtStart: string | null;
 
   constructor(
     lang: ScriptLang,
     source: string,
     argNames: readonly string[] = DEFAULT_ARG_NAMES,
     sandbox: ScriptSandbox = sharedScriptSandbox(),
+    owner?: ScriptOwner,
   ) {
     this.lang = lang;
     this.sandbox = sandbox;
+    this.owner = owner;
+    this.suspendedAtStart = owner ? owner.guard.suspended(owner.nodeId) : null;
     try {
       this.handle = sandbox.load(lang, compileProgram(lang, source, argNames));
     } catch (err) {
@@ -128,21 +155,31 @@ export class RuleScript {
     }
   }
 
-  static fromConfig(
-    config: ScriptConfig,
-    argNames?: readonly string[],
-    sandbox?: ScriptSandbox,
-    fields: ScriptFields = SCRIPT_FIELDS,
-  ): RuleScript {
+  static fromConfig(config: ScriptConfig, options: RuleScriptOptions = {}): RuleScript {
     const lang = scriptLangOf(config);
-    const source = config[scriptField(config, fields)];
-    return new RuleScript(lang, typeof source === 'string' ? source : '', argNames, sandbox);
+    const source = config[scriptField(config, options.fields ?? SCRIPT_FIELDS)];
+    return new RuleScript(
+      lang,
+      typeof source === 'string' ? source : '',
+      options.argNames,
+      options.sandbox,
+      options.owner,
+    );
+  }
+
+  /** Why the script does not run (suspended), or null. */
+  problem(): string | null {
+    return this.suspendedAtStart ?? (this.handle ? this.sandbox.suspension(this.handle) : null);
   }
 
   private run(msg: TbMsg): Promise<unknown> {
+    if (this.suspendedAtStart) return Promise.reject(new ScriptError('suspended', this.suspendedAtStart));
     if (!this.handle)
       return Promise.reject(new ScriptError('compile', this.compileError ?? 'Script released'));
-    return this.sandbox.invoke(this.handle, msg.data ?? {}, msg.metadata, msg.type);
+    const owner = this.owner;
+    const first = owner?.guard.enter(owner.nodeId, owner.name) ?? false;
+    const done = this.sandbox.invoke(this.handle, msg.data ?? {}, msg.metadata, msg.type);
+    return first ? done.finally(() => owner!.guard.leave(owner!.nodeId)) : done;
   }
 
   private wrongType(v: unknown): ScriptError {

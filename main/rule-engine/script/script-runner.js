@@ -4,6 +4,7 @@
 // getters, toJSON) changes how its input is read or how its result is written. Each call's result is
 // written as text by this code alone, bounded in size and depth, and handed to the host through `done`, a
 // host function only this code holds: 'u' (no result), 'v' + JSON, or 'e' + JSON of {e, n, s, k}.
+// eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the file's value is this function
 (function (done, maxDepth) {
   'use strict';
   var parse = JSON.parse;
@@ -107,7 +108,7 @@
         return '{"e":' + quote(message) + ',"n":' + quote(name) + ',"s":' + quote(stack) + '}';
       }
       return '{"e":' + quote(text(e, 2000)) + '}';
-    } catch (_) {
+    } catch {
       return '{"e":"The script threw a value that cannot be read"}';
     }
   }
@@ -115,7 +116,7 @@
   function outOfMemory(e) {
     try {
       return e === null || (e instanceof InternalErrorType && e.message === 'out of memory');
-    } catch (_) {
+    } catch {
       return false;
     }
   }

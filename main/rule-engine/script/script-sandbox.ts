@@ -26,7 +26,7 @@ const MiB = 1024 * 1024;
 
 /**
  * ThingsBoard's TBEL defaults (thingsboard.yml `tbel:`): 500 ms, 8 MiB, 3 errors, 100,000 / 300,000 chars;
- * each worker's QuickJS memory is capped at 64 MiB.
+ * each worker's QuickJS memory is capped at 48 MiB.
  */
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
   timeoutMs: 500,
@@ -35,7 +35,7 @@ export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
   maxArgsChars: 100_000,
   maxResultChars: 300_000,
   maxErrors: 3,
-  workerMemoryBytes: 64 * MiB,
+  workerMemoryBytes: 48 * MiB,
 };
 
 /** The JavaScript heap of a worker thread (the strings crossing to and from QuickJS), in MiB. */
@@ -43,7 +43,9 @@ export const WORKER_HEAP_MB = 32;
 /** Calls of one script sent to a worker as one message: at most this many, and this much JSON. */
 const MAX_BATCH = 256;
 const MAX_BATCH_CHARS = 1 * MiB;
-const WATCHDOG_GRACE_MS = 2_000;
+const WATCHDOG_GRACE_MS = 1_000;
+/** a batch running this long may be a runaway: the script's next calls may use another worker */
+const STALLED_MS = 20;
 
 /** A failed invocation; `reason` says whether the script timed out, ran out of memory, threw, ... */
 export class ScriptError extends Error {
@@ -72,8 +74,8 @@ interface ScriptState {
   id: number;
   program: ScriptProgram;
   queue: Waiting[];
-  /** a batch of this script is on a worker (one at a time: a runaway script holds one worker at most) */
-  running: boolean;
+  /** batches of this script on workers: one, and more only while those are held up (see lanes) */
+  running: number;
   inARow: number;
   suspended: string | null;
 }
@@ -82,9 +84,12 @@ interface ScriptState {
 class SandboxWorker {
   readonly worker: Worker;
   readonly loaded = new Set<number>();
-  batch: { script: ScriptState; calls: Map<number, Waiting> } | null = null;
+  batch: { script: ScriptState; calls: Map<number, Waiting>; sent: number } | null = null;
   dead = false;
   private watchdog: NodeJS.Timeout | null = null;
+  /** false until the worker has its QuickJS module (compiling it is not a script's time) */
+  private ready = false;
+  private watchdogMs = 0;
   private readonly timeoutMs: number;
   private readonly onReply: (w: SandboxWorker, reply: WorkerReply) => void;
   private readonly onDeath: (w: SandboxWorker, why: string) => void;
@@ -105,7 +110,12 @@ class SandboxWorker {
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 16 },
     });
     this.worker.unref();
-    this.worker.on('message', (reply: WorkerReply) => {
+    this.worker.on('message', (reply: WorkerReply | { kind: 'ready' }) => {
+      if (reply.kind === 'ready') {
+        this.ready = true;
+        if (this.batch) this.arm();
+        return;
+      }
       try {
         this.settleWatchdog();
         this.onReply(this, reply);
@@ -120,15 +130,20 @@ class SandboxWorker {
   run(script: ScriptState, calls: Waiting[]): void {
     const program = this.loaded.has(script.id) ? undefined : script.program;
     this.loaded.add(script.id);
-    this.batch = { script, calls: new Map(calls.map((w) => [w.call.callId, w])) };
+    this.batch = { script, calls: new Map(calls.map((w) => [w.call.callId, w])), sent: Date.now() };
     this.post({ kind: 'invoke', scriptId: script.id, program, calls: calls.map((w) => w.call) });
-    // a script QuickJS cannot interrupt: the worker is replaced
+    this.watchdogMs = calls.length * (this.timeoutMs + 100) + WATCHDOG_GRACE_MS;
+    if (this.ready) this.arm();
+  }
+
+  /** A script QuickJS does not interrupt in time (it checks rarely in some loops): the worker is replaced. */
+  private arm(): void {
     this.watchdog = setTimeout(
       () =>
         this.kill(
           `Script execution exceeded the time limit of ${this.timeoutMs} ms (the sandbox was restarted)`,
         ),
-      calls.length * (this.timeoutMs + 100) + WATCHDOG_GRACE_MS,
+      this.watchdogMs,
     );
     this.watchdog.unref();
   }
@@ -170,8 +185,11 @@ export class ScriptSandbox {
   private readonly maxQueued: number;
   private readonly workers: SandboxWorker[] = [];
   private readonly scripts = new Map<number, ScriptState>();
-  /** scripts with calls waiting and no batch running, in the order they take turns */
+  /** scripts with calls waiting, in the order they take turns */
   private readonly ready = new Set<ScriptState>();
+  /** batches one script may have running at once: all workers but one, which is left to the others */
+  private readonly lanes: number;
+  private stallTimer: NodeJS.Timeout | null = null;
   private readonly finalizer = new FinalizationRegistry<number>((id) => this.release(id));
   private readonly workerUrl: URL;
   private queuedChars = 0;
@@ -189,7 +207,8 @@ export class ScriptSandbox {
     } = {},
   ) {
     this.limits = { ...DEFAULT_SCRIPT_LIMITS, ...options.limits };
-    this.size = Math.max(1, options.workers ?? Math.max(2, Math.min(4, availableParallelism())));
+    this.size = Math.max(1, options.workers ?? Math.max(3, Math.min(4, availableParallelism())));
+    this.lanes = Math.max(1, this.size - 1);
     this.maxQueuedChars = options.maxQueuedChars ?? 64 * MiB;
     this.maxQueued = options.maxQueued ?? 100_000;
     const ext = extname(fileURLToPath(import.meta.url));
@@ -215,7 +234,7 @@ export class ScriptSandbox {
       id,
       program: { id, lang, program, limits },
       queue: [],
-      running: false,
+      running: 0,
       inARow: 0,
       suspended: null,
     });
@@ -273,7 +292,7 @@ export class ScriptSandbox {
     return new Promise((resolve, reject) => {
       this.count(chars, 1);
       state.queue.push({ call, chars, resolve, reject });
-      if (!state.running) this.ready.add(state);
+      this.ready.add(state);
       this.pump();
     });
   }
@@ -284,25 +303,55 @@ export class ScriptSandbox {
     for (const s of this.scripts.values())
       this.failQueued(s, new ScriptError('runtime', 'The script sandbox stopped'));
     this.ready.clear();
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = null;
     await Promise.all(all.map((w) => w.worker.terminate()));
+  }
+
+  /**
+   * Whether the script may have a batch started now: when none of its batches runs, or (up to `lanes`) when
+   * those running are held up, a runaway call perhaps, so that its other messages are not stuck behind it.
+   */
+  private mayRun(state: ScriptState, now: number): boolean {
+    if (state.running === 0) return true;
+    if (state.running >= this.lanes) return false;
+    return this.workers.every((w) => w.batch?.script !== state || now - w.batch.sent > STALLED_MS);
   }
 
   /** Gives each idle worker the batch of the next script in turn (preferring a worker that has it loaded). */
   private pump(): void {
-    while (this.ready.size > 0) {
-      while (this.workers.length < this.size) this.workers.push(this.spawn());
+    while (this.workers.length < this.size) this.workers.push(this.spawn());
+    const now = Date.now();
+    let waiting = false;
+    for (const state of [...this.ready]) {
       const idle = this.workers.filter((w) => !w.batch && !w.dead);
-      if (idle.length === 0) return;
-      const state = this.ready.values().next().value!;
-      this.ready.delete(state);
+      if (idle.length === 0) break;
+      if (!this.mayRun(state, now)) {
+        waiting = true;
+        continue;
+      }
       const worker = idle.find((w) => w.loaded.has(state.id)) ?? idle[0]!;
       let n = 0;
       for (let chars = 0; n < state.queue.length && n < MAX_BATCH && chars < MAX_BATCH_CHARS; n++)
         chars += state.queue[n]!.chars;
       const calls = state.queue.splice(0, n);
       for (const w of calls) this.count(-w.chars, -1);
-      state.running = true;
+      state.running++;
+      // its turn is over: it goes to the back, or out when nothing of it waits
+      this.ready.delete(state);
+      if (state.queue.length > 0) {
+        this.ready.add(state);
+        waiting = true;
+      }
       worker.run(state, calls);
+    }
+    // calls held behind a running batch: look again once that batch may count as held up
+    if (waiting && !this.stallTimer) {
+      this.stallTimer = setTimeout(() => {
+        this.stallTimer = null;
+        this.pump();
+      }, STALLED_MS + 1);
+      this.stallTimer.unref();
     }
   }
 
@@ -356,7 +405,7 @@ export class ScriptSandbox {
 
   /** A batch is over: calls it did not run wait again, first; the script takes its turn again. */
   private finish(script: ScriptState, again: Waiting[]): void {
-    script.running = false;
+    script.running--;
     if (this.scripts.get(script.id) !== script) {
       for (const w of again) w.reject(new ScriptError('compile', 'The script was released'));
     } else if (script.suspended) {

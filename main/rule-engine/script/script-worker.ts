@@ -304,6 +304,7 @@ function invoke(req: Extract<WorkerRequest, { kind: 'invoke' }>): WorkerReply {
   };
 }
 
+parentPort!.postMessage({ kind: 'ready' });
 parentPort!.on('message', (req: WorkerRequest) => {
   if (req.kind === 'release') {
     for (const id of req.scriptIds) {
