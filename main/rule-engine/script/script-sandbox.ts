@@ -40,6 +40,22 @@ export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
 
 /** The JavaScript heap of a worker thread (the strings crossing to and from QuickJS), in MiB. */
 export const WORKER_HEAP_MB = 32;
+/** The chains' pool: three workers (a runaway script may hold two, one is left to the others), four on larger machines. */
+export function liveSandboxWorkers(): number {
+  return Math.max(3, Math.min(4, availableParallelism()));
+}
+
+/** What a worker thread costs besides its QuickJS memory: its V8 isolate, code and young generation. */
+const WORKER_OVERHEAD_MB = 48;
+
+/**
+ * The most resident memory `workers` sandbox workers can add to the process: each its capped QuickJS memory,
+ * its capped JavaScript heap and its fixed overhead (the README states this bound; a test holds it).
+ */
+export function sandboxMemoryBound(workers: number, limits: ScriptLimits = DEFAULT_SCRIPT_LIMITS): number {
+  return workers * (limits.workerMemoryBytes + (WORKER_HEAP_MB + WORKER_OVERHEAD_MB) * MiB);
+}
+
 /** Calls of one script sent to a worker as one message: at most this many, and this much JSON. */
 const MAX_BATCH = 256;
 const MAX_BATCH_CHARS = 1 * MiB;
@@ -207,17 +223,12 @@ export class ScriptSandbox {
     } = {},
   ) {
     this.limits = { ...DEFAULT_SCRIPT_LIMITS, ...options.limits };
-    this.size = Math.max(1, options.workers ?? Math.max(3, Math.min(4, availableParallelism())));
+    this.size = Math.max(1, options.workers ?? liveSandboxWorkers());
     this.lanes = Math.max(1, this.size - 1);
     this.maxQueuedChars = options.maxQueuedChars ?? 64 * MiB;
     this.maxQueued = options.maxQueued ?? 100_000;
     const ext = extname(fileURLToPath(import.meta.url));
     this.workerUrl = new URL(`./script-worker${ext}`, import.meta.url);
-  }
-
-  /** The most memory the workers' QuickJS modules can take together (the README's RSS bound). */
-  get memoryCapBytes(): number {
-    return this.size * this.limits.workerMemoryBytes;
   }
 
   /** Loads a compiled program (script-program.ts); a worker builds its context on first use. */
