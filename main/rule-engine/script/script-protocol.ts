@@ -36,6 +36,8 @@ export interface InvokeCall {
 export interface WorkerSetup {
   /** the cap on the worker's WebAssembly memory, which every script it runs shares */
   memoryBytes: number;
+  /** how deep a result may nest (MAX_JSON_DEPTH: passed in, so that the worker loads nothing more) */
+  maxDepth: number;
 }
 
 /**

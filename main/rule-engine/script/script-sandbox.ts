@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { jsonTooDeep } from '../../../shared/limits.ts';
+import { MAX_JSON_DEPTH } from '../../../shared/limits.ts';
 import type { ScriptLang } from './script-program.ts';
 import type {
   CallResult,
@@ -62,6 +62,8 @@ const MAX_BATCH_CHARS = 1 * MiB;
 const WATCHDOG_GRACE_MS = 1_000;
 /** a batch running this long may be a runaway: the script's next calls may use another worker */
 const STALLED_MS = 20;
+/** how long a script that hit a limit keeps to one worker */
+const SUSPECT_MS = 60_000;
 
 /** A failed invocation; `reason` says whether the script timed out, ran out of memory, threw, ... */
 export class ScriptError extends Error {
@@ -93,6 +95,8 @@ interface ScriptState {
   /** batches of this script on workers: one, and more only while those are held up (see lanes) */
   running: number;
   inARow: number;
+  /** when it last hit a limit: a script that ran away lately gets one worker, never more */
+  lastLimitAt: number;
   suspended: string | null;
 }
 
@@ -247,6 +251,7 @@ export class ScriptSandbox {
       queue: [],
       running: 0,
       inARow: 0,
+      lastLimitAt: 0,
       suspended: null,
     });
     const handle: SandboxScript = { id };
@@ -325,23 +330,25 @@ export class ScriptSandbox {
    */
   private mayRun(state: ScriptState, now: number): boolean {
     if (state.running === 0) return true;
-    if (state.running >= this.lanes) return false;
+    if (state.running >= this.lanes || now - state.lastLimitAt < SUSPECT_MS) return false;
     return this.workers.every((w) => w.batch?.script !== state || now - w.batch.sent > STALLED_MS);
   }
 
   /** Gives each idle worker the batch of the next script in turn (preferring a worker that has it loaded). */
   private pump(): void {
+    if (this.ready.size === 0) return;
     while (this.workers.length < this.size) this.workers.push(this.spawn());
+    let idle = this.workers.filter((w) => !w.batch && !w.dead);
     const now = Date.now();
     let waiting = false;
     for (const state of [...this.ready]) {
-      const idle = this.workers.filter((w) => !w.batch && !w.dead);
       if (idle.length === 0) break;
       if (!this.mayRun(state, now)) {
         waiting = true;
         continue;
       }
       const worker = idle.find((w) => w.loaded.has(state.id)) ?? idle[0]!;
+      idle = idle.filter((w) => w !== worker);
       let n = 0;
       for (let chars = 0; n < state.queue.length && n < MAX_BATCH && chars < MAX_BATCH_CHARS; n++)
         chars += state.queue[n]!.chars;
@@ -369,7 +376,7 @@ export class ScriptSandbox {
   private spawn(): SandboxWorker {
     return new SandboxWorker(
       this.workerUrl,
-      { memoryBytes: this.limits.workerMemoryBytes },
+      { memoryBytes: this.limits.workerMemoryBytes, maxDepth: MAX_JSON_DEPTH },
       this.limits.timeoutMs,
       (w, reply) => this.receive(w, reply),
       (w, why) => this.lost(w, why),
@@ -444,6 +451,7 @@ export class ScriptSandbox {
     }
     if (r.reason === 'timeout' || r.reason === 'memory' || r.reason === 'size') {
       script.inARow++;
+      script.lastLimitAt = Date.now();
       if (script.inARow >= this.limits.maxErrors && !script.suspended) {
         script.suspended = `Script suspended after ${script.inARow} failures in a row (last: ${r.error}); edit the node to run it again`;
         this.ready.delete(script);
@@ -459,7 +467,7 @@ export class ScriptSandbox {
     if (typeof text !== 'string' || text[0] !== 'v' || text.length > this.limits.maxResultChars + 1)
       throw new Error('The script sandbox gave a result it cannot read');
     const value = JSON.parse(text.slice(1)) as unknown;
-    if (jsonTooDeep(value, 'result') !== null) throw new Error('Script result is nested too deeply');
+    if (nestsDeeper(value, MAX_JSON_DEPTH)) throw new Error('Script result is nested too deeply');
     return value;
   }
 
@@ -486,6 +494,19 @@ export class ScriptSandbox {
     const i = this.workers.indexOf(worker);
     if (i >= 0) this.workers.splice(i, 1);
   }
+}
+
+/** Whether a parsed JSON value nests objects or arrays deeper than max (without recursion). */
+function nestsDeeper(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (depth >= max) return true;
+    for (const item of Array.isArray(v) ? v : Object.values(v as object))
+      if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+  }
+  return false;
 }
 
 let shared: ScriptSandbox | null = null;

@@ -19,7 +19,6 @@ import {
   type QuickJSSyncVariant,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
-import { MAX_JSON_DEPTH } from '../../../shared/limits.ts';
 import {
   describeThrown,
   type CallResult,
@@ -171,7 +170,7 @@ function instantiate(p: ScriptProgram): Instance {
       inst.out.push(context.getString(text));
       inst.deadline = Date.now() + p.limits.timeoutMs;
     });
-    const depth = context.newNumber(MAX_JSON_DEPTH);
+    const depth = context.newNumber(setup.maxDepth);
     const made = context.callFunction(factory, context.undefined, done, depth);
     factory.dispose();
     done.dispose();

@@ -419,6 +419,7 @@ export function useSaveRuleChainMetadata() {
     onSuccess: (saved) => {
       if (saved.ruleChainId) qc.setQueryData(queryKeys.ruleChainMetadata(saved.ruleChainId.id), saved);
       void qc.invalidateQueries({ queryKey: queryKeys.ruleChains });
+      void qc.invalidateQueries({ queryKey: ['ruleChainNodeStatus'] });
     },
   });
 }

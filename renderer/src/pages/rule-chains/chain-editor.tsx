@@ -23,6 +23,7 @@ import {
 import { configProblems, configSchema, problemCount, type ConfigProblems } from './node-config.ts';
 import { NodePalette } from './node-palette.tsx';
 import { NodePanel } from './node-panel.tsx';
+import { StoppedNodes } from './stopped-nodes.tsx';
 import { ConnectDialog } from './relation-input.tsx';
 import { graphHighlight, traceVisits, type TraceVisit } from './trace-model.ts';
 import { TracePanel } from './trace-panel.tsx';
@@ -289,6 +290,7 @@ export function ChainEditor({
           </Group>
         </Alert>
       )}
+      {chain.type === 'CORE' && <StoppedNodes chainId={chain.id.id} />}
       {save.isSuccess && !dirty && (
         <Text size="sm" c="teal" data-testid="chain-saved">
           {chain.type === 'EDGE'

@@ -90,6 +90,9 @@ describe('script sandbox (QuickJS in worker threads)', () => {
   });
 
   it('keeps running other scripts while one runs away', async () => {
+    // both workers up first (starting one is not a script's time)
+    const warm = load('return 1;');
+    await Promise.all([1, 2, 3, 4].map(() => sandbox.invoke(warm, {}, {}, 'X')));
     let runawaySettled = false;
     const runaway = failureOf(sandbox.invoke(load('while (true) {}'), {}, {}, 'X')).finally(() => {
       runawaySettled = true;
