@@ -11,9 +11,8 @@ import {
 } from '../../helpers/serve-process.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { closeAll, connect, publishOk } from '../transport/mqtt/mqtt-kit.ts';
-import { chainFile, failuresRecorded, fileNode, type MetadataJson } from './chain-kit.ts';
-
-const GENERATOR = 'org.thingsboard.rule.engine.debug.TbMsgGeneratorNode';
+import { chainFile, type MetadataJson } from './chain-kit.ts';
+import { generatorNode, serveNodeFailures as failures } from './serve-chain-kit.ts';
 const MARKER = 'rule-nodes-running.json';
 
 /** A generator script that breaks every rule of the old sandbox protocol, at load and in its result. */
@@ -34,22 +33,7 @@ interface NodeStatus {
 }
 
 async function importGenerator(serve: ServeProcess, token: string, name: string, script: string) {
-  const file = chainFile(
-    name,
-    [
-      failuresRecorded(
-        fileNode(GENERATOR, name, {
-          msgCount: 0,
-          periodInSeconds: 1,
-          originatorType: 'RULE_NODE',
-          scriptLang: 'JS',
-          jsScript: script,
-          tbelScript: 'return {};',
-        }),
-      ),
-    ],
-    [],
-  );
+  const file = chainFile(name, [generatorNode(name, script)], []);
   const chain = await serveRest<{ ruleChain: { id: { id: string } }; metadata: MetadataJson }>(
     serve,
     '/api/sandboard/ruleChain/import',
@@ -60,16 +44,6 @@ async function importGenerator(serve: ServeProcess, token: string, name: string,
 
 const nodeStatus = async (serve: ServeProcess, token: string, chainId: string) =>
   (await serveRest<NodeStatus[]>(serve, `/api/sandboard/ruleChain/${chainId}/nodeStatus`, { token }))[0]!;
-
-/** The errors of a node's Failure debug events, newest first. */
-async function failures(serve: ServeProcess, token: string, nodeId: string): Promise<string[]> {
-  const page = await serveRest<{ data: { body: { relationType?: string; error?: string } }[] }>(
-    serve,
-    `/api/events/RULE_NODE/${nodeId}/DEBUG_RULE_NODE?pageSize=20&page=0`,
-    { token },
-  );
-  return page.data.filter((e) => e.body.relationType === 'Failure').map((e) => e.body.error ?? '');
-}
 
 /** Resolves once `check` passes, looking again after each debug event the node may have made. */
 async function eventually<T>(check: () => Promise<T | undefined>): Promise<T> {

@@ -4,17 +4,11 @@ import {
   liveSandboxWorkers,
   sandboxMemoryBound,
 } from '../../../../main/rule-engine/script/script-sandbox.ts';
-import {
-  serveLogin,
-  serveRest,
-  startServe,
-  FREE_PORTS,
-  type ServeProcess,
-} from '../../../helpers/serve-process.ts';
+import { serveLogin, serveRest, startServe, FREE_PORTS } from '../../../helpers/serve-process.ts';
 import { tempDir } from '../../../helpers/temp-dir.ts';
-import { chainFile, failuresRecorded, fileNode, type MetadataJson } from '../chain-kit.ts';
+import { chainFile, type MetadataJson } from '../chain-kit.ts';
+import { generatorNode, serveNodeFailures as failures } from '../serve-chain-kit.ts';
 
-const GENERATOR = 'org.thingsboard.rule.engine.debug.TbMsgGeneratorNode';
 const HOG = 'var a = [];\nwhile (true) a.push(new Float64Array(100000));';
 const MiB = 1024 * 1024;
 
@@ -22,15 +16,6 @@ const MiB = 1024 * 1024;
 function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m![1]) * 1024;
-}
-
-async function failures(serve: ServeProcess, token: string, nodeId: string): Promise<string[]> {
-  const page = await serveRest<{ data: { body: { relationType?: string; error?: string } }[] }>(
-    serve,
-    `/api/events/RULE_NODE/${nodeId}/DEBUG_RULE_NODE?pageSize=20&page=0`,
-    { token },
-  );
-  return page.data.filter((e) => e.body.relationType === 'Failure').map((e) => e.body.error ?? '');
 }
 
 describe.runIf(process.platform === 'linux')('script memory on a real server', () => {
@@ -43,18 +28,7 @@ describe.runIf(process.platform === 'linux')('script memory on a real server', (
     const names = ['Hog 1', 'Hog 2', 'Hog 3'];
     const file = chainFile(
       'Hogs',
-      names.map((name) =>
-        failuresRecorded(
-          fileNode(GENERATOR, name, {
-            msgCount: 0,
-            periodInSeconds: 1,
-            originatorType: 'RULE_NODE',
-            scriptLang: 'JS',
-            jsScript: HOG,
-            tbelScript: 'return {};',
-          }),
-        ),
-      ),
+      names.map((name) => generatorNode(name, HOG)),
       [],
     );
     const chain = await serveRest<{ metadata: MetadataJson }>(serve, '/api/sandboard/ruleChain/import', {
