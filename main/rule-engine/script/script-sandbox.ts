@@ -337,7 +337,20 @@ export class ScriptSandbox {
   /** Gives each idle worker the batch of the next script in turn (preferring a worker that has it loaded). */
   private pump(): void {
     if (this.ready.size === 0) return;
-    while (this.workers.length < this.size) this.workers.push(this.spawn());
+    try {
+      while (this.workers.length < this.size) this.workers.push(this.spawn());
+    } catch (err) {
+      // no thread to be had (out of memory or file descriptors): with none at all, what waits fails now
+      if (this.workers.length === 0) {
+        const error = new ScriptError(
+          'runtime',
+          `The script sandbox cannot start: ${(err as Error).message}`,
+        );
+        for (const s of this.ready) this.failQueued(s, error);
+        this.ready.clear();
+        return;
+      }
+    }
     let idle = this.workers.filter((w) => !w.batch && !w.dead);
     const now = Date.now();
     let waiting = false;
@@ -389,14 +402,22 @@ export class ScriptSandbox {
     if (reply.retire) this.retire(worker);
     if (!batch) return;
     const { script, calls } = batch;
-    for (const r of reply.results) {
-      const w = calls.get(r.callId);
-      if (!w) continue;
-      calls.delete(r.callId);
-      this.settle(script, w, r);
+    const again: Waiting[] = [];
+    try {
+      for (const r of reply.results) {
+        const w = calls.get(r.callId);
+        if (!w) continue;
+        calls.delete(r.callId);
+        this.settle(script, w, r);
+      }
+      for (const id of reply.notRun) {
+        const w = calls.get(id);
+        if (w) again.push(w);
+        calls.delete(id);
+      }
+    } catch {
+      // a reply not as the protocol has it: what it did not settle fails below
     }
-    const again = reply.notRun.map((id) => calls.get(id)).filter((w) => w !== undefined);
-    for (const id of reply.notRun) calls.delete(id);
     for (const w of calls.values())
       w.reject(new ScriptError('runtime', 'The script sandbox gave no result for this message'));
     this.finish(script, again);
