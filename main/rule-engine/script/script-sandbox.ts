@@ -194,8 +194,9 @@ class SandboxWorker {
  * Runs rule node scripts in QuickJS (WebAssembly) on worker threads, so that no script blocks, crashes or
  * exhausts the platform. Each call has a time limit, each script a QuickJS memory limit, each worker a cap
  * on its WebAssembly memory (a worker near it is replaced). Scripts wait in queues of their own and a
- * worker runs one script's batch at a time, scripts taking turns: a script that runs away holds up one
- * worker and its own messages, nothing else. A script that hits a limit `maxErrors` times in a row is
+ * worker runs one script's batch at a time, scripts taking turns: a script that runs away holds up its own
+ * messages and at most all workers but one (one only, once it has hit a limit), never the other scripts'
+ * last worker. A script that hits a limit `maxErrors` times in a row is
  * suspended: its calls fail at once until it is loaded again (its node edited).
  */
 export class ScriptSandbox {
