@@ -190,5 +190,9 @@ export function hardenSession(ses: Session, deps: SecurityDeps): void {
 export function setupSecurity(deps: SecurityDeps): void {
   app.enableSandbox();
   app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, deps));
-  void app.whenReady().then(() => hardenSession(session.defaultSession, deps));
+  void app.whenReady().then(() => {
+    hardenSession(session.defaultSession, deps);
+    // a response cached by an earlier launch carries a proof for that launch's secret: start empty
+    void session.defaultSession.clearCache().catch(() => undefined);
+  });
 }

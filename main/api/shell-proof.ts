@@ -21,12 +21,16 @@ function proofFor(secret: string, nonce: unknown): string | null {
  * Proves to the desktop shell that a response comes from this core (not from a process that took the
  * port while the core restarted): the secret reaches the core only through its environment from the
  * shell, and a proof is bound to the shell's nonce, so a proof seen once cannot be replayed.
+ * Nothing is cached then: Chromium would hand the shell a cached response's stored headers, whose proof
+ * answers an old nonce (and, after a relaunch, an old secret), and the shell would refuse the app's own
+ * scripts.
  */
 export function installShellProof(app: FastifyInstance, secret: string | undefined): void {
   if (!secret) return;
   app.addHook('onSend', async (request, reply) => {
     const proof = proofFor(secret, request.headers[SHELL_NONCE_HEADER]);
     if (proof) reply.header(SHELL_PROOF_HEADER, proof);
+    reply.header('cache-control', 'no-store');
   });
   // WebSocket handshakes answer outside Fastify's hooks
   app.addHook('onReady', async () => {

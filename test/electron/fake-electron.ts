@@ -167,6 +167,10 @@ export class FakeSession {
   setDevicePermissionHandler(handler: () => boolean): void {
     this.devicePermission = handler;
   }
+  cacheCleared = 0;
+  async clearCache(): Promise<void> {
+    this.cacheCleared++;
+  }
   webRequest = {
     onBeforeRequest: (handler: FakeSession['beforeRequest']) => {
       this.beforeRequest = handler;

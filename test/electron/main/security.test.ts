@@ -11,7 +11,7 @@ import {
   setupSecurity,
   type SecurityDeps,
 } from '../../../electron/main/security.ts';
-import { app, fakeEvent, FakeSession, FakeWebContents, resetFakeElectron } from '../fake-electron.ts';
+import { app, fakeEvent, FakeSession, FakeWebContents, resetFakeElectron, session } from '../fake-electron.ts';
 
 vi.mock('electron', () => import('../fake-electron.ts'));
 
@@ -117,6 +117,12 @@ describe('navigation', () => {
     const contents = new FakeWebContents();
     app.emit('web-contents-created', {}, contents);
     expect(contents.windowOpenHandler).not.toBeNull();
+  });
+
+  it("empties the session's HTTP cache at launch (a stored response's proof is an earlier launch's)", async () => {
+    setupSecurity(deps);
+    await vi.waitFor(() => expect(session.defaultSession.cacheCleared).toBe(1));
+    expect(session.defaultSession.beforeSendHeaders).not.toBeNull();
   });
 });
 

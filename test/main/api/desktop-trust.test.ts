@@ -110,6 +110,8 @@ describe("the desktop shell's trust", () => {
     ] as const) {
       const res = await rawRequest(base, { path, headers: { [SHELL_PROOF.nonceHeader]: nonce } });
       expect(res.headers[SHELL_PROOF.proofHeader], `${base}${path}`).toBe(shellProof(secret, nonce));
+      // a cached response's stored proof would answer an old nonce: nothing is kept
+      expect(res.headers['cache-control'], `${base}${path}`).toBe('no-store');
     }
     const token = await p.login();
     const ws = await upgrade(p.urls.http, { [SHELL_PROOF.nonceHeader]: nonce, authorization: token });
