@@ -6,7 +6,7 @@ import type { Lifecycle } from './lifecycle.ts';
 
 /** The data directory, locked for this process, and the durable store in it. */
 export async function setupStore(config: PlatformConfig, life: Lifecycle): Promise<DurableDb> {
-  const lock = lockDataDir(config.dataDir);
+  const lock = await lockDataDir(config.dataDir);
   life.onStop(() => lock.release());
   const db = await DurableDb.open({ dir: config.dataDir, migrations });
   life.onStop(() => db.close());

@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ForkOptions } from 'electron';
@@ -16,6 +14,7 @@ import {
   type CoreHostOptions,
   type ForkCore,
 } from '../../../electron/main/core-host.ts';
+import { lockDataDir } from '../../../main/store/data-dir-lock.ts';
 import { SANDBOARD_BIN } from '../../helpers/serve-process.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { app, dialog, Notification, resetFakeElectron, utilityProcess } from '../fake-electron.ts';
@@ -314,8 +313,10 @@ describe('core host in the app', () => {
 describe('core host with the real core', () => {
   // The utility process cannot run here; a Node child running `sandboard serve` stands in for it,
   // with the stop message mapped to SIGTERM (what core-entry.ts turns it into).
+  let corePid = 0;
   const nodeFork: ForkCore = (_entry, args) => {
     const child = spawn(process.execPath, [SANDBOARD_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    corePid = child.pid!;
     return {
       stdout: child.stdout,
       stderr: child.stderr,
@@ -343,9 +344,9 @@ describe('core host with the real core', () => {
     const urls = await host.start();
     const health = await fetch(`${urls.http}/v3/api-docs`);
     expect(health.status).toBe(200);
-    expect(existsSync(join(dataDir, 'sandboard.lock'))).toBe(true);
+    // the data directory is locked: a second core is refused
+    await expect(lockDataDir(dataDir)).rejects.toThrow(`(pid ${corePid})`);
 
-    const corePid = Number(readFileSync(join(dataDir, 'sandboard.lock'), 'utf8'));
     process.kill(corePid, 'SIGKILL');
     await vi.waitFor(() => expect(host?.status.state).toBe('restarting'), { timeout: 5000 });
     await vi.waitFor(() => expect(host?.status.state).toBe('ready'), { timeout: 20_000 });
@@ -355,6 +356,6 @@ describe('core host with the real core', () => {
 
     await host.stop();
     expect(host.status.state).toBe('stopped');
-    expect(existsSync(join(dataDir, 'sandboard.lock'))).toBe(false);
+    (await lockDataDir(dataDir)).release();
   });
 });
