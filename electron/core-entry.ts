@@ -6,9 +6,13 @@ import type { CORE_STOP_MESSAGE } from './ipc-contract.ts';
 
 const STOP: typeof CORE_STOP_MESSAGE = 'sandboard:stop';
 
+// Heard from the first line: before `serve` listens for SIGTERM (while the core's modules load) nothing
+// is open or locked yet, so the process just ends; a quit during start-up never leaves it running.
 process.parentPort?.on('message', (event) => {
   const data = event.data as { type?: unknown } | null;
-  if (data?.type === STOP) process.emit('SIGTERM', 'SIGTERM');
+  if (data?.type !== STOP) return;
+  if (process.listenerCount('SIGTERM') > 0) process.emit('SIGTERM', 'SIGTERM');
+  else process.exit(0);
 });
 
 // The arguments start at 'serve' whatever precedes them in this process's argv.

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { configFromEnv, type PlatformConfig } from './config.ts';
 import { startPlatform } from './app/start-platform.ts';
 import { DataDirLockedError } from './store/data-dir-lock.ts';
+import { describeStopCause, watchStopTriggers } from './stop-triggers.ts';
 import { VERSION } from './version.ts';
 
 const USAGE = `Sandboard ${VERSION}: a ThingsBoard-compatible IoT platform on one machine.
@@ -22,6 +23,8 @@ Options for serve:
   --http-port PORT       REST API, UI and explorer (default 8080; 0 picks a free port)
   --mqtt-port PORT       MQTT broker (default 1883; 0 picks a free port)
   --analytics-port PORT  report API (default 8888; 0 picks a free port)
+  --stop-with-parent     also stop when the process that started it exits or closes its stdin pipe
+                         (npm run serve and npm start use it: npm dies of SIGHUP without passing it on)
   -h, --help             this text
 
 Options for simulate:
@@ -61,6 +64,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       'http-port': { type: 'string' },
       'mqtt-port': { type: 'string' },
       'analytics-port': { type: 'string' },
+      'stop-with-parent': { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -80,33 +84,40 @@ async function serve(argv: string[]): Promise<void> {
   const config = parseServeArgs(argv);
   // read once: nothing this process starts (gateway threads, report workers) needs to see it
   delete process.env.SANDBOARD_SHELL_SECRET;
-  const platform = await startPlatform(config);
-  for (const login of platform.seededLogins) {
-    process.stderr.write(
-      config.randomDemoPasswords
-        ? `First start: demo login ${login.email}, its password in ${config.dataDir}/demo-logins.json\n`
-        : `First start: demo login ${login.email} / ${login.password}\n`,
-    );
-  }
-  process.stdout.write(`sandboard ready ${JSON.stringify(platform.urls)}\n`);
+  // Stop is heard from the start: asked while starting, it stops as soon as the platform is up.
+  let platform: Awaited<ReturnType<typeof startPlatform>> | null = null;
   let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    // After a hangup the terminal is gone and writing to it fails (EIO): that must not cut the stop short.
-    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
-    process.stderr.write(`${signal}: stopping (flushing and writing a snapshot)\n`);
-    platform.stop().then(
+  const finish = () =>
+    platform!.stop().then(
       () => process.exit(0),
       (err: unknown) => {
         process.stderr.write(`stop failed: ${(err as Error).stack ?? String(err)}\n`);
         process.exit(1);
       },
     );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGHUP', () => stop('SIGHUP')); // its terminal closed
+  watchStopTriggers((cause) => {
+    if (stopping) return;
+    stopping = true;
+    // After a hangup the terminal is gone and writing to it fails (EIO): that must not cut the stop short.
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+    const when = platform ? '' : ' once started';
+    process.stderr.write(`${describeStopCause(cause)}: stopping${when} (flushing and writing a snapshot)\n`);
+    if (platform) void finish();
+  }, argv.includes('--stop-with-parent'));
+  const started = await startPlatform(config);
+  platform = started;
+  if (stopping) {
+    void finish();
+    return;
+  }
+  for (const login of started.seededLogins) {
+    process.stderr.write(
+      config.randomDemoPasswords
+        ? `First start: demo login ${login.email}, its password in ${config.dataDir}/demo-logins.json\n`
+        : `First start: demo login ${login.email} / ${login.password}\n`,
+    );
+  }
+  process.stdout.write(`sandboard ready ${JSON.stringify(started.urls)}\n`);
 }
 
 export async function main(argv: string[]): Promise<void> {

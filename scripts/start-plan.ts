@@ -88,7 +88,7 @@ export function planStart(input: StartPlanInput): StartPlan {
     mode: 'headless',
     builds: ui,
     command: input.nodePath,
-    args: [join(input.root, 'bin', 'sandboard.js'), 'serve', ...input.extraArgs],
+    args: [join(input.root, 'bin', 'sandboard.js'), 'serve', '--stop-with-parent', ...input.extraArgs],
     notice:
       `sandboard: no Electron binary (${input.electron.reason}; looked at ${input.electron.checked}).\n` +
       'sandboard: running headless instead: the platform core alone, with its UI in your browser.\n',

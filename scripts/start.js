@@ -6,7 +6,7 @@
 //   npm start -- --no-build        launch what was built last
 //   npm start -- --http-port 0     (headless) arguments for `sandboard serve`
 // It stops what it started, gracefully, on Ctrl+C, SIGTERM or SIGHUP (sent to it or to npm), and when
-// whoever started it goes away (scripts/stop-triggers.ts).
+// whoever started it goes away (main/stop-triggers.ts).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { requireNodeRuntime } from './node-runtime.js';
 // Before anything TypeScript is loaded: on an older Node, say what to do instead of a stack trace.
 requireNodeRuntime('npm start');
 const { locateElectronBinary, planStart, uiUrlFromReadyLine } = await import('./start-plan.ts');
-const { describeStopCause, signalForChild, watchStopTriggers } = await import('./stop-triggers.ts');
+const { describeStopCause, signalForChild, watchStopTriggers } = await import('../main/stop-triggers.ts');
 
 /** A child asked to stop that is still running after this long is killed. */
 const STOP_DEADLINE_MS = 60_000;

@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parseServeArgs } from '../../main/cli.ts';
-import { runServeExpectingExit, startServe } from '../helpers/serve-process.ts';
+import { lockDataDir } from '../../main/store/data-dir-lock.ts';
+import { runServeExpectingExit, SANDBOARD_BIN, startServe } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const FREE_PORTS = ['--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'];
@@ -53,6 +55,25 @@ describe('sandboard serve', () => {
     expect(again.stderr()).not.toContain('demo login');
     again.child.kill('SIGTERM');
     await once(again.child, 'exit');
+  });
+
+  it('stops when asked while it is still starting, and frees the data dir', async () => {
+    const dataDir = tempDir();
+    const child = spawn(process.execPath, [SANDBOARD_BIN, 'serve', '--data-dir', dataDir, ...FREE_PORTS], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => void (child.exitCode === null && child.kill('SIGKILL')));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // the store is being opened (the lock is held): it is starting
+    await vi.waitFor(() => expect(readdirSync(dataDir)).not.toEqual([]), { timeout: 20_000, interval: 10 });
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code, stderr).toBe(0);
+    if (!stdout.includes('sandboard ready')) expect(stderr).toContain('SIGTERM: stopping once started');
+    (await lockDataDir(dataDir)).release();
   });
 
   it('refuses to serve beyond loopback while a demo login keeps its default password', async () => {

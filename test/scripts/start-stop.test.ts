@@ -17,9 +17,12 @@ const FREE_PORTS = ['--http-port', '0', '--mqtt-port', '0', '--analytics-port', 
 /** util-linux's script(1), which runs a command in a terminal of its own */
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux');
 
-/** `npm start` as a user runs it (npm_execpath is npm's own script when the tests run under npm). */
-function npmStartCommand(dataDir: string): [string, string[]] {
-  const args = ['start', '--', '--no-build', '--data-dir', dataDir, ...FREE_PORTS];
+type Script = 'start' | 'serve';
+
+/** `npm start` / `npm run serve` as a user runs it (npm_execpath is npm's own script under npm). */
+function npmCommand(script: Script, dataDir: string): [string, string[]] {
+  const first = script === 'start' ? ['start', '--', '--no-build'] : ['run', 'serve', '--'];
+  const args = [...first, '--data-dir', dataDir, ...FREE_PORTS];
   const npm = process.env.npm_execpath;
   return npm && /npm-cli\.js$/.test(npm) ? [process.execPath, [npm, ...args]] : ['npm', args];
 }
@@ -134,15 +137,15 @@ interface Running {
 const shellQuote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
 
 /**
- * Runs `npm start` and waits for Sandboard's ready line. `parent`: a Node program that runs it;
- * `terminal`: in a terminal of its own (util-linux's script, whose exit closes that terminal).
+ * Runs `npm start` (or `npm run serve`) and waits for Sandboard's ready line. `parent`: a Node program
+ * that runs it; `terminal`: in a terminal of its own (util-linux's script, whose exit closes that terminal).
  */
 async function start(
   dataDir: string,
   stdin: 'ignore' | 'pipe',
-  via: { parent?: string; terminal?: boolean } = {},
+  via: { parent?: string; terminal?: boolean; script?: Script } = {},
 ): Promise<Running> {
-  const [command, args] = npmStartCommand(dataDir);
+  const [command, args] = npmCommand(via.script ?? 'start', dataDir);
   const options: SpawnOptions = { cwd: ROOT, env: startEnv(), stdio: [stdin, 'pipe', 'pipe'] };
   const top: ChildProcess = via.parent
     ? spawn(process.execPath, ['-e', via.parent, command, ...args], options)
@@ -224,6 +227,32 @@ describe.skipIf(process.platform === 'win32')(
       run.top.kill('SIGKILL');
       await once(run.top, 'exit');
       await expectAllStopped(run, dataDir, 'Thermometer terminal');
+    });
+  },
+);
+
+describe.skipIf(process.platform === 'win32')(
+  'npm run serve stops as npm start does',
+  { timeout: 60_000 },
+  () => {
+    it('on SIGHUP to the npm process (npm dies of it without passing it on)', async () => {
+      const dataDir = tempDir();
+      const run = await start(dataDir, 'ignore', { script: 'serve' });
+      await createDevice(run.urls.http, 'Thermometer serve SIGHUP');
+      run.top.kill('SIGHUP');
+      const [, killedBy] = (await once(run.top, 'exit')) as [number | null, string | null];
+      expect(killedBy).toBe('SIGHUP');
+      await expectAllStopped(run, dataDir, 'Thermometer serve SIGHUP');
+      expect(run.stderr()).toMatch(/the process that started it \(pid \d+\) exited: stopping/);
+    });
+
+    it('when the program that started it closes its stdin pipe', async () => {
+      const dataDir = tempDir();
+      const run = await start(dataDir, 'pipe', { script: 'serve' });
+      await createDevice(run.urls.http, 'Thermometer serve stdin');
+      run.top.stdin!.end();
+      await once(run.top, 'exit');
+      await expectAllStopped(run, dataDir, 'Thermometer serve stdin');
     });
   },
 );

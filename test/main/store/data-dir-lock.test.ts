@@ -61,7 +61,7 @@ describe.each(ways.filter((p) => p !== 'linux' || process.platform === 'linux'))
       if (platform === 'darwin') expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
     });
 
-    it("ignores an old PID file, even one naming a live process (PIDs are reused)", async () => {
+    it('ignores an old PID file, even one naming a live process (PIDs are reused)', async () => {
       const dir = tempDir();
       writeFileSync(join(dir, LOCK_FILE), String(process.ppid));
       const lock = await lockDataDir(dir, platform);

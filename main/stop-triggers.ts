@@ -1,7 +1,7 @@
-// When `npm start` should stop what it started. npm passes SIGINT and SIGTERM to its script's process
-// (package.json's `exec` makes that process this one rather than a shell that would swallow them), but
-// passes SIGHUP to no one and dies of it. So besides its own signals, it watches whoever started it: the
-// parent's exit, or the closing of its stdin pipe or IPC channel, means "stop" too.
+// When `npm start` or `npm run serve` should stop. npm passes SIGINT and SIGTERM to its script's process
+// (package.json's `exec` makes that process Node rather than a shell that would swallow them), but passes
+// SIGHUP to no one and dies of it. So besides its own signals, a process started by npm watches whoever
+// started it: the parent's exit, or the closing of its stdin pipe or IPC channel, means "stop" too.
 import { fstatSync } from 'node:fs';
 
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
@@ -63,11 +63,12 @@ function stdinIsPipe(): boolean {
 const PARENT_POLL_MS = 500;
 
 /**
- * Calls `onStop` for each stop signal, and once when the parent process exits, the stdin pipe closes
- * (a terminal, /dev/null or a file is not watched) or the IPC channel closes.
+ * Calls `onStop` for each stop signal, and (unless `withParent` is false) once when the parent process
+ * exits, the stdin pipe closes (a terminal, /dev/null or a file is not watched) or the IPC channel closes.
  */
-export function watchStopTriggers(onStop: (cause: StopCause) => void): void {
+export function watchStopTriggers(onStop: (cause: StopCause) => void, withParent = true): void {
   for (const signal of STOP_SIGNALS) process.on(signal, () => onStop({ kind: 'signal', signal }));
+  if (!withParent) return;
 
   let gone = false;
   const once = (cause: StopCause) => {
