@@ -222,6 +222,12 @@ export class CoreHost extends EventEmitter<{ status: [CoreStatus] }> {
         await withTimeout(exited, 5_000);
       }
     }
+    // a start in progress (ports being checked, a core not ready yet) has ended too before this returns
+    if (this.starting)
+      await withTimeout(
+        this.starting.catch(() => undefined),
+        this.options.stopTimeoutMs,
+      );
     this.setStatus({ state: 'stopped', message: null });
   }
 
@@ -384,13 +390,19 @@ export function setupCoreHost(options: SetupCoreHostOptions): CoreHost {
     fork: (modulePath, args, forkOptions) => utilityProcess.fork(modulePath, args, forkOptions),
   });
 
+  // Quit waits for the core to stop, then quits again (also when the core was still starting): a
+  // process left running would keep the single-instance lock and later launches would do nothing.
   let quitting = false;
+  let coreStopped = false;
   app.on('before-quit', (event) => {
-    if (!host.active) return;
+    if (coreStopped || !host.active) return;
     event.preventDefault();
     if (quitting) return;
     quitting = true;
-    void host.stop().finally(() => app.quit());
+    void host.stop().finally(() => {
+      coreStopped = true;
+      app.quit();
+    });
   });
 
   host.on('status', (status) => {

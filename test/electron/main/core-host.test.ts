@@ -279,6 +279,46 @@ describe('core host in the app', () => {
     expect(again.preventDefault).not.toHaveBeenCalled();
   });
 
+  it('quits when asked while the core is still starting (before and after it was forked)', async () => {
+    for (const when of ['checking ports', 'forked'] as const) {
+      resetFakeElectron();
+      const child = new FakeChild([], {});
+      utilityProcess.fork.mockReturnValue(child);
+      let released = false;
+      const waiting: (() => void)[] = [];
+      const portsChecked = () => {
+        released = true;
+        for (const resolve of waiting.splice(0)) resolve();
+      };
+      const host = setupCoreHost({ entry: '/e.js', dataDir: '/data' });
+      // the real host checks ports first; hold that step to quit in the middle of it
+      (host as unknown as { options: { isPortFree: () => Promise<boolean> } }).options.isPortFree = () =>
+        released ? Promise.resolve(true) : new Promise((resolve) => waiting.push(() => resolve(true)));
+      const started = host.start().catch((err: Error) => err);
+      await vi.waitFor(() => expect(host.status.state).toBe('starting'));
+      if (when === 'forked') {
+        portsChecked();
+        await vi.waitFor(() => expect(utilityProcess.fork).toHaveBeenCalled());
+      }
+      // as Electron's app.quit: before-quit, and the app quits unless a listener prevents it
+      let quit = false;
+      app.quit.mockImplementation(() => {
+        const event = { preventDefault: vi.fn() };
+        app.emit('before-quit', event);
+        if (event.preventDefault.mock.calls.length === 0) quit = true;
+      });
+      app.quit();
+      expect(quit).toBe(false);
+      await new Promise((resolve) => setImmediate(resolve));
+      portsChecked();
+      await vi.waitFor(() => expect(quit, when).toBe(true));
+      expect(host.active, when).toBe(false);
+      expect(await started).toBeInstanceOf(Error);
+      expect(utilityProcess.fork).toHaveBeenCalledTimes(when === 'forked' ? 1 : 0);
+      if (when === 'forked') expect(child.messages).toEqual([{ type: CORE_STOP_MESSAGE }]);
+    }
+  });
+
   it('tells the user with a notification when the core crashed, and asks when it cannot start', async () => {
     const first = new FakeChild([], {});
     const second = new FakeChild([], {});
