@@ -397,5 +397,5 @@ describe('core host with the real core', () => {
     await host.stop();
     expect(host.status.state).toBe('stopped');
     (await lockDataDir(dataDir)).release();
-  });
+  }, 90_000);
 });
