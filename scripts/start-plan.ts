@@ -1,5 +1,8 @@
 // What `npm start` does: with an Electron binary, build the UI, the core and the shell, then launch
-// Electron; without one (it cannot always be downloaded), say so and run the core headless.
+// Electron; without one (it cannot always be downloaded), or where Electron cannot show a window (no
+// display), say so and run the core headless. An Electron that aborts at launch (Chromium's sandbox
+// refused, as by Ubuntu 23.10+'s AppArmor: electron/electron#42510) is retried with --no-sandbox on
+// Linux, then replaced by the headless core, each with one line saying why.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -71,28 +74,85 @@ export interface StartPlanInput {
   /** further arguments: given to `sandboard serve` when headless, to the app otherwise */
   extraArgs: string[];
   nodePath: string;
+  platform?: NodeJS.Platform;
+  env?: NodeJS.ProcessEnv;
+  /** running as root (uid 0) */
+  isRoot?: boolean;
+}
+
+/** Electron's switch that turns Chromium's sandbox off (needed as root, or without user namespaces). */
+export const NO_SANDBOX = '--no-sandbox';
+
+function headlessPlan(input: StartPlanInput, why: string, builds: string[]): StartPlan {
+  return {
+    mode: 'headless',
+    builds,
+    command: input.nodePath,
+    args: [join(input.root, 'bin', 'sandboard.js'), 'serve', '--stop-with-parent', ...input.extraArgs],
+    notice: `sandboard: ${why}; running headless instead: the platform core alone, with its UI in your browser.\n`,
+  };
 }
 
 export function planStart(input: StartPlanInput): StartPlan {
   const ui = input.build && input.scripts['build:ui'] ? ['build:ui'] : [];
-  if (input.electron.path) {
+  const { platform = process.platform, env = process.env } = input;
+  if (!input.electron.path) {
+    const { reason, checked } = input.electron;
+    return headlessPlan(input, `no Electron binary (${reason}; looked at ${checked})`, ui);
+  }
+  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY)
+    return headlessPlan(input, 'no display for a window (neither DISPLAY nor WAYLAND_DISPLAY is set)', ui);
+  const asRoot = platform === 'linux' && input.isRoot === true;
+  return {
+    mode: 'electron',
+    builds: input.build ? [...ui, 'build:core', 'build:electron'] : [],
+    command: input.electron.path,
+    args: [input.root, ...(asRoot ? [NO_SANDBOX] : []), ...input.extraArgs],
+    notice: asRoot
+      ? `sandboard: running as root, where Chromium's sandbox cannot run; starting Electron with ${NO_SANDBOX}.\n`
+      : null,
+  };
+}
+
+/** What Chromium prints when its sandbox cannot start, or Electron when it cannot open a window. */
+const ABORT_LINES: [RegExp, string][] = [
+  [/FATAL:[^\n]*setuid_sandbox_host/, "Chromium's sandbox helper (chrome-sandbox) is not set up"],
+  [/FATAL:[^\n]*(zygote|namespace|sandbox)/i, "Chromium's sandbox could not start"],
+  [/No usable sandbox/, "Chromium's sandbox could not start"],
+  [/Running as root without --no-sandbox/, 'running as root needs --no-sandbox'],
+  [/Missing X server or \$DISPLAY|cannot open display/i, 'no display for a window'],
+];
+
+/** Electron ending this soon, by a signal, counts as an abort at launch. */
+export const LAUNCH_ABORT_MS = 15_000;
+
+/**
+ * Why Electron aborted at launch (its stderr, how it ended, how long it ran), or null when it did not:
+ * it exited normally, or ran long enough to have shown its window.
+ */
+export function launchAbortReason(
+  stderr: string,
+  exit: { code: number | null; signal: string | null },
+  ranMs: number,
+): string | null {
+  if (exit.code === 0 && !exit.signal) return null;
+  for (const [pattern, reason] of ABORT_LINES) if (pattern.test(stderr)) return reason;
+  if (exit.signal && ranMs < LAUNCH_ABORT_MS) return `Electron was ended by ${exit.signal} as it started`;
+  return null;
+}
+
+/** After an abort at launch: Electron again with --no-sandbox (Linux, once), else the headless core. */
+export function planAfterAbort(input: StartPlanInput, plan: StartPlan, reason: string): StartPlan {
+  const { platform = process.platform } = input;
+  if (platform === 'linux' && plan.mode === 'electron' && !plan.args.includes(NO_SANDBOX)) {
     return {
-      mode: 'electron',
-      builds: input.build ? [...ui, 'build:core', 'build:electron'] : [],
-      command: input.electron.path,
-      args: [input.root, ...input.extraArgs],
-      notice: null,
+      ...plan,
+      builds: [],
+      args: [plan.args[0]!, NO_SANDBOX, ...plan.args.slice(1)],
+      notice: `sandboard: Electron aborted at launch (${reason}); trying again with ${NO_SANDBOX}.\n`,
     };
   }
-  return {
-    mode: 'headless',
-    builds: ui,
-    command: input.nodePath,
-    args: [join(input.root, 'bin', 'sandboard.js'), 'serve', '--stop-with-parent', ...input.extraArgs],
-    notice:
-      `sandboard: no Electron binary (${input.electron.reason}; looked at ${input.electron.checked}).\n` +
-      'sandboard: running headless instead: the platform core alone, with its UI in your browser.\n',
-  };
+  return headlessPlan(input, `Electron aborted at launch (${reason})`, []);
 }
 
 /** The ready line's UI address (`sandboard ready {"http":...}`), or null for other lines. */

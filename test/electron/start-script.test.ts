@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { locateElectronBinary, planStart, uiUrlFromReadyLine } from '../../scripts/start-plan.ts';
+import {
+  launchAbortReason,
+  locateElectronBinary,
+  planAfterAbort,
+  planStart,
+  uiUrlFromReadyLine,
+} from '../../scripts/start-plan.ts';
 import { fakeElectronProject } from '../helpers/electron-package.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -50,7 +56,17 @@ describe('npm start: Electron binary lookup', () => {
 });
 
 describe('npm start: what it runs', () => {
-  const base = { root: '/repo', scripts: {}, build: true, extraArgs: [], nodePath: '/usr/bin/node' };
+  const base = {
+    root: '/repo',
+    scripts: {},
+    build: true,
+    extraArgs: [],
+    nodePath: '/usr/bin/node',
+    platform: 'linux' as const,
+    env: { DISPLAY: ':0' },
+    isRoot: false,
+  };
+  const electron = { path: '/e/electron', checked: '/e/electron', reason: null };
 
   it('runs headless without an Electron binary, saying why', () => {
     const plan = planStart({
@@ -59,13 +75,12 @@ describe('npm start: what it runs', () => {
     });
     expect(plan.mode).toBe('headless');
     expect(plan.command).toBe('/usr/bin/node');
-    expect(plan.args).toEqual([join('/repo', 'bin', 'sandboard.js'), 'serve']);
+    expect(plan.args).toEqual([join('/repo', 'bin', 'sandboard.js'), 'serve', '--stop-with-parent']);
     expect(plan.builds).toEqual([]);
     expect(plan.notice).toMatch(/no Electron binary \(no path\.txt; looked at \/x\/path\.txt\)/);
   });
 
   it('launches Electron after building the UI (when it has a build), the core and the shell', () => {
-    const electron = { path: '/e/electron', checked: '/e/electron', reason: null };
     const plan = planStart({ ...base, electron, scripts: { 'build:ui': 'vite build' } });
     expect(plan).toMatchObject({
       mode: 'electron',
@@ -76,6 +91,43 @@ describe('npm start: what it runs', () => {
     });
     expect(planStart({ ...base, electron, build: false }).builds).toEqual([]);
     expect(planStart({ ...base, electron }).builds).toEqual(['build:core', 'build:electron']);
+  });
+
+  it('runs headless on Linux without a display, and without the sandbox as root, saying so', () => {
+    const noDisplay = planStart({ ...base, electron, env: {} });
+    expect(noDisplay.mode).toBe('headless');
+    expect(noDisplay.notice).toMatch(/no display for a window .*running headless instead/);
+    expect(planStart({ ...base, electron, env: { WAYLAND_DISPLAY: 'wayland-0' } }).mode).toBe('electron');
+    expect(planStart({ ...base, electron, env: {}, platform: 'darwin' }).mode).toBe('electron');
+    const root = planStart({ ...base, electron, isRoot: true, extraArgs: ['--x'] });
+    expect(root.args).toEqual(['/repo', '--no-sandbox', '--x']);
+    expect(root.notice).toMatch(/running as root.*--no-sandbox/);
+    expect(planStart({ ...base, electron, isRoot: true, platform: 'win32' }).args).toEqual(['/repo']);
+  });
+
+  it('tells an Electron that aborted at launch from one that ran and ended', () => {
+    const fatal =
+      '[9:1127/1:FATAL:setuid_sandbox_host.cc(163)] The SUID sandbox helper binary was found, but is not configured correctly.';
+    expect(launchAbortReason(fatal, { code: 1, signal: 'SIGTRAP' }, 300)).toMatch(/chrome-sandbox/);
+    expect(launchAbortReason('', { code: 1, signal: 'SIGTRAP' }, 300)).toMatch(/ended by SIGTRAP/);
+    expect(launchAbortReason('Missing X server or $DISPLAY', { code: 1, signal: null }, 300)).toMatch(
+      /no display/,
+    );
+    // a normal quit, a crash long after the window was up, an error of the app's own
+    expect(launchAbortReason('', { code: 0, signal: null }, 300)).toBeNull();
+    expect(launchAbortReason('', { code: 1, signal: 'SIGSEGV' }, 3_600_000)).toBeNull();
+    expect(launchAbortReason('TypeError: x', { code: 1, signal: null }, 300)).toBeNull();
+  });
+
+  it('after an abort: Electron again with --no-sandbox on Linux, else headless', () => {
+    const first = planStart({ ...base, electron });
+    const retry = planAfterAbort(base, first, 'why');
+    expect(retry).toMatchObject({ mode: 'electron', args: ['/repo', '--no-sandbox'], builds: [] });
+    expect(retry.notice).toMatch(/aborted at launch \(why\); trying again with --no-sandbox/);
+    const headless = planAfterAbort(base, retry, 'why');
+    expect(headless.mode).toBe('headless');
+    expect(headless.notice).toMatch(/aborted at launch \(why\); running headless instead/);
+    expect(planAfterAbort({ ...base, platform: 'darwin' }, first, 'why').mode).toBe('headless');
   });
 
   it('reads the UI address from the ready line', () => {
