@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -172,5 +172,108 @@ describe('npm start: what it runs', () => {
     child.kill('SIGTERM');
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(0);
+  });
+});
+
+/**
+ * A stand-in Electron binary (Node): it logs its arguments and each SIGINT; without --no-sandbox (or
+ * always, with `alwaysAbort`) it aborts as Chromium does when its setuid sandbox helper is not set up;
+ * else it "shows its window" and, like Electron, quits gracefully (one second) on a first SIGINT and
+ * dies of a second.
+ */
+function standInElectron(alwaysAbort: boolean): { dir: string; log: string } {
+  const dir = tempDir();
+  const log = join(dir, 'log.txt');
+  writeFileSync(log, '');
+  const script = `#!${process.execPath}
+const fs = require('node:fs');
+const log = (line) => fs.appendFileSync(${JSON.stringify(log)}, line + '\\n');
+log(JSON.stringify(process.argv.slice(2)));
+if (${alwaysAbort} || !process.argv.includes('--no-sandbox')) {
+  process.stderr.write("[4242:1127/170000.000000:FATAL:setuid_sandbox_host.cc(163)] The SUID sandbox helper binary was found, but is not configured correctly. Rather than run without sandboxing I'm aborting now.\\n");
+  process.kill(process.pid, 'SIGTRAP');
+}
+console.log('window shown');
+process.once('SIGINT', () => {
+  log('SIGINT');
+  process.on('SIGINT', () => { log('SIGINT'); process.kill(process.pid, 'SIGKILL'); });
+  setTimeout(() => { log('quit'); process.exit(0); }, 1000);
+});
+setInterval(() => {}, 1000);
+`;
+  writeFileSync(join(dir, 'electron'), script, { mode: 0o755 });
+  return { dir, log };
+}
+
+/** scripts/start.js with the stand-in, in a process group of its own (as a terminal runs a command). */
+function startWith(electronDir: string): { child: ReturnType<typeof spawn>; stderr: () => string } {
+  const args = ['--no-build', '--data-dir', tempDir(), '--http-port', '0', '--mqtt-port', '0'];
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'scripts', 'start.js'), ...args, '--analytics-port', '0'],
+    {
+      env: { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: electronDir, DISPLAY: ':0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return { child, stderr: () => stderr };
+}
+
+function firstLine(child: ReturnType<typeof spawn>, pattern: RegExp, stderr: () => string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => pattern.test(line) && resolve(line));
+    child.once('exit', (code) => reject(new Error(`start.js exited (${code}): ${stderr()}`)));
+  });
+}
+
+const asRoot = process.getuid?.() === 0;
+
+describe.skipIf(process.platform !== 'linux')('npm start with an Electron that aborts at launch', () => {
+  it('retries with --no-sandbox (or starts with it as root), and Ctrl+C reaches the app once', async () => {
+    const electron = standInElectron(false);
+    const run = startWith(electron.dir);
+    await firstLine(run.child, /^window shown$/, run.stderr);
+    const launches = readFileSync(electron.log, 'utf8').trim().split('\n');
+    if (asRoot) {
+      expect(run.stderr()).toMatch(
+        /running as root, where Chromium's sandbox cannot run; starting Electron with --no-sandbox/,
+      );
+      expect(launches).toHaveLength(1);
+    } else {
+      expect(run.stderr()).toMatch(
+        /Electron aborted at launch \(Chromium's sandbox helper \(chrome-sandbox\) is not set up\); trying again with --no-sandbox/,
+      );
+      expect(launches).toHaveLength(2);
+    }
+    expect(JSON.parse(launches.at(-1)!)).toContain('--no-sandbox');
+
+    // Ctrl+C in a terminal: SIGINT to the whole foreground process group
+    process.kill(-run.child.pid!, 'SIGINT');
+    const [code] = (await once(run.child, 'exit')) as [number | null];
+    expect(code, run.stderr()).toBe(0);
+    expect(readFileSync(electron.log, 'utf8').trim().split('\n').slice(launches.length)).toEqual([
+      'SIGINT',
+      'quit',
+    ]);
+  });
+
+  it('runs the core headless when Electron aborts even without the sandbox, saying why', async () => {
+    const electron = standInElectron(true);
+    const run = startWith(electron.dir);
+    const line = await firstLine(run.child, /Open its UI in your browser: /, run.stderr);
+    expect(run.stderr()).toMatch(
+      /Electron aborted at launch \(Chromium's sandbox helper \(chrome-sandbox\) is not set up\); running headless instead/,
+    );
+    const url = /browser: (\S+)/.exec(line)![1]!;
+    expect((await fetch(new URL('/v3/api-docs', url))).status).toBe(200);
+    process.kill(-run.child.pid!, 'SIGINT');
+    const [code] = (await once(run.child, 'exit')) as [number | null];
+    expect(code, run.stderr()).toBe(0);
   });
 });
