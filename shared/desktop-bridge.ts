@@ -29,6 +29,11 @@ export interface CoreStatus {
   restarts: number;
   /** a sentence for the user: why it restarted or failed */
   message: string | null;
+  /**
+   * Set while the core listens on other ports than the usual ones (8080, 1883, 8888) because another
+   * program held them: which ports it took instead, for a banner in the window and the menu.
+   */
+  portNotice?: string | null;
   /** when this status was entered (ms since the epoch) */
   since: number;
 }

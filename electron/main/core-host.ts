@@ -48,6 +48,30 @@ export interface CorePorts {
 
 export const DEFAULT_CORE_PORTS: CorePorts = { http: 8080, mqtt: 1883, analytics: 8888 };
 
+const PORT_NAMES: Record<keyof CorePorts, string> = {
+  http: 'the UI and REST API',
+  mqtt: 'MQTT',
+  analytics: 'the report API',
+};
+
+/**
+ * A sentence naming each port the core took instead of the preferred one (another program held it), or
+ * null when it has them all. A preferred port of 0 (any free one) is never "other".
+ */
+export function portNotice(preferred: CorePorts, urls: CoreUrls): string | null {
+  const moved: string[] = [];
+  for (const key of ['http', 'mqtt', 'analytics'] as const) {
+    const actual = portOf(urls[key]);
+    if (preferred[key] !== 0 && actual !== null && actual !== preferred[key])
+      moved.push(`${PORT_NAMES[key]} on ${actual} (${preferred[key]} is held by another program)`);
+  }
+  if (moved.length === 0) return null;
+  return (
+    `Sandboard runs on other ports than usual: ${moved.join(', ')}. ` +
+    'Devices and clients aimed at the usual ports reach that other program, not Sandboard.'
+  );
+}
+
 export interface CoreHostOptions {
   /** the script the utility process runs (dist/electron/core-entry.js) */
   entry: string;
@@ -182,7 +206,12 @@ export class CoreHost extends EventEmitter<{ status: [CoreStatus] }> {
     this.starting = this.launch().then(
       (urls) => {
         this.starting = null;
-        this.setStatus({ state: 'ready', urls, message: null });
+        this.setStatus({
+          state: 'ready',
+          urls,
+          message: null,
+          portNotice: portNotice(this.options.ports, urls),
+        });
         return urls;
       },
       (err: unknown) => {
@@ -362,6 +391,7 @@ export class CoreHost extends EventEmitter<{ status: [CoreStatus] }> {
       this.setStatus({
         state: 'ready',
         urls,
+        portNotice: portNotice(this.options.ports, urls),
         restarts: this.status.restarts + 1,
         message: 'The platform core was restarted after it stopped unexpectedly.',
       });

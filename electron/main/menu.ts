@@ -12,6 +12,8 @@ export interface MenuActions {
   setTheme: (theme: ThemeSource) => void;
   about: () => void;
   openDataFolder: () => void;
+  /** the core's other-than-usual ports, shown at the top of the File menu */
+  portNotice?: () => string | null;
 }
 
 export function buildMenuTemplate(actions: MenuActions): MenuItemConstructorOptions[] {
@@ -63,6 +65,7 @@ export function buildMenuTemplate(actions: MenuActions): MenuItemConstructorOpti
     {
       label: 'File',
       submenu: [
+        ...portItems(actions.portNotice?.() ?? null),
         { label: 'Open Data Folder', click: actions.openDataFolder },
         { type: 'separator' },
         isMac ? { role: 'close' } : { role: 'quit' },
@@ -73,6 +76,13 @@ export function buildMenuTemplate(actions: MenuActions): MenuItemConstructorOpti
     { role: 'windowMenu' },
     { role: 'help', submenu: isMac ? [] : [about] },
   ];
+}
+
+/** A disabled line saying the core's ports moved (its sentence in the tooltip), then a separator. */
+function portItems(notice: string | null): MenuItemConstructorOptions[] {
+  if (!notice) return [];
+  const ports = /other ports than usual: ([^.]*)\./.exec(notice)?.[1] ?? notice;
+  return [{ label: `Other ports: ${ports}`, enabled: false, toolTip: notice }, { type: 'separator' }];
 }
 
 export function aboutDetail(core: CoreHost): string {
@@ -107,7 +117,14 @@ export function setupMenu(options: { isDev: boolean; core: CoreHost; dataDir: st
     openDataFolder: () => {
       void shell.openPath(options.dataDir);
     },
+    portNotice: () => options.core.status.portNotice ?? null,
   };
   const render = () => Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate(actions)));
   render();
+  let shownNotice: string | null = null;
+  options.core.on('status', (status) => {
+    if (status.state !== 'ready' || (status.portNotice ?? null) === shownNotice) return;
+    shownNotice = status.portNotice ?? null;
+    render();
+  });
 }

@@ -15,6 +15,7 @@ import { Suspense, useEffect } from 'react';
 import { ErrorBoundary } from '../components/error-boundary.tsx';
 import { PageReady } from '../components/page-ready.tsx';
 import { Link, navigate, usePath } from '../router.tsx';
+import { DesktopPortsBanner } from './desktop-ports-banner.tsx';
 import { LiveStatusBadge } from './live-status-badge.tsx';
 import { DEFAULT_PATH, PAGES, matchPage } from './page-catalog.ts';
 import { PAGE_BADGES, PAGE_COMPONENTS } from './page-components.ts';
@@ -97,6 +98,7 @@ export default function AppShellLayout() {
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
+        <DesktopPortsBanner />
         <ErrorBoundary resetKey={path}>
           <Suspense
             fallback={

@@ -7,6 +7,7 @@ import { CORE_STOP_MESSAGE, SHELL_PROOF } from '../../../electron/ipc-contract.t
 import type { CoreStatus } from '../../../shared/desktop-bridge.ts';
 import {
   CoreHost,
+  portNotice,
   CoreStartError,
   parseReadyLine,
   setupCoreHost,
@@ -149,6 +150,27 @@ describe('core host', () => {
       '--analytics-port',
       '8888',
     ]);
+    // the window and the menu say so: devices aimed at 8080 would reach the other program
+    expect(host.status.portNotice).toBe(
+      'Sandboard runs on other ports than usual: the UI and REST API on 43210 (8080 is held by another program). ' +
+        'Devices and clients aimed at the usual ports reach that other program, not Sandboard.',
+    );
+  });
+
+  it('has no port notice on the usual ports, or where any free port was asked for', async () => {
+    const urls = {
+      http: 'http://127.0.0.1:8080',
+      mqtt: 'mqtt://127.0.0.1:1883',
+      analytics: 'http://127.0.0.1:8888',
+      dataDir: '/d',
+    };
+    expect(portNotice({ http: 8080, mqtt: 1883, analytics: 8888 }, urls)).toBeNull();
+    expect(
+      portNotice({ http: 0, mqtt: 0, analytics: 0 }, { ...urls, mqtt: 'mqtt://127.0.0.1:41883' }),
+    ).toBeNull();
+    expect(
+      portNotice({ http: 8080, mqtt: 1883, analytics: 8888 }, { ...urls, mqtt: 'mqtt://127.0.0.1:41883' }),
+    ).toMatch(/: MQTT on 41883 \(1883 is held by another program\)\./);
   });
 
   it('reports a core that exits before ready, with its stderr', async () => {
@@ -389,7 +411,7 @@ describe('core host with the real core', () => {
 
     process.kill(corePid, 'SIGKILL');
     await vi.waitFor(() => expect(host?.status.state).toBe('restarting'), { timeout: 5000 });
-    await vi.waitFor(() => expect(host?.status.state).toBe('ready'), { timeout: 20_000 });
+    await vi.waitFor(() => expect(host?.status.state).toBe('ready'), { timeout: 60_000 });
     expect(host.status.restarts).toBe(1);
     expect(host.status.urls?.http).toBe(urls.http);
     expect((await fetch(`${urls.http}/v3/api-docs`)).status).toBe(200);
@@ -397,5 +419,5 @@ describe('core host with the real core', () => {
     await host.stop();
     expect(host.status.state).toBe('stopped');
     (await lockDataDir(dataDir)).release();
-  }, 90_000);
+  }, 150_000);
 });

@@ -42,6 +42,19 @@ describe('application menu', () => {
     expect(a.openDataFolder).toHaveBeenCalled();
   });
 
+  it('says at the top of the File menu when the core took other ports than usual', () => {
+    const notice =
+      'Sandboard runs on other ports than usual: MQTT on 41883 (1883 is held by another program). Devices ...';
+    const file = buildMenuTemplate(actions({ portNotice: () => notice })).find((i) => i.label === 'File');
+    const [first] = file!.submenu as MenuItemConstructorOptions[];
+    expect(first).toMatchObject({
+      label: 'Other ports: MQTT on 41883 (1883 is held by another program)',
+      enabled: false,
+    });
+    const plain = buildMenuTemplate(actions({ portNotice: () => null })).find((i) => i.label === 'File');
+    expect((plain!.submenu as MenuItemConstructorOptions[])[0]?.label).toBe('Open Data Folder');
+  });
+
   it('puts About in the app menu on macOS', () => {
     const [first] = buildMenuTemplate(actions({ isMac: true }));
     expect(first?.label).toBe('Sandboard');

@@ -11,7 +11,14 @@ import {
   setupSecurity,
   type SecurityDeps,
 } from '../../../electron/main/security.ts';
-import { app, fakeEvent, FakeSession, FakeWebContents, resetFakeElectron, session } from '../fake-electron.ts';
+import {
+  app,
+  fakeEvent,
+  FakeSession,
+  FakeWebContents,
+  resetFakeElectron,
+  session,
+} from '../fake-electron.ts';
 
 vi.mock('electron', () => import('../fake-electron.ts'));
 
