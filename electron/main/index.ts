@@ -36,6 +36,7 @@ if (setupSingleInstance(() => windows.main())) {
     core,
     windows,
     preload: appPaths.preload,
+    icon: appPaths.icon,
     stateFile: join(userData, 'window-state.json'),
     isDev,
   });

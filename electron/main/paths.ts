@@ -9,4 +9,6 @@ export const appPaths = {
   preload: join(here, '..', 'preload', 'index.cjs'),
   /** what the core's utility process runs: dist/electron/core-entry.js → dist/core/main/cli.js */
   coreEntry: join(here, '..', 'core-entry.js'),
+  /** the window's icon (Linux docks and the Windows title bar; macOS takes the bundle's) */
+  icon: join(here, '..', '..', '..', 'build', 'icon.png'),
 };

@@ -47,6 +47,8 @@ export function secureWebPreferences(preload: string, isDev: boolean): WebPrefer
 
 export interface MainWindowOptions {
   preload: string;
+  /** the window icon (a PNG) */
+  icon?: string;
   stateFile: string;
   isDev: boolean;
   windows: WindowRegistry;
@@ -61,6 +63,7 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
     minWidth: 640,
     minHeight: 420,
     title: 'Sandboard',
+    icon: options.icon,
     show: false,
     backgroundColor: '#0f1a1c',
     webPreferences: secureWebPreferences(options.preload, options.isDev),
