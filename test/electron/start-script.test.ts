@@ -121,13 +121,13 @@ describe('npm start: what it runs', () => {
 
   it('after an abort: Electron again with --no-sandbox on Linux, else headless', () => {
     const first = planStart({ ...base, electron });
-    const retry = planAfterAbort(base, first, 'why');
+    const retry = planAfterAbort({ ...base, electron }, first, 'why');
     expect(retry).toMatchObject({ mode: 'electron', args: ['/repo', '--no-sandbox'], builds: [] });
     expect(retry.notice).toMatch(/aborted at launch \(why\); trying again with --no-sandbox/);
-    const headless = planAfterAbort(base, retry, 'why');
+    const headless = planAfterAbort({ ...base, electron }, retry, 'why');
     expect(headless.mode).toBe('headless');
     expect(headless.notice).toMatch(/aborted at launch \(why\); running headless instead/);
-    expect(planAfterAbort({ ...base, platform: 'darwin' }, first, 'why').mode).toBe('headless');
+    expect(planAfterAbort({ ...base, electron, platform: 'darwin' }, first, 'why').mode).toBe('headless');
   });
 
   it('reads the UI address from the ready line', () => {
