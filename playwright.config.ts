@@ -1,11 +1,12 @@
-import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
+import { findBrowser } from './e2e/support/find-browser.ts';
 
-/** Debian's Chromium (never a downloaded one); SANDBOARD_CHROMIUM points elsewhere on other machines. */
-const chromium = process.env.SANDBOARD_CHROMIUM ?? '/usr/bin/chromium';
+/** SANDBOARD_CHROMIUM, else the system's Chromium or Chrome, else Playwright's own (globalSetup stops without one). */
+const browser = findBrowser();
 
 export default defineConfig({
   testDir: 'e2e',
+  globalSetup: './e2e/support/global-setup.ts',
   outputDir: 'artifacts/test-results',
   workers: 1,
   fullyParallel: false,
@@ -23,7 +24,7 @@ export default defineConfig({
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: {
-      executablePath: existsSync(chromium) ? chromium : undefined,
+      executablePath: browser.path ?? undefined,
       args: [
         '--no-sandbox',
         '--disable-gpu',
