@@ -2,7 +2,6 @@
 // new windows elsewhere are denied (http(s) links go to the OS browser); no permissions; no remote
 // content; a CSP on top of the one the core sends; the core's origin trusted only while the core is
 // ready, and each of its responses proven to be the core's (a per-launch secret, see SHELL_PROOF).
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   app,
   session,
@@ -13,6 +12,9 @@ import {
   type WebContents,
 } from 'electron';
 import { SHELL_PROOF } from '../ipc-contract.ts';
+import { expectedProof, newNonce, responseProven } from './response-proof.ts';
+
+export { expectedProof };
 
 export interface SecurityDeps {
   /** the core's UI origin (http://127.0.0.1:8080), null until it is ready */
@@ -27,23 +29,6 @@ export interface SecurityDeps {
 }
 
 const MAX_PENDING_NONCES = 10_000;
-
-/** HMAC-SHA256(secret, nonce), base64url: what the core answers a nonce with (main/api/shell-proof.ts). */
-export function expectedProof(secret: string, nonce: string): string {
-  return createHmac('sha256', secret).update(nonce).digest('base64url');
-}
-
-function header(headers: Record<string, string[] | string> | undefined, name: string): string | undefined {
-  const key = headers && Object.keys(headers).find((k) => k.toLowerCase() === name);
-  const value = key ? headers[key] : undefined;
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 const MAX_URL_LENGTH = 4096;
 const LOCAL_SCHEMES = new Set(['data:', 'blob:', 'devtools:', 'chrome-extension:', 'about:']);
@@ -151,7 +136,7 @@ export function hardenSession(ses: Session, deps: SecurityDeps): void {
       return;
     }
     if (nonces.size >= MAX_PENDING_NONCES) nonces.delete(nonces.keys().next().value!);
-    const nonce = randomBytes(16).toString('base64url');
+    const nonce = newNonce();
     nonces.set(details.id, nonce);
     callback({ requestHeaders: { ...details.requestHeaders, [SHELL_PROOF.nonceHeader]: nonce } });
   });
@@ -166,8 +151,7 @@ export function hardenSession(ses: Session, deps: SecurityDeps): void {
     }
     const secret = deps.proofSecret?.() ?? null;
     if (secret !== null) {
-      const proof = header(details.responseHeaders, SHELL_PROOF.proofHeader);
-      if (!nonce || !proof || !sameText(proof, expectedProof(secret, nonce))) {
+      if (!responseProven(secret, nonce, details.responseHeaders)) {
         process.stderr.write(`refused a response from ${origin} that is not the core's: ${details.url}\n`);
         callback({ cancel: true });
         return;
