@@ -172,7 +172,7 @@ async function expectAllStopped(run: Running, dataDir: string, device: string): 
 
 describe.skipIf(process.platform === 'win32')(
   'npm start stops everything it started',
-  { timeout: 60_000 },
+  { timeout: 120_000 },
   () => {
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       it(`on ${signal} to the npm process: gracefully, nothing left running or listening, data kept`, async () => {
@@ -233,7 +233,7 @@ describe.skipIf(process.platform === 'win32')(
 
 describe.skipIf(process.platform === 'win32')(
   'npm run serve stops as npm start does',
-  { timeout: 60_000 },
+  { timeout: 120_000 },
   () => {
     it('on SIGHUP to the npm process (npm dies of it without passing it on)', async () => {
       const dataDir = tempDir();
