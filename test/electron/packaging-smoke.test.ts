@@ -5,13 +5,13 @@
 // and stops cleanly.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FuseState, FuseV1Options, getCurrentFuseWire } from '@electron/fuses';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { lockDataDir } from '../../main/store/data-dir-lock.ts';
 import { readyLine } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -226,5 +226,54 @@ describe.skipIf(process.platform !== 'linux')('the packaged desktop app', { time
     expect(code, stderr).toBe(0);
     expect(stderr).toContain('SIGTERM: stopping (flushing and writing a snapshot)');
     (await lockDataDir(dataDir)).release();
+  });
+
+  it('ends when the app quits during start-up, before and after the core has loaded', async () => {
+    // What Electron's utility process adds, played by a preload: process.parentPort and its stop message
+    // (sent at once with STOP_AT_ONCE, else on SIGUSR2).
+    const preload = join(scratch('sandboard-preload-'), 'parent-port.mjs');
+    writeFileSync(
+      preload,
+      `import { EventEmitter } from 'node:events';
+const port = new EventEmitter();
+process.parentPort = port;
+const stop = () => port.emit('message', { data: { type: 'sandboard:stop' } });
+if (process.env.STOP_AT_ONCE) setImmediate(stop);
+process.on('SIGUSR2', stop);
+`,
+    );
+    for (const when of ['at once', 'while starting'] as const) {
+      const dataDir = tempDir();
+      const ports = ['--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'];
+      const env: NodeJS.ProcessEnv = { ...process.env, STOP_AT_ONCE: when === 'at once' ? '1' : '' };
+      delete env.NODE_OPTIONS;
+      const entry = join(packaged.app, 'dist', 'electron', 'core-entry.js');
+      const child = spawn(
+        process.execPath,
+        ['--import', preload, entry, 'serve', '--data-dir', dataDir, ...ports],
+        { env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      onTestFinished(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+      if (when === 'while starting') {
+        // the store is being opened: the core is in its start-up
+        await vi.waitFor(() => expect(readdirSync(dataDir)).not.toEqual([]), {
+          timeout: 60_000,
+          interval: 10,
+        });
+        child.kill('SIGUSR2');
+      }
+      const [code, signal] = await exited;
+      expect([code, signal], `${when}: ${stderr}`).toEqual([0, null]);
+      if (when === 'at once') expect(stdout, when).toBe('');
+      else if (!stdout.includes('sandboard ready')) expect(stderr).toContain('stopping once started');
+      (await lockDataDir(dataDir)).release();
+    }
   });
 });

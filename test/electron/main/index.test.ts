@@ -53,6 +53,7 @@ describe('the composed main process', () => {
       webSecurity: true,
       preload: expect.stringMatching(/preload[\\/]index\.cjs$/),
     });
+    expect(win!.options.icon).toMatch(/build[\\/]icon\.png$/);
 
     await vi.waitFor(() => expect(win!.webContents.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/), {
       timeout: 20_000,
