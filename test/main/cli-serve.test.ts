@@ -55,7 +55,7 @@ describe('sandboard serve', () => {
     expect(again.stderr()).not.toContain('demo login');
     again.child.kill('SIGTERM');
     await once(again.child, 'exit');
-  });
+  }, 90_000); // two starts
 
   it('stops when asked while it is still starting, and frees the data dir', async () => {
     const dataDir = tempDir();
