@@ -10,6 +10,7 @@ import {
   type TelemetryValue,
 } from '../../shared/schemas/simulation.ts';
 import { CsvError, csvSeries } from './csv.ts';
+import { deviceColumn } from './generators.ts';
 
 /** A scenario that does not validate; the message lists each problem with its JSON path. */
 export class ScenarioError extends Error {
@@ -27,15 +28,23 @@ function csvIssues(s: Scenario): ScenarioIssue[] {
   const issues: ScenarioIssue[] = [];
   s.gateways.forEach((g, gi) =>
     g.keys.forEach((k, ki) => {
-      if (k.generator.kind !== 'csv') return;
-      try {
-        csvSeries(k.generator);
-      } catch (err) {
-        const field = err instanceof CsvError ? err.field : 'csv';
-        issues.push({
-          path: `gateways[${gi}].keys[${ki}].generator.${field}`,
-          message: (err as Error).message,
-        });
+      const gen = k.generator;
+      if (gen.kind !== 'csv') return;
+      const columns = new Set(
+        deviceNames(g).map((device, i) => deviceColumn(gen.column, { device, n: i + 1 })),
+      );
+      if (columns.size === 0) columns.add(gen.column);
+      for (const column of columns) {
+        try {
+          csvSeries({ csv: gen.csv, ...(column !== undefined ? { column } : {}) });
+        } catch (err) {
+          const field = err instanceof CsvError ? err.field : 'csv';
+          issues.push({
+            path: `gateways[${gi}].keys[${ki}].generator.${field}`,
+            message: (err as Error).message,
+          });
+          return;
+        }
       }
     }),
   );
@@ -64,6 +73,8 @@ export function parseScenarioText(text: string): Scenario {
 /** One gateway with every default filled in. */
 export interface GatewayPlan {
   name: string;
+  /** the scenario's seed: with the device name and the key, it seeds each device's values */
+  seed: string | number;
   token?: string;
   protocolVersion: 4 | 5;
   qos: 0 | 1;
@@ -75,9 +86,10 @@ export interface GatewayPlan {
   attributes: Record<string, TelemetryValue>;
 }
 
-export function gatewayPlan(g: GatewaySpec): GatewayPlan {
+export function gatewayPlan(g: GatewaySpec, seed: string | number = g.name): GatewayPlan {
   return {
     name: g.name,
+    seed,
     ...(g.token ? { token: g.token } : {}),
     protocolVersion: g.protocolVersion ?? 5,
     qos: g.qos ?? 1,
@@ -96,6 +108,9 @@ export function targetLabel(s: Scenario): string {
   if (!t || t.kind === 'embedded') return 'embedded';
   return `${t.tls ? 'mqtts://' : ''}${t.host}:${t.port}`;
 }
+
+/** The seed of a scenario's values: its own, else its name. */
+export const scenarioSeed = (s: Scenario): string | number => s.seed ?? s.name;
 
 export function deviceCount(s: Scenario): number {
   return s.gateways.reduce((n, g) => n + g.devicesCount, 0);

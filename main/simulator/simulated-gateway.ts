@@ -8,7 +8,7 @@ import type {
 } from '../../shared/schemas/simulation.ts';
 import { FAILURE_REASONS } from '../../shared/schemas/simulation.ts';
 import type { Meter, RingLog } from './counters.ts';
-import { generatorFactory, type Random, type ValueGenerator } from './generators.ts';
+import { deviceGeneratorFactory, type ValueGenerator } from './generators.ts';
 import {
   ConnectError,
   failureReason,
@@ -40,7 +40,6 @@ export interface GatewayHooks {
   startedAt: number;
   /** stop publishing after this many periods (0/undefined: no limit) */
   maxPeriods?: number;
-  random?: Random;
   attributeLog: RingLog<Omit<AttributeLogEntry, 'seq'>>;
   rpcLog: RingLog<Omit<RpcLogEntry, 'seq'>>;
   /** the gateway sent its last period */
@@ -127,12 +126,12 @@ export class SimulatedGateway {
     this.hooks = options.hooks;
     this.deviceId = options.deviceId ?? null;
     const factories = this.plan.keys.map(
-      (k) => [k.key, generatorFactory(k.generator, this.hooks.random)] as const,
+      (k) => [k.key, deviceGeneratorFactory(k.generator, this.plan.seed, k.key)] as const,
     );
     this.devices = this.plan.devices.map((name, i) => ({
       name,
       n: i + 1,
-      generators: factories.map(([key, make]): [string, ValueGenerator] => [key, make()]),
+      generators: factories.map(([key, make]): [string, ValueGenerator] => [key, make(name, i + 1)]),
     }));
   }
 
@@ -300,7 +299,7 @@ export class SimulatedGateway {
       return;
     }
     const now = Date.now();
-    const tick = { elapsedMs: now - this.hooks.startedAt };
+    const tick = { elapsedMs: now - this.hooks.startedAt, now };
     const members: string[] = [];
     const points: number[] = [];
     for (const d of this.devices) {

@@ -7,7 +7,6 @@ import type {
   SimulationState,
 } from '../../shared/schemas/simulation.ts';
 import { Meter, RingLog } from './counters.ts';
-import type { Random } from './generators.ts';
 import type { GatewayConnection } from './mqtt-connection.ts';
 import type { GatewayPlan } from './scenario.ts';
 import { SimulatedGateway } from './simulated-gateway.ts';
@@ -27,7 +26,6 @@ export interface RunOptions {
   durationMs?: number;
   /** each gateway stops after this many periods (0/undefined: no limit) */
   maxPeriods?: number;
-  random?: Random;
 }
 
 export interface RunStatus {
@@ -69,7 +67,6 @@ export class SimulationRun {
     const hooks = {
       startedAt,
       maxPeriods: options.maxPeriods,
-      random: options.random,
       attributeLog: this.attributeLog,
       rpcLog: this.rpcLog,
       onFinished: () => this.checkDone(),

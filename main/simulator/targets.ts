@@ -5,7 +5,7 @@ import type { Principal } from '../platform/auth/principal.ts';
 import { invalidArgument } from '../platform/errors.ts';
 import { parseJson } from '../platform/paging.ts';
 import type { Services } from '../platform/services.ts';
-import { gatewayPlan } from './scenario.ts';
+import { gatewayPlan, scenarioSeed } from './scenario.ts';
 import { applySetup } from './scenario-setup.ts';
 import type { RunGateway } from './simulation-run.ts';
 
@@ -103,7 +103,7 @@ export async function runGateways(scenario: Scenario, target: ResolvedTarget): P
   if (target.services) await applySetup(target.services, scenario, SIMULATOR);
   const gateways: RunGateway[] = [];
   for (const [i, spec] of scenario.gateways.entries()) {
-    const plan = gatewayPlan(spec);
+    const plan = gatewayPlan(spec, scenarioSeed(scenario));
     let token = spec.token;
     let deviceId: string | null = null;
     if (target.services) ({ deviceId, token } = await ensureGatewayDevice(target.services, spec));

@@ -39,12 +39,49 @@ export type TelemetryValue = Static<typeof TelemetryValue>;
 const Decimals = Type.Integer({ minimum: 0, maximum: 10, description: 'digits after the point (default 2)' });
 
 export const ConstantGenerator = obj({ kind: Type.Literal('constant'), value: TelemetryValue });
+
+/**
+ * How the devices of one key differ: each device draws its own offset and phase from its seed (the
+ * scenario's seed and the device name), and its values get noise and spikes from the same seeded stream.
+ */
+const Variation = {
+  deviceOffset: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      description:
+        "each device's values are shifted by its own fixed amount in [-deviceOffset, deviceOffset] (a counter's start: [0, deviceOffset]); default 5% of max - min (randomWalk without bounds: 10 steps; counter: 100 steps); 0: no offset",
+    }),
+  ),
+  devicePhase: Type.Optional(
+    Type.Boolean({
+      description:
+        'each device starts at its own point of the wave (sine: anywhere in the period; daily: within an hour either way; csv: at its own row); default true',
+    }),
+  ),
+  noise: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      description: 'each value moves by a random amount in [-noise, noise] (default 0)',
+    }),
+  ),
+  spikes: Type.Optional(
+    obj(
+      {
+        probability: Type.Number({ minimum: 0, maximum: 1, description: 'chance of a spike per value' }),
+        size: Type.Number({ description: 'added to the value when it spikes (negative: a dip)' }),
+      },
+      'occasional outliers',
+    ),
+  ),
+};
+
 export const RandomGenerator = obj(
   {
     kind: Type.Literal('random'),
     min: Type.Number(),
     max: Type.Number(),
     decimals: Type.Optional(Decimals),
+    ...Variation,
   },
   'uniform random value in [min, max]',
 );
@@ -56,8 +93,22 @@ export const SineGenerator = obj(
     periodMs: Type.Integer({ minimum: 1 }),
     phaseMs: Type.Optional(Type.Number({ description: 'shift of the wave (default 0: starts mid-range)' })),
     decimals: Type.Optional(Decimals),
+    ...Variation,
   },
   'min + (max - min) * (1 + sin(2π (elapsed + phaseMs) / periodMs)) / 2',
+);
+export const DailyGenerator = obj(
+  {
+    kind: Type.Literal('daily'),
+    min: Type.Number(),
+    max: Type.Number(),
+    peakHour: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 24, description: 'local hour of the maximum (default 15)' }),
+    ),
+    decimals: Type.Optional(Decimals),
+    ...Variation,
+  },
+  'a daily cycle in real local time: max at peakHour, min twelve hours away',
 );
 export const RandomWalkGenerator = obj(
   {
@@ -67,6 +118,7 @@ export const RandomWalkGenerator = obj(
     min: Type.Optional(Type.Number()),
     max: Type.Optional(Type.Number()),
     decimals: Type.Optional(Decimals),
+    ...Variation,
   },
   'starts at start, then moves by a random amount in [-step, step], kept within [min, max]',
 );
@@ -75,6 +127,7 @@ export const CounterGenerator = obj(
     kind: Type.Literal('counter'),
     start: Type.Optional(Type.Number({ description: 'default 0' })),
     step: Type.Optional(Type.Number({ description: 'default 1' })),
+    ...Variation,
   },
   'start, start + step, start + 2 step, ...',
 );
@@ -90,10 +143,12 @@ export const CsvGenerator = obj(
     column: Type.Optional(
       Type.String({
         minLength: 1,
-        description: 'column to replay (default: "value", else the first column that is not "ts")',
+        description:
+          'column to replay (default: "value", else the first column that is not "ts"); ${n} and ${device} expand, for a column per device (e.g. "floor${n}")',
       }),
     ),
     loop: Type.Optional(Type.Boolean({ description: 'start over at the end (default true)' })),
+    ...Variation,
   },
   'replay of a CSV column',
 );
@@ -102,6 +157,7 @@ export const Generator = Type.Union([
   ConstantGenerator,
   RandomGenerator,
   SineGenerator,
+  DailyGenerator,
   RandomWalkGenerator,
   CounterGenerator,
   CsvGenerator,
@@ -201,6 +257,12 @@ export const Scenario = obj(
     name: Type.String({ minLength: 1, maxLength: 255 }),
     description: Type.Optional(Type.String({ maxLength: 4096 })),
     target: Type.Optional(Target),
+    seed: Type.Optional(
+      Type.Union([Type.Integer(), Type.String({ maxLength: 255 })], {
+        description:
+          "seed of every device's values (with the device name): the same seed gives the same series (default: the scenario name)",
+      }),
+    ),
     gateways: Type.Array(GatewaySpec, { minItems: 1, maxItems: SIMULATION_LIMITS.gateways }),
     durationMs: Type.Optional(
       Type.Integer({ minimum: 1, description: 'stop after this long (default: run until stopped)' }),
@@ -302,7 +364,7 @@ function semanticIssues(s: Scenario): ScenarioIssue[] {
         issues.push({ path: `${kp}.key`, message: `'${k.key}' is already keys[${dup}]` });
       else keyAt.set(k.key, ki);
       const gen = k.generator;
-      if ((gen.kind === 'random' || gen.kind === 'sine') && gen.max < gen.min)
+      if ((gen.kind === 'random' || gen.kind === 'sine' || gen.kind === 'daily') && gen.max < gen.min)
         issues.push({ path: `${kp}.generator.max`, message: `must be >= min (${gen.min})` });
       if (gen.kind === 'randomWalk') {
         if (gen.min !== undefined && gen.max !== undefined && gen.max < gen.min)

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { csvSeries, CsvError, parseCsv } from '../../../main/simulator/csv.ts';
-import { createGenerator, generatorFactory, roundTo, sineValue } from '../../../main/simulator/generators.ts';
+import {
+  createGenerator,
+  dailyValue,
+  deviceGeneratorFactory,
+  generatorFactory,
+  roundTo,
+  sineValue,
+  type ValueGenerator,
+} from '../../../main/simulator/generators.ts';
+import type { Generator } from '../../../shared/schemas/simulation.ts';
 
 /** A repeatable "random": cycles through the given numbers in [0, 1). */
 function sequence(...values: number[]): () => number {
@@ -140,5 +149,99 @@ describe('CSV replay', () => {
     expect(error({ csv: 'ts,value\n10,1\n5,2' })).toMatch(/^csv: row 3: ts goes back in time/);
     expect(error({ csv: 'ts,value\nnoon,1' })).toMatch(/^csv: row 2: ts 'noon' is neither/);
     expect(error({ csv: 'value\n"open' })).toBe('csv: a quoted field is not closed');
+  });
+});
+
+describe('devices that differ', () => {
+  const series = (gen: ValueGenerator, count: number, stepMs = 1000) =>
+    Array.from({ length: count }, (_, i) =>
+      gen.next({ elapsedMs: i * stepMs, now: 1_700_000_000_000 + i * stepMs }),
+    );
+  const sine: Generator = { kind: 'sine', min: 20, max: 30, periodMs: 60_000, decimals: 2 };
+
+  it('gives two devices of one spec different series, and the same seed the same series twice', () => {
+    for (const spec of [
+      sine,
+      { kind: 'random', min: 0, max: 100 },
+      { kind: 'randomWalk', start: 50, step: 2, min: 0, max: 100 },
+      { kind: 'counter', start: 1000, step: 0.5 },
+      { kind: 'daily', min: 10, max: 20 },
+      { kind: 'csv', csv: `value\n${Array.from({ length: 100 }, (_, i) => i).join('\n')}` },
+    ] satisfies Generator[]) {
+      const make = deviceGeneratorFactory(spec, 42, 'temperature');
+      const a = series(make('Floor 1', 1), 20);
+      const b = series(make('Floor 2', 2), 20);
+      expect(a, spec.kind).not.toEqual(b);
+      expect(series(make('Floor 1', 1), 20), spec.kind).toEqual(a);
+      expect(
+        series(deviceGeneratorFactory(spec, 43, 'temperature')('Floor 1', 1), 20),
+        spec.kind,
+      ).not.toEqual(a);
+    }
+  });
+
+  it('a sine device has its own phase and offset within the given bounds', () => {
+    const make = deviceGeneratorFactory({ ...sine, deviceOffset: 1 }, 'seed', 't');
+    const firsts = ['A', 'B', 'C', 'D', 'E'].map((d, i) => make(d, i + 1).next({ elapsedMs: 0 }) as number);
+    expect(new Set(firsts).size).toBe(5);
+    for (const v of firsts) {
+      expect(v).toBeGreaterThanOrEqual(19);
+      expect(v).toBeLessThanOrEqual(31);
+    }
+    // without variation every device is the same wave
+    const same = deviceGeneratorFactory({ ...sine, deviceOffset: 0, devicePhase: false }, 'seed', 't');
+    expect(series(same('A', 1), 10)).toEqual(series(same('B', 2), 10));
+    expect(series(same('A', 1), 10)).toEqual(series(createGenerator(sine), 10));
+  });
+
+  it('noise stays within its bound; spikes come with their probability', () => {
+    const flat: Generator = {
+      kind: 'sine',
+      min: 10,
+      max: 10,
+      periodMs: 1000,
+      devicePhase: false,
+      noise: 0.5,
+    };
+    const values = series(deviceGeneratorFactory(flat, 1, 'k')('D', 1), 500) as number[];
+    expect(Math.min(...values)).toBeGreaterThanOrEqual(9.5);
+    expect(Math.max(...values)).toBeLessThanOrEqual(10.5);
+    expect(new Set(values).size).toBeGreaterThan(50);
+    const spiky: Generator = { ...flat, noise: 0, spikes: { probability: 0.1, size: 100 } };
+    const spikes = (series(deviceGeneratorFactory(spiky, 1, 'k')('D', 1), 2000) as number[]).filter(
+      (v) => v > 100,
+    );
+    expect(spikes.length).toBeGreaterThan(120);
+    expect(spikes.length).toBeLessThan(280);
+  });
+
+  it('the daily cycle follows local time: max at peakHour, min twelve hours away', () => {
+    const at = (h: number) => new Date(2026, 5, 1, h, 0, 0).getTime();
+    const spec = { kind: 'daily', min: 10, max: 20, peakHour: 14 } as const;
+    expect(dailyValue(spec, at(14))).toBe(20);
+    expect(dailyValue(spec, at(2))).toBe(10);
+    expect(dailyValue(spec, at(8))).toBe(15);
+    const gen = deviceGeneratorFactory({ ...spec, deviceOffset: 0, devicePhase: false }, 1, 'k')('D', 1);
+    expect(gen.next({ elapsedMs: 0, now: at(14) })).toBe(20);
+  });
+
+  it('a CSV column per device: ${n} picks each device its own column', () => {
+    const csv = 'floor1,floor2\n1,10\n2,20\n3,30';
+    const make = deviceGeneratorFactory(
+      { kind: 'csv', csv, column: 'floor${n}', devicePhase: false },
+      1,
+      'k',
+    );
+    expect(series(make('F1', 1), 4)).toEqual([1, 2, 3, 1]);
+    expect(series(make('F2', 2), 4)).toEqual([10, 20, 30, 10]);
+  });
+
+  it('a counter device starts at its own point on the step grid and still counts by step', () => {
+    const make = deviceGeneratorFactory({ kind: 'counter', start: 1000, step: 0.5 }, 7, 'energy');
+    const a = series(make('M1', 1), 3) as number[];
+    expect(a[1]! - a[0]!).toBe(0.5);
+    expect((a[0]! - 1000) % 0.5).toBe(0);
+    expect(a[0]).toBeGreaterThanOrEqual(1000);
+    expect(a[0]).toBeLessThanOrEqual(1050);
   });
 });

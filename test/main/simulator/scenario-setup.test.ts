@@ -55,7 +55,15 @@ describe('scenario setup: the Smart building scenario', () => {
     // a fast wave: above 28 °C within a second, below 26 °C a few seconds later
     const gateway = scenario.gateways[0]!;
     gateway.periodMs = 100;
-    gateway.keys[0]!.generator = { kind: 'sine', min: 22, max: 30, periodMs: 4000, decimals: 1 };
+    gateway.keys[0]!.generator = {
+      kind: 'sine',
+      min: 22,
+      max: 30,
+      periodMs: 4000,
+      decimals: 1,
+      deviceOffset: 0,
+      devicePhase: false,
+    };
 
     const refused = await p.http(BASE, {
       method: 'POST',
@@ -115,5 +123,50 @@ describe('scenario setup: the Smart building scenario', () => {
       p.http('/api/tenant/assets?pageSize=100&page=0', { token }),
     );
     expect(assets.totalElements).toBe(7);
+  });
+
+  it('its rooms differ: each sensor stores its own series and raises its alarm at its own time', async () => {
+    const p = await startTestPlatform();
+    const token = await p.login();
+    const api = simulationApi(p, token);
+    const scenario = building();
+    const gateway = scenario.gateways[0]!;
+    gateway.periodMs = 100;
+    // the shipped wave, faster: the same per-device variation (seeded phase, offset, noise)
+    const wave = gateway.keys[0]!.generator as Extract<
+      Scenario['gateways'][0]['keys'][0]['generator'],
+      { kind: 'sine' }
+    >;
+    wave.periodMs = 6000;
+    const created = await api.create(scenario);
+    await api.start(created.id);
+
+    const sensors = await Promise.all([1, 2, 3, 4].map((n) => api.deviceId(`HQ Room Climate ${n}`)));
+    const firstAlarm = async (id: string) =>
+      (
+        await okJson<{ data: { type: string; startTs: number }[] }>(
+          p.http(`/api/alarm/DEVICE/${id}?pageSize=10&page=0&sortProperty=startTs&sortOrder=ASC`, { token }),
+        )
+      ).data.find((a) => a.type === 'High Temperature')?.startTs;
+    await expect
+      .poll(async () => (await Promise.all(sensors.map(firstAlarm))).every(Boolean), poll)
+      .toBe(true);
+    const starts = (await Promise.all(sensors.map(firstAlarm))) as number[];
+    // one wave, four phases: the first alarms are spread over the period, not raised together
+    expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThan(1000);
+
+    const series = async (id: string) =>
+      (
+        await okJson<{ temperature?: { value: number }[] }>(
+          p.http(
+            `/api/plugins/telemetry/DEVICE/${id}/values/timeseries?keys=temperature&startTs=0&endTs=${Date.now()}&limit=20&useStrictDataTypes=true`,
+            { token },
+          ),
+        )
+      ).temperature?.map((v) => v.value) ?? [];
+    const all = await Promise.all(sensors.map(series));
+    for (const s of all) expect(s.length).toBeGreaterThan(5);
+    expect(new Set(all.map((s) => JSON.stringify(s))).size).toBe(4);
+    await api.stop(created.id);
   });
 });

@@ -82,7 +82,7 @@ describe('scenario validation', () => {
     ).toEqual([
       'colour: is not allowed here',
       'gateways[0].qos: must be 0 or 1',
-      "gateways[0].keys[0].generator.kind: must be one of 'constant', 'random', 'sine', 'randomWalk', 'counter' or 'csv'",
+      "gateways[0].keys[0].generator.kind: must be one of 'constant', 'random', 'sine', 'daily', 'randomWalk', 'counter' or 'csv'",
       'gateways[0].keys[1].generator.periodMs: is required',
       'gateways[0].keys[2].generator.value: must be a number, a string or a boolean',
       'gateways[0].rpc[0].responder.ms: is required',
@@ -126,6 +126,40 @@ describe('scenario validation', () => {
     expect(
       problems(minimal({ keys: [{ key: 'c', generator: { kind: 'csv', csv: 'x,y\n1,2', column: 'z' } }] })),
     ).toEqual(["gateways[0].keys[0].generator.column: 'z' is not a column of the CSV (columns: x, y)"]);
+    // a column per device: device 3 has none
+    expect(
+      problems(
+        minimal({
+          devicesCount: 3,
+          keys: [{ key: 'c', generator: { kind: 'csv', csv: 'd1,d2\n1,2', column: 'd${n}' } }],
+        }),
+      ),
+    ).toEqual(["gateways[0].keys[0].generator.column: 'd3' is not a column of the CSV (columns: d1, d2)"]);
+    // the variation fields are checked with their path
+    expect(
+      problems(
+        minimal({
+          keys: [
+            {
+              key: 't',
+              generator: {
+                kind: 'sine',
+                min: 0,
+                max: 1,
+                periodMs: 10,
+                noise: -1,
+                spikes: { probability: 2 },
+              },
+            },
+          ],
+        }),
+      ),
+    ).toEqual([
+      'gateways[0].keys[0].generator.noise: must be >= 0',
+      'gateways[0].keys[0].generator.spikes.size: is required',
+      'gateways[0].keys[0].generator.spikes.probability: must be <= 1',
+    ]);
+    expect(problems({ ...minimal(), seed: { x: 1 } })).toEqual(['seed: must be an integer or a string']);
     expect(
       problems({
         name: 'S',
