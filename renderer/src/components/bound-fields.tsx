@@ -60,6 +60,7 @@ export function NumberField({
   placeholder,
   allowDecimal = false,
   empty,
+  scale = 1,
 }: {
   b: Binder;
   path: string;
@@ -70,6 +71,8 @@ export function NumberField({
   allowDecimal?: boolean;
   /** what an emptied field writes (default: the key is removed) */
   empty?: null;
+  /** the stored value is the shown one times this (1000: shown in seconds, stored in ms) */
+  scale?: number;
 }) {
   const v = b.value(path);
   return (
@@ -79,8 +82,8 @@ export function NumberField({
       placeholder={placeholder}
       min={min}
       allowDecimal={allowDecimal}
-      value={typeof v === 'number' ? v : ''}
-      onChange={(n) => b.set(path, typeof n === 'number' ? n : empty)}
+      value={typeof v === 'number' ? v / scale : ''}
+      onChange={(n) => b.set(path, typeof n === 'number' ? Math.round(n * scale) : empty)}
       error={b.error(path)}
       disabled={b.disabled}
       data-path={path}

@@ -233,9 +233,11 @@ export function ScenarioEditor({ simulation, locked }: { simulation: SimulationD
               <NumberField
                 b={b}
                 path="durationMs"
-                label="Stop after (ms)"
-                description="Empty: run until stopped"
+                label="Stop after (seconds)"
+                description="Empty: run until stopped (saved as durationMs)"
                 min={1}
+                allowDecimal
+                scale={1000}
               />
               <NumberField
                 b={b}

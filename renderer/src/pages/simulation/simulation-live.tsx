@@ -34,10 +34,14 @@ import { DeviceNameLink, StateBadge, chartedHistory, mqttVersion, shownRate } fr
 /** The rate chart's span: the server keeps the last 60 one-second samples. */
 const HISTORY_MS = 60_000;
 
+/**
+ * Acknowledged first, sent drawn over it dashed: where they are equal both stay visible (sent's dashes
+ * over acknowledged's line), where they differ publishes wait or fail.
+ */
 const RATE_LINES = [
-  { key: 'sent', color: 0, width: 5, opacity: 0.45 },
-  { key: 'acknowledged', color: 1, width: 2, opacity: 1 },
-  { key: 'failed', color: 4, width: 2, opacity: 1 },
+  { key: 'acknowledged', color: 1, width: 4, dash: undefined },
+  { key: 'failed', color: 4, width: 2, dash: undefined },
+  { key: 'sent', color: 0, width: 2, dash: '6 4' },
 ] as const;
 
 /** The run's counters: sent, acknowledged, failed, in flight, rate and datapoints. */
@@ -158,7 +162,6 @@ export function SimulationRateChart({ status }: { status: SimulationStatus }) {
               <YAxis allowDecimals={false} fontSize={12} stroke={colors.axis} />
               <Tooltip labelFormatter={(ts) => formatTime(Number(ts))} contentStyle={colors.tooltipStyle} />
               <Legend />
-              {/* sent drawn wide and pale under acknowledged: where they differ, publishes wait or fail */}
               {RATE_LINES.map((l) => (
                 <Line
                   key={l.key}
@@ -167,7 +170,7 @@ export function SimulationRateChart({ status }: { status: SimulationStatus }) {
                   name={l.key}
                   stroke={colors.series[l.color]}
                   strokeWidth={l.width}
-                  strokeOpacity={l.opacity}
+                  strokeDasharray={l.dash}
                   dot={false}
                   isAnimationActive={false}
                 />
