@@ -145,6 +145,7 @@ export async function runSimulate(
       gateways: await runGateways(scenario, target),
       durationMs: options.durationMs ?? scenario.durationMs,
       maxPeriods: scenario.messages,
+      ...(scenario.faults ? { faults: scenario.faults } : {}),
     });
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
@@ -161,6 +162,12 @@ export async function runSimulate(
       `done (${run.finishReason}) after ${(run.elapsedMs() / 1000).toFixed(1)}s: sent ${m.sent}, acked ${m.acknowledged}, ` +
         `failed ${m.failed}${failures(m)}, ${m.telemetryMessages} telemetry messages, ${m.datapoints} values\n`,
     );
+    for (const f of run.faults.list()) {
+      const answers = Object.entries(f.answers).map(([a, n]) => `${a} ${n}`);
+      out.write(
+        `fault faults[${f.index}] ${f.kind} (${f.target}): injected ${f.injected}${answers.length ? `; answered ${answers.join(', ')}` : ''}\n`,
+      );
+    }
     if (run.state === 'failed') throw new Error(run.lastError ?? 'the simulation failed');
     return 0;
   } finally {

@@ -8,6 +8,14 @@ import type {
 } from '../../shared/schemas/simulation.ts';
 import { FAILURE_REASONS } from '../../shared/schemas/simulation.ts';
 import type { Meter, RingLog } from './counters.ts';
+import {
+  activeFaults,
+  gatewayFaults,
+  strikes,
+  timestampShiftMs,
+  type FaultBook,
+  type GatewayFault,
+} from './faults.ts';
 import { deviceGeneratorFactory, type ValueGenerator } from './generators.ts';
 import {
   ConnectError,
@@ -42,6 +50,8 @@ export interface GatewayHooks {
   maxPeriods?: number;
   attributeLog: RingLog<Omit<AttributeLogEntry, 'seq'>>;
   rpcLog: RingLog<Omit<RpcLogEntry, 'seq'>>;
+  /** the run's faults: this gateway injects those that concern it and counts them here */
+  faults?: FaultBook;
   /** the gateway sent its last period */
   onFinished(gateway: SimulatedGateway): void;
   /** the gateway gave up reconnecting (bad token, not a gateway, ...) */
@@ -53,6 +63,28 @@ interface SimDevice {
   n: number;
   generators: [string, ValueGenerator][];
 }
+
+/** Telemetry of one device changed by a fault: sent in its own message, counted for each fault. */
+interface FaultedMember {
+  member: string;
+  points: number;
+  /** faults[index] of each fault that changed it */
+  tags: number[];
+  latencyMs: number;
+  duplicate: boolean;
+  reorder: boolean;
+}
+
+/** Faults that change telemetry as it is built, each period. */
+const TELEMETRY_FAULTS = new Set([
+  'latency',
+  'drop',
+  'duplicate',
+  'reorder',
+  'clockSkew',
+  'futureTimestamps',
+  'pastTimestamps',
+]);
 
 interface Pending {
   settle(reason: string | null): void;
@@ -112,6 +144,18 @@ export class SimulatedGateway {
   private reconnectTimer: NodeJS.Timeout | null = null;
   private backoffMs = 1000;
   private periods = 0;
+  private readonly faults: GatewayFault[];
+  private readonly faultTimers = new Set<NodeJS.Timeout>();
+  private readonly storms = new Map<number, NodeJS.Timeout>();
+  private faultsScheduled = false;
+  /** a fault dropped the connection: reconnect at this time (epoch ms), and count the answer for it */
+  private forcedDrop: { index: number; until: number } | null = null;
+  /** devices a fault disconnected through the gateway, until the fault ends */
+  private readonly faultDisconnected = new Set<string>();
+  /** devices whose connect a noConnect fault left out, with that fault, until their first telemetry */
+  private readonly unannounced = new Map<string, number>();
+  /** telemetry a reorder fault holds back until after the next period's */
+  private held: FaultedMember[] = [];
 
   constructor(options: {
     plan: GatewayPlan;
@@ -133,6 +177,12 @@ export class SimulatedGateway {
       n: i + 1,
       generators: factories.map(([key, make]): [string, ValueGenerator] => [key, make(name, i + 1)]),
     }));
+    this.faults = gatewayFaults(
+      this.hooks.faults?.faults ?? [],
+      this.plan.name,
+      this.plan.devices,
+      this.plan.seed,
+    );
   }
 
   /** Connects, subscribes, connects the devices and starts publishing; rejects if the first connection fails. */
@@ -209,6 +259,13 @@ export class SimulatedGateway {
     if (this.timer) clearInterval(this.timer);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.timer = this.reconnectTimer = null;
+    for (const t of this.faultTimers) {
+      clearTimeout(t);
+      clearInterval(t);
+    }
+    this.faultTimers.clear();
+    for (const t of this.storms.values()) clearInterval(t);
+    this.storms.clear();
   }
 
   private get active(): boolean {
@@ -246,6 +303,11 @@ export class SimulatedGateway {
     this.state = 'connected';
     this.error = null;
     this.backoffMs = 1000;
+    if (this.forcedDrop) {
+      this.hooks.faults?.answered(this.forcedDrop.index, 'reconnected');
+      this.forcedDrop = null;
+    }
+    this.scheduleFaults();
     if (this.plan.devices.length && this.plan.keys.length && this.periods < this.maxPeriods) {
       this.timer = setInterval(() => this.tick(), this.plan.periodMs);
       this.tick();
@@ -260,9 +322,18 @@ export class SimulatedGateway {
     this.connected.clear();
     this.refused.clear();
     const type = this.plan.deviceType;
+    const elapsed = Date.now() - this.hooks.startedAt;
     for (let i = 0; i < this.devices.length; i += CONNECT_BATCH) {
       await Promise.all(
         this.devices.slice(i, i + CONNECT_BATCH).map(async ({ name }) => {
+          if (this.faultDisconnected.has(name)) return;
+          const [silent] = activeFaults(this.faults, 'noConnect', elapsed, name);
+          if (silent) {
+            this.hooks.faults?.injected(silent.index);
+            this.unannounced.set(name, silent.index);
+            this.connected.add(name);
+            return;
+          }
           const failure = await this.publish(TOPIC.connect, { device: name, type }, 1);
           if (failure === null) this.connected.add(name);
           else if (failure !== 'not-connected') this.refused.set(name, failure);
@@ -299,9 +370,16 @@ export class SimulatedGateway {
       return;
     }
     const now = Date.now();
-    const tick = { elapsedMs: now - this.hooks.startedAt, now };
+    const elapsedMs = now - this.hooks.startedAt;
+    const tick = { elapsedMs, now };
     const members: string[] = [];
     const points: number[] = [];
+    const faulted: FaultedMember[] = [];
+    const faultsNow = this.faults.length
+      ? this.faults.filter(
+          (f) => TELEMETRY_FAULTS.has(f.fault.kind) && elapsedMs >= f.startMs && elapsedMs < f.endMs,
+        )
+      : [];
     for (const d of this.devices) {
       if (!this.connected.has(d.name)) continue;
       const values: Record<string, TelemetryValue> = {};
@@ -313,19 +391,228 @@ export class SimulatedGateway {
         n++;
       }
       if (n === 0) continue;
-      members.push(`${JSON.stringify(d.name)}:[${JSON.stringify({ ts: now, values })}]`);
-      points.push(n);
+      const unannounced = this.unannounced.get(d.name);
+      if (faultsNow.length === 0 && unannounced === undefined) {
+        members.push(`${JSON.stringify(d.name)}:[${JSON.stringify({ ts: now, values })}]`);
+        points.push(n);
+        continue;
+      }
+      const f = this.applyTelemetryFaults(faultsNow, d.name, now, values, n);
+      if (f === null) continue;
+      if (unannounced !== undefined) {
+        this.unannounced.delete(d.name);
+        f.tags.push(unannounced);
+      }
+      if (f.tags.length) faulted.push(f);
+      else {
+        members.push(f.member);
+        points.push(n);
+      }
     }
     let from = 0;
     for (const chunk of chunkMembers(members)) {
       this.meter.recordTelemetry(points.slice(from, (from += chunk.count)).reduce((a, b) => a + b, 0));
       void this.publish(TOPIC.telemetry, chunk.payload, this.plan.qos);
     }
+    const held = this.held;
+    this.held = [];
+    for (const f of faulted) {
+      if (f.reorder) this.held.push(f);
+      else this.sendFaulted(f);
+    }
+    for (const f of held) this.sendFaulted(f);
     this.periods++;
     if (this.periods >= this.maxPeriods) {
       this.clearTimers();
       this.state = 'finished';
       this.hooks.onFinished(this);
+    }
+  }
+
+  /** A device's telemetry as the active faults make it; null when a fault drops it. */
+  private applyTelemetryFaults(
+    active: GatewayFault[],
+    device: string,
+    now: number,
+    values: Record<string, TelemetryValue>,
+    points: number,
+  ): FaultedMember | null {
+    const book = this.hooks.faults;
+    let ts = now;
+    const out: FaultedMember = {
+      member: '',
+      points,
+      tags: [],
+      latencyMs: 0,
+      duplicate: false,
+      reorder: false,
+    };
+    for (const g of active) {
+      if (!g.devices.has(device)) continue;
+      switch (g.fault.kind) {
+        case 'drop':
+          if (!strikes(g)) continue;
+          book?.injected(g.index);
+          book?.answered(g.index, 'not-sent');
+          return null;
+        case 'duplicate':
+          if (!strikes(g)) continue;
+          out.duplicate = true;
+          break;
+        case 'reorder':
+          if (!strikes(g)) continue;
+          out.reorder = true;
+          break;
+        case 'latency':
+          out.latencyMs = Math.max(out.latencyMs, g.fault.latencyMs);
+          break;
+        default:
+          ts += timestampShiftMs(g.fault);
+      }
+      out.tags.push(g.index);
+    }
+    out.member = `${JSON.stringify(device)}:[${JSON.stringify({ ts, values })}]`;
+    return out;
+  }
+
+  /** Sends telemetry a fault changed, in its own message (twice for a duplicate), counting the answers. */
+  private sendFaulted(f: FaultedMember): void {
+    const book = this.hooks.faults;
+    const send = () => {
+      if (this.state !== 'connected') return;
+      for (let copy = 0; copy < (f.duplicate ? 2 : 1); copy++) {
+        this.meter.recordTelemetry(f.points);
+        for (const tag of f.tags) book?.injected(tag);
+        void this.publish(TOPIC.telemetry, `{${f.member}}`, this.plan.qos).then((failure) => {
+          for (const tag of f.tags) book?.answered(tag, this.answerOf(failure));
+        });
+      }
+    };
+    if (f.latencyMs > 0) this.faultTimeout(send, f.latencyMs);
+    else send();
+  }
+
+  private answerOf(failure: string | null): string {
+    return failure === null ? (this.plan.qos === 1 ? 'acknowledged' : 'sent') : failure;
+  }
+
+  private faultTimeout(fn: () => void, ms: number): void {
+    const t = setTimeout(() => {
+      this.faultTimers.delete(t);
+      fn();
+    }, ms);
+    this.faultTimers.add(t);
+  }
+
+  /** Once connected the first time: the start and end of each fault, on the run's clock. */
+  private scheduleFaults(): void {
+    if (this.faultsScheduled || this.faults.length === 0) return;
+    this.faultsScheduled = true;
+    const elapsed = Date.now() - this.hooks.startedAt;
+    for (const g of this.faults) {
+      this.faultTimeout(() => this.startFault(g), Math.max(0, g.startMs - elapsed));
+      if (Number.isFinite(g.endMs)) this.faultTimeout(() => this.endFault(g), Math.max(0, g.endMs - elapsed));
+    }
+  }
+
+  private whole(g: GatewayFault): boolean {
+    return g.fault.device === undefined && (g.fault.share === undefined || g.fault.share >= 1);
+  }
+
+  private startFault(g: GatewayFault): void {
+    const book = this.hooks.faults;
+    if (!this.active) return;
+    book?.mark(g.index, this.plan.name, 'start', `${g.devices.size} device(s)`);
+    const f = g.fault;
+    switch (f.kind) {
+      case 'disconnect':
+        if (this.whole(g)) this.dropConnection(g.index, g.endMs);
+        else void this.disconnectDevices(g);
+        return;
+      case 'reconnectStorm': {
+        const every = f.intervalMs ?? 1000;
+        this.dropConnection(g.index, 0);
+        const t = setInterval(() => {
+          if (this.state === 'connected') this.dropConnection(g.index, 0);
+        }, every);
+        this.storms.set(g.index, t);
+        return;
+      }
+      case 'malformed':
+      case 'oversized':
+      case 'burst':
+        this.sendBadTelemetry(g);
+        return;
+      default:
+    }
+  }
+
+  private endFault(g: GatewayFault): void {
+    if (!this.active) return;
+    this.hooks.faults?.mark(g.index, this.plan.name, 'end');
+    if (g.fault.kind === 'reconnectStorm') {
+      clearInterval(this.storms.get(g.index));
+      this.storms.delete(g.index);
+    }
+    if (g.fault.kind === 'disconnect' && !this.whole(g)) void this.reconnectDevices(g);
+  }
+
+  /** Cuts the connection as a network failure would; the gateway reconnects at `untilElapsed` (run ms). */
+  private dropConnection(index: number, untilElapsed: number): void {
+    const client = this.client;
+    if (!client?.connected) return;
+    this.hooks.faults?.injected(index);
+    this.forcedDrop = { index, until: this.hooks.startedAt + untilElapsed };
+    client.stream.destroy();
+  }
+
+  private async disconnectDevices(g: GatewayFault): Promise<void> {
+    const book = this.hooks.faults;
+    for (const device of g.devices) {
+      if (!this.connected.has(device)) continue;
+      this.connected.delete(device);
+      this.faultDisconnected.add(device);
+      book?.injected(g.index);
+      const failure = await this.publish(TOPIC.disconnect, { device }, 1);
+      book?.answered(g.index, this.answerOf(failure));
+    }
+  }
+
+  private async reconnectDevices(g: GatewayFault): Promise<void> {
+    for (const device of g.devices) {
+      if (!this.faultDisconnected.delete(device)) continue;
+      const failure = await this.publish(TOPIC.connect, { device, type: this.plan.deviceType }, 1);
+      if (failure === null) this.connected.add(device);
+    }
+  }
+
+  /** Malformed or oversized telemetry, or a burst as fast as it goes: each publish counted with its answer. */
+  private sendBadTelemetry(g: GatewayFault): void {
+    const book = this.hooks.faults;
+    const device = [...g.devices][0] ?? this.plan.devices[0];
+    if (device === undefined) return;
+    const name = JSON.stringify(device);
+    const now = Date.now();
+    const payloads: string[] = [];
+    const f = g.fault;
+    if (f.kind === 'malformed') {
+      for (let i = 0; i < (f.count ?? 1); i++)
+        payloads.push(`{${name}:[{"ts":${now},"values":{"temperature":`);
+    } else if (f.kind === 'oversized') {
+      const bytes = f.bytes ?? 1_048_576;
+      payloads.push(`{${name}:[{"ts":${now},"values":{"blob":"${'x'.repeat(bytes)}"}}]}`);
+    } else if (f.kind === 'burst') {
+      const devices = [...g.devices].map((d) => JSON.stringify(d));
+      for (let i = 0; i < (f.messages ?? 1000); i++)
+        payloads.push(
+          `{${devices.map((d) => `${d}:[{"ts":${now + i},"values":{"burst":${i}}}]`).join(',')}}`,
+        );
+    }
+    for (const payload of payloads) {
+      book?.injected(g.index);
+      void this.publish(TOPIC.telemetry, payload, this.plan.qos).then((failure) =>
+        book?.answered(g.index, this.answerOf(failure)),
+      );
     }
   }
 
@@ -367,6 +654,12 @@ export class SimulatedGateway {
   }
 
   private scheduleReconnect(): void {
+    if (this.forcedDrop) {
+      // a fault cut the link: back when the fault says (at once in a storm), not after a backoff
+      const wait = Math.max(0, this.forcedDrop.until - Date.now());
+      this.reconnectTimer = setTimeout(() => void this.reconnect(), wait);
+      return;
+    }
     this.reconnectTimer = setTimeout(() => void this.reconnect(), this.backoffMs);
     this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
   }
@@ -379,6 +672,11 @@ export class SimulatedGateway {
     } catch (err) {
       if (this.state !== 'reconnecting') return;
       this.error = (err as Error).message;
+      if (this.forcedDrop) {
+        const code = /\(0x([0-9a-f]+)\)/.exec(this.error)?.[0].slice(1, -1) ?? 'refused';
+        this.hooks.faults?.answered(this.forcedDrop.index, code);
+        this.forcedDrop = null;
+      }
       if (this.client) {
         const c = this.client;
         this.client = null;
@@ -432,6 +730,13 @@ export class SimulatedGateway {
       status: rule ? 'pending' : 'ignored',
     });
     if (!rule) return;
+    const [silent] = activeFaults(this.faults, 'rpcSilent', Date.now() - this.hooks.startedAt, device);
+    if (silent) {
+      entry.status = 'ignored';
+      this.hooks.faults?.injected(silent.index);
+      this.hooks.faults?.answered(silent.index, 'no-answer');
+      return;
+    }
     let reply: unknown;
     try {
       reply = await respond(rule.responder, { method, params }, this.abort.signal);

@@ -138,7 +138,16 @@ export class SimulationManager {
     const run = this.runs.get(id);
     const summary = this.summary(record);
     if (!run)
-      return { ...summary, elapsedMs: 0, gatewayStatus: [], history: [], attributeLog: [], rpcLog: [] };
+      return {
+        ...summary,
+        elapsedMs: 0,
+        gatewayStatus: [],
+        history: [],
+        attributeLog: [],
+        rpcLog: [],
+        faults: [],
+        faultMarkers: [],
+      };
     const s = run.status();
     return {
       ...summary,
@@ -147,6 +156,8 @@ export class SimulationManager {
       history: s.history,
       attributeLog: s.attributeLog,
       rpcLog: s.rpcLog,
+      faults: s.faults,
+      faultMarkers: s.faultMarkers,
     };
   }
 
@@ -175,6 +186,7 @@ export class SimulationManager {
         gateways,
         durationMs: overrides.durationMs ?? scenario.durationMs,
         maxPeriods: overrides.messages ?? scenario.messages,
+        ...(scenario.faults ? { faults: scenario.faults } : {}),
       });
     } catch (err) {
       this.startErrors.set(id, (err as Error).message);

@@ -1,5 +1,8 @@
 import type {
   AttributeLogEntry,
+  Fault,
+  FaultCount,
+  FaultMarker,
   GatewayStatus,
   RateSample,
   RpcLogEntry,
@@ -7,6 +10,7 @@ import type {
   SimulationState,
 } from '../../shared/schemas/simulation.ts';
 import { Meter, RingLog } from './counters.ts';
+import { FaultBook } from './faults.ts';
 import type { GatewayConnection } from './mqtt-connection.ts';
 import type { GatewayPlan } from './scenario.ts';
 import { SimulatedGateway } from './simulated-gateway.ts';
@@ -26,6 +30,8 @@ export interface RunOptions {
   durationMs?: number;
   /** each gateway stops after this many periods (0/undefined: no limit) */
   maxPeriods?: number;
+  /** the scenario's faults */
+  faults?: Fault[];
 }
 
 export interface RunStatus {
@@ -40,6 +46,8 @@ export interface RunStatus {
   history: RateSample[];
   attributeLog: AttributeLogEntry[];
   rpcLog: RpcLogEntry[];
+  faults: FaultCount[];
+  faultMarkers: FaultMarker[];
 }
 
 /** One run of a scenario: its gateways, shared counters and logs, a duration timer, and how it ended. */
@@ -52,6 +60,7 @@ export class SimulationRun {
   readonly meter = new Meter();
   readonly attributeLog = new RingLog<Omit<AttributeLogEntry, 'seq'>>();
   readonly rpcLog = new RingLog<Omit<RpcLogEntry, 'seq'>>();
+  readonly faults: FaultBook;
   readonly gateways: SimulatedGateway[];
   private readonly durationMs: number;
   private durationTimer: NodeJS.Timeout | null = null;
@@ -61,14 +70,20 @@ export class SimulationRun {
 
   constructor(options: RunOptions) {
     this.durationMs = options.durationMs ?? 0;
+    this.faults = new FaultBook(options.faults);
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     const startedAt = Date.now();
     this.startedAt = startedAt;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the hooks read the run's start as it is reset
+    const run = this;
     const hooks = {
-      startedAt,
+      get startedAt() {
+        return run.startedAt ?? startedAt;
+      },
       maxPeriods: options.maxPeriods,
       attributeLog: this.attributeLog,
       rpcLog: this.rpcLog,
+      faults: this.faults,
       onFinished: () => this.checkDone(),
       onFailed: (gw: SimulatedGateway, err: Error) => {
         this.lastError = `Gateway '${gw.plan.name}': ${err.message}`;
@@ -147,6 +162,8 @@ export class SimulationRun {
       history: this.meter.history(),
       attributeLog: this.attributeLog.list(),
       rpcLog: this.rpcLog.list(),
+      faults: this.faults.list(),
+      faultMarkers: this.faults.markers.list(),
     };
   }
 

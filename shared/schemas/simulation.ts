@@ -24,6 +24,7 @@ export const SIMULATION_LIMITS = {
   rpcRulesPerGateway: 100,
   minPeriodMs: 10,
   csvChars: 1_000_000,
+  faults: 100,
 } as const;
 
 export const DEFAULT_DEVICE_NAME_PATTERN = '${gateway} Device ${n}';
@@ -234,6 +235,110 @@ export const GatewaySpec = obj({
 });
 export type GatewaySpec = Static<typeof GatewaySpec>;
 
+// ---------------------------------------------------------------------------------------------------------
+// Faults on purpose: scheduled in the scenario, injected by the simulated gateways, counted with the
+// platform's answer.
+
+export const FAULT_KINDS = [
+  'disconnect',
+  'reconnectStorm',
+  'latency',
+  'drop',
+  'duplicate',
+  'reorder',
+  'clockSkew',
+  'futureTimestamps',
+  'pastTimestamps',
+  'malformed',
+  'oversized',
+  'rpcSilent',
+  'noConnect',
+  'burst',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** What every fault has: when, for how long, and whom it hits. */
+const FaultScope = {
+  atMs: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'when it starts, in ms from the start of the run (default 0)' }),
+  ),
+  durationMs: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'how long it lasts (default: a disconnect 5000, a storm 10000, the others until the end)',
+    }),
+  ),
+  gateway: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: "one gateway's name (default: every gateway)" }),
+  ),
+  device: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'one device of the gateways (default: all)' }),
+  ),
+  share: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "the share of the devices it hits, picked by the scenario's seed (default 1: all)",
+    }),
+  ),
+};
+const probability = Type.Optional(
+  Type.Number({ minimum: 0, maximum: 1, description: 'chance per message (default 1)' }),
+);
+const fault = <K extends FaultKind, P extends Record<string, TSchema>>(
+  kind: K,
+  description: string,
+  props: P,
+) => obj({ kind: Type.Literal(kind), ...FaultScope, ...props }, description);
+
+export const Fault = Type.Union([
+  fault(
+    'disconnect',
+    'the gateway drops its connection (a device: the gateway disconnects it) and comes back after durationMs',
+    {},
+  ),
+  fault('reconnectStorm', 'the gateway drops and reopens its connection every intervalMs during durationMs', {
+    intervalMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 600_000, description: 'default 1000' })),
+  }),
+  fault('latency', "the devices' telemetry is sent latencyMs late", {
+    latencyMs: Type.Integer({ minimum: 1, maximum: 600_000 }),
+  }),
+  fault('drop', "the devices' telemetry is not sent", { probability }),
+  fault('duplicate', "the devices' telemetry is sent twice (the same ts)", { probability }),
+  fault('reorder', "the devices' telemetry is sent after the next period's", { probability }),
+  fault('clockSkew', "the devices' clocks are off by skewMs (telemetry ts)", {
+    skewMs: Type.Integer({ minimum: -31_536_000_000, maximum: 31_536_000_000 }),
+  }),
+  fault('futureTimestamps', 'telemetry stamped in the future', {
+    offsetMs: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3_153_600_000_000, description: 'default one day' }),
+    ),
+  }),
+  fault('pastTimestamps', 'telemetry stamped in the past', {
+    offsetMs: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3_153_600_000_000, description: 'default one year' }),
+    ),
+  }),
+  fault('malformed', 'telemetry that is not JSON, at atMs', {
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'default 1' })),
+  }),
+  fault('oversized', 'telemetry larger than the broker takes, at atMs', {
+    bytes: Type.Optional(
+      Type.Integer({ minimum: 1024, maximum: 16_777_216, description: 'payload size (default 1 MiB)' }),
+    ),
+  }),
+  fault('rpcSilent', 'the devices do not answer RPC', {}),
+  fault(
+    'noConnect',
+    'the gateway does not send v1/gateway/connect for the devices before their telemetry',
+    {},
+  ),
+  fault('burst', "telemetry as fast as it goes at atMs, to pass the tenant's rate limits", {
+    messages: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'default 1000' })),
+  }),
+]);
+export type Fault = Static<typeof Fault>;
+
 export const EmbeddedTarget = obj({ kind: Type.Literal('embedded') }, "this Sandboard's own MQTT broker");
 export const RemoteTarget = obj(
   {
@@ -274,6 +379,9 @@ export const Scenario = obj(
       }),
     ),
     setup: Type.Optional(ScenarioSetup),
+    faults: Type.Optional(
+      Type.Array(Fault, { maxItems: SIMULATION_LIMITS.faults, description: 'faults injected on purpose' }),
+    ),
   },
   'A gateway simulation scenario (default target: embedded)',
 );
@@ -390,6 +498,19 @@ function semanticIssues(s: Scenario): ScenarioIssue[] {
         message: `device '${name}' has the name of a gateway`,
       });
   }
+  s.faults?.forEach((f, fi) => {
+    const fp = `faults[${fi}]`;
+    if (f.gateway !== undefined && !gatewayAt.has(f.gateway))
+      issues.push({ path: `${fp}.gateway`, message: `'${f.gateway}' is not a gateway of the scenario` });
+    else if (f.device !== undefined) {
+      const owner = deviceOwner.get(f.device);
+      if (owner === undefined || (f.gateway !== undefined && owner !== f.gateway))
+        issues.push({
+          path: `${fp}.device`,
+          message: `'${f.device}' is not a device of ${f.gateway !== undefined ? `gateway '${f.gateway}'` : 'the scenario'}`,
+        });
+    }
+  });
   if (s.setup) issues.push(...setupIssues(s.setup, new Set(deviceOwner.keys()), s.target?.kind === 'remote'));
   return issues;
 }
@@ -568,6 +689,38 @@ export const RpcLogEntry = Type.Object({
 });
 export type RpcLogEntry = Static<typeof RpcLogEntry>;
 
+/** What the platform answered to injected faults, besides the PUBACK reason codes of FAILURE_REASONS. */
+export const FAULT_ANSWERS: Record<string, string> = {
+  acknowledged: 'PUBACK success (QoS 1)',
+  sent: 'written (QoS 0: no answer expected)',
+  'not-sent': 'held back by the fault (nothing reached the platform)',
+  reconnected: 'the platform accepted the connection again',
+  'no-answer': 'an RPC request left unanswered (the platform times it out)',
+};
+
+export const FaultCount = Type.Object({
+  index: Type.Integer({ description: 'the fault of the scenario (faults[index])' }),
+  kind: Type.String(),
+  target: Type.String({ description: 'whom it hits, in words' }),
+  injected: Type.Integer({ description: 'messages, connections or requests the fault changed' }),
+  answers: Type.Record(Type.String(), Type.Integer(), {
+    description:
+      "what the platform answered -> count: 'acknowledged', 'sent', 'not-sent', 'reconnected', 'no-answer', a PUBACK or DISCONNECT reason code, or 'connection-lost'",
+  }),
+});
+export type FaultCount = Static<typeof FaultCount>;
+
+export const FaultMarker = Type.Object({
+  seq: Type.Integer(),
+  ts: Type.Integer(),
+  index: Type.Integer(),
+  kind: Type.String(),
+  gateway: Type.String(),
+  phase: Type.Union([Type.Literal('start'), Type.Literal('end')]),
+  note: Type.String(),
+});
+export type FaultMarker = Static<typeof FaultMarker>;
+
 export const SimulationStatus = Type.Object({
   ...SimulationSummary.properties,
   elapsedMs: Type.Integer({ description: 'running time of the current (or last) run' }),
@@ -577,6 +730,10 @@ export const SimulationStatus = Type.Object({
     description: 'last 100 shared attribute updates, newest first',
   }),
   rpcLog: Type.Array(RpcLogEntry, { description: 'last 100 RPC requests, newest first' }),
+  faults: Type.Array(FaultCount, { description: "the scenario's faults: injected, and the platform's answers" }),
+  faultMarkers: Type.Array(FaultMarker, {
+    description: 'where faults started and ended (the last 200, newest first)',
+  }),
 });
 export type SimulationStatus = Static<typeof SimulationStatus>;
 

@@ -55,6 +55,33 @@ describe('sandboard simulate', () => {
     expect(sent).toBeGreaterThan(10); // 10 device connects, then telemetry
   });
 
+  it("runs the scenario's faults headless and prints each with the platform's answers", async () => {
+    const file = writeScenario({
+      name: 'Headless faults',
+      gateways: [
+        {
+          name: 'H Gateway',
+          periodMs: 100,
+          devicesCount: 2,
+          deviceNamePattern: 'H Device ${n}',
+          keys: [{ key: 't', generator: { kind: 'random', min: 0, max: 1 } }],
+        },
+      ],
+      faults: [
+        { kind: 'drop', device: 'H Device 1' },
+        { kind: 'malformed', device: 'H Device 2', count: 3 },
+      ],
+    });
+    const { code, stdout, stderr } = await simulate([file, '--duration', '2s']);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(
+      /^fault faults\[0\] drop \(device 'H Device 1'\): injected (\d+); answered not-sent \1$/m,
+    );
+    expect(stdout).toMatch(
+      /^fault faults\[1\] malformed \(device 'H Device 2'\): injected 3; answered 0x99 3$/m,
+    );
+  });
+
   it('fails with the JSON path of a bad scenario file', async () => {
     const scenario = JSON.parse(
       await import('node:fs').then((fs) => fs.readFileSync(SAMPLE_FILE, 'utf8')),

@@ -160,6 +160,37 @@ describe('scenario validation', () => {
       'gateways[0].keys[0].generator.spikes.probability: must be <= 1',
     ]);
     expect(problems({ ...minimal(), seed: { x: 1 } })).toEqual(['seed: must be an integer or a string']);
+    // faults name a gateway and a device of the scenario, with their own fields
+    expect(
+      problems({
+        ...minimal(),
+        faults: [
+          { kind: 'drop', gateway: 'Nope' },
+          { kind: 'rpcSilent', device: 'G Device 9' },
+          { kind: 'latency' },
+          { kind: 'explode' },
+          { kind: 'duplicate', share: 1.5, device: 'G Device 1' },
+        ],
+      }),
+    ).toEqual([
+      'faults[2].latencyMs: is required',
+      expect.stringMatching(
+        /^faults\[3\]\.kind: must be one of 'disconnect', 'reconnectStorm', .* or 'burst'$/,
+      ),
+      'faults[4].share: must be <= 1',
+    ]);
+    expect(
+      problems({
+        ...minimal(),
+        faults: [
+          { kind: 'drop', gateway: 'Nope' },
+          { kind: 'rpcSilent', device: 'G Device 9' },
+        ],
+      }),
+    ).toEqual([
+      "faults[0].gateway: 'Nope' is not a gateway of the scenario",
+      "faults[1].device: 'G Device 9' is not a device of the scenario",
+    ]);
     expect(
       problems({
         name: 'S',
