@@ -277,7 +277,7 @@ export function ScenarioEditor({ simulation, locked }: { simulation: SimulationD
                 Add gateway
               </Button>
               <Text size="xs" c="dimmed">
-                Keys and their generators, RPC responders and attributes: in the JSON view.
+                Keys and their generators, RPC responders, attributes, the seed and faults: in the JSON view.
               </Text>
             </Group>
           </Stack>

@@ -37,6 +37,7 @@ import {
   SimulationCounters,
   SimulationRateChart,
 } from './simulation-live.tsx';
+import { FaultsCard } from './simulation-faults.tsx';
 import { StateBadge, isActive } from './simulation-ui.tsx';
 
 const FINISH_REASONS: Record<string, string> = {
@@ -244,6 +245,7 @@ export default function SimulationDetailPage({ params }: { params: PageParams })
                   </div>
                   <FailureReasons status={status.data} />
                 </SimpleGrid>
+                <FaultsCard status={status.data} />
                 <GatewayStatusTable
                   gateways={status.data.gatewayStatus}
                   runState={s.state}

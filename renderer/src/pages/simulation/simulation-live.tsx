@@ -13,7 +13,17 @@ import {
   UnstyledButton,
 } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
-import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
 import {
   FAILURE_REASONS,
   deviceNames,
@@ -135,6 +145,10 @@ export function SimulationRateChart({ status }: { status: SimulationStatus }) {
   const data = chartedHistory(status.history, status.state, status.stoppedAt, stopRequestedAt(status.id));
   const first = data[0]?.ts;
   const last = data.at(-1)?.ts ?? 0;
+  // where faults started, within the chart's minute
+  const markers = status.faultMarkers.filter(
+    (m) => m.phase === 'start' && first !== undefined && m.ts >= first && m.ts <= last + 1000,
+  );
   return (
     <Card withBorder radius="md" p="md">
       <Group justify="space-between" mb="sm">
@@ -149,6 +163,7 @@ export function SimulationRateChart({ status }: { status: SimulationStatus }) {
         data-samples={data.length}
         data-sent={data.reduce((sum, s) => sum + s.sent, 0)}
         data-series={data.map((s) => s.sent).join(',')}
+        data-fault-markers={markers.map((m) => m.kind).join(',')}
       >
         {data.length === 0 ? (
           <Text size="sm" c="dimmed" pt="xl" ta="center">
@@ -162,6 +177,15 @@ export function SimulationRateChart({ status }: { status: SimulationStatus }) {
               <YAxis allowDecimals={false} fontSize={12} stroke={colors.axis} />
               <Tooltip labelFormatter={(ts) => formatTime(Number(ts))} contentStyle={colors.tooltipStyle} />
               <Legend />
+              {markers.map((m) => (
+                <ReferenceLine
+                  key={m.seq}
+                  x={m.ts}
+                  stroke={colors.series[4]}
+                  strokeDasharray="2 3"
+                  label={{ value: m.kind, position: 'insideTopLeft', fontSize: 11, fill: colors.axis }}
+                />
+              ))}
               {RATE_LINES.map((l) => (
                 <Line
                   key={l.key}
