@@ -33,6 +33,8 @@ Options for simulate:
                          starts an in-process platform on free ports)
   --duration TIME        stop after TIME: 30s, 5m, 500ms, 1h (default: the scenario's durationMs, else Ctrl-C)
   --data-dir DIR         data directory of the in-process platform (default: a temporary one, removed after)
+  --report FILE          write the run's summary as JSON (sent, acknowledged, refused, faults, RPC, latency)
+  --junit FILE           write the run's summary as JUnit XML, for CI
 
 Options for gateway:
   --config FILE          rest.json, the REST connector's configuration (gateway 3.7+ or legacy format)

@@ -2,6 +2,36 @@ import type { RateSample, SimulationCounters } from '../../shared/schemas/simula
 
 const RATE_WINDOW_SEC = 5;
 const HISTORY_SEC = 60;
+/** PUBACK latencies kept for the percentiles (a uniform sample of the run: reservoir sampling) */
+const LATENCY_SAMPLES = 10_000;
+
+/** A fixed-size uniform sample of a run's PUBACK latencies, for percentiles. */
+export class LatencySample {
+  private readonly values: number[] = [];
+  private seen = 0;
+
+  add(ms: number): void {
+    this.seen++;
+    if (this.values.length < LATENCY_SAMPLES) this.values.push(ms);
+    else {
+      const i = Math.floor(Math.random() * this.seen);
+      if (i < LATENCY_SAMPLES) this.values[i] = ms;
+    }
+  }
+
+  clear(): void {
+    this.values.length = 0;
+    this.seen = 0;
+  }
+
+  /** p50, p90, p99 and max in ms (nearest rank); null before the first acknowledgement. */
+  percentiles(): { count: number; p50: number; p90: number; p99: number; max: number } | null {
+    if (this.values.length === 0) return null;
+    const sorted = [...this.values].sort((a, b) => a - b);
+    const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+    return { count: this.seen, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1)! };
+  }
+}
 
 interface Bucket {
   sent: number;
@@ -22,6 +52,8 @@ export class Meter {
   datapoints = 0;
   rpcRequests = 0;
   attributeUpdates = 0;
+  rpcAnswered = 0;
+  readonly latency = new LatencySample();
   readonly failedByReason = new Map<string, number>();
   private readonly buckets = new Map<number, Bucket>();
   private readonly parent: Meter | undefined;
@@ -40,6 +72,8 @@ export class Meter {
   reset(): void {
     this.sent = this.acknowledged = this.inFlight = this.skipped = 0;
     this.telemetryMessages = this.datapoints = this.rpcRequests = this.attributeUpdates = 0;
+    this.rpcAnswered = 0;
+    this.latency.clear();
     this.failedByReason.clear();
     this.buckets.clear();
     this.startedAt = this.now();
@@ -79,11 +113,13 @@ export class Meter {
     this.parent?.recordSent(qos);
   }
 
-  recordAck(): void {
+  /** latencyMs: from the publish to its PUBACK */
+  recordAck(latencyMs?: number): void {
     this.acknowledged++;
     this.inFlight--;
     this.bucket().acknowledged++;
-    this.parent?.recordAck();
+    if (latencyMs !== undefined) this.latency.add(latencyMs);
+    this.parent?.recordAck(latencyMs);
   }
 
   recordFailure(reason: string, qos: 0 | 1): void {
@@ -107,6 +143,11 @@ export class Meter {
   recordRpc(): void {
     this.rpcRequests++;
     this.parent?.recordRpc();
+  }
+
+  recordRpcAnswered(): void {
+    this.rpcAnswered++;
+    this.parent?.recordRpcAnswered();
   }
 
   recordAttributeUpdate(): void {

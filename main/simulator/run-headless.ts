@@ -1,11 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FAILURE_REASONS, formatIssue, type Scenario } from '../../shared/schemas/simulation.ts';
 import type { Services } from '../platform/services.ts';
 import type { Meter } from './counters.ts';
-import { parseScenarioText, ScenarioError } from './scenario.ts';
+import { deviceCount, parseScenarioText, ScenarioError, targetLabel } from './scenario.ts';
+import { junitXml, runReport } from './simulation-report.ts';
 import { SimulationRun } from './simulation-run.ts';
 import { embeddedUrl, remoteTarget, runGateways, type ResolvedTarget } from './targets.ts';
 
@@ -16,6 +18,10 @@ export interface SimulateOptions {
   durationMs?: number;
   /** data dir of the in-process platform (default: a temporary one, removed after the run) */
   dataDir?: string;
+  /** write the run's summary here as JSON */
+  report?: string;
+  /** write the run's summary here as JUnit XML */
+  junit?: string;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -37,6 +43,8 @@ export function parseSimulateArgs(argv: string[]): SimulateOptions {
       platform: { type: 'string' },
       duration: { type: 'string' },
       'data-dir': { type: 'string' },
+      report: { type: 'string' },
+      junit: { type: 'string' },
     },
     strict: true,
     allowPositionals: true,
@@ -49,6 +57,8 @@ export function parseSimulateArgs(argv: string[]): SimulateOptions {
     ...(values.platform !== undefined ? { platform: values.platform } : {}),
     ...(values.duration !== undefined ? { durationMs: parseDuration(values.duration) } : {}),
     ...(values['data-dir'] !== undefined ? { dataDir: resolve(values['data-dir']) } : {}),
+    ...(values.report !== undefined ? { report: resolve(values.report) } : {}),
+    ...(values.junit !== undefined ? { junit: resolve(values.junit) } : {}),
   };
 }
 
@@ -167,6 +177,21 @@ export async function runSimulate(
       out.write(
         `fault faults[${f.index}] ${f.kind} (${f.target}): injected ${f.injected}${answers.length ? `; answered ${answers.join(', ')}` : ''}\n`,
       );
+    }
+    if (options.report || options.junit) {
+      const report = runReport(
+        run,
+        {
+          id: randomUUID(),
+          name: scenario.name,
+          target: options.platform ?? targetLabel(scenario),
+          gateways: scenario.gateways.length,
+          devices: deviceCount(scenario),
+        },
+        null,
+      );
+      if (options.report) writeFileSync(options.report, `${JSON.stringify(report, null, 2)}\n`);
+      if (options.junit) writeFileSync(options.junit, junitXml(report));
     }
     if (run.state === 'failed') throw new Error(run.lastError ?? 'the simulation failed');
     return 0;

@@ -624,6 +624,7 @@ export class SimulatedGateway {
     const client = this.client;
     if (!client?.connected) return Promise.resolve('not-connected');
     this.meter.recordSent(qos);
+    const sentAt = performance.now();
     let resolveDone: (reason: string | null) => void = () => undefined;
     const result = new Promise<string | null>((resolve) => (resolveDone = resolve));
     const entry: Pending = {
@@ -631,7 +632,7 @@ export class SimulatedGateway {
       settle: (reason) => {
         if (!this.pending.delete(entry)) return;
         if (reason !== null) this.meter.recordFailure(reason, qos);
-        else if (qos === 1) this.meter.recordAck();
+        else if (qos === 1) this.meter.recordAck(performance.now() - sentAt);
         resolveDone(reason);
       },
     };
@@ -746,6 +747,7 @@ export class SimulatedGateway {
     }
     const failure = await this.publish(TOPIC.rpc, { device, id, data: reply }, this.plan.qos);
     entry.status = failure === null ? 'answered' : 'failed';
+    if (failure === null) this.meter.recordRpcAnswered();
     entry.reply = reply;
     entry.answeredAt = Date.now();
   }

@@ -1,5 +1,6 @@
 import type {
   Scenario,
+  SimulationReport,
   SimulationCounters,
   SimulationDetails,
   SimulationStatus,
@@ -9,7 +10,9 @@ import type {
 import { ErrorCode, invalidArgument, notFound, PlatformError } from '../platform/errors.ts';
 import type { Services } from '../platform/services.ts';
 import type { ScenarioRecord, ScenarioService } from '../platform/scenarios.ts';
+import { deviceNames } from '../../shared/schemas/simulation.ts';
 import { deviceCount, parseScenario, ScenarioError, targetLabel } from './scenario.ts';
+import { runReport } from './simulation-report.ts';
 import { SimulationRun } from './simulation-run.ts';
 import { embeddedUrl, remoteTarget, runGateways, type ResolvedTarget } from './targets.ts';
 
@@ -32,6 +35,9 @@ const ZERO: SimulationCounters = {
   attributeUpdates: 0,
   messagesPerSecond: 0,
 };
+
+/** Alarms are counted for a report up to this many devices. */
+const MAX_REPORT_DEVICES = 5000;
 
 const conflict = (message: string) => new PlatformError(409, ErrorCode.GENERAL, message);
 
@@ -159,6 +165,43 @@ export class SimulationManager {
       faults: s.faults,
       faultMarkers: s.faultMarkers,
     };
+  }
+
+  /** The summary of the current or last run (404 before the first). */
+  report(id: string): SimulationReport {
+    const record = this.record(id);
+    const run = this.runs.get(id);
+    if (!run || run.startedAt === null)
+      throw notFound(`Simulation with id [${id}] has not run yet: start it to get a report`);
+    const scenario = record.scenario;
+    return runReport(
+      run,
+      {
+        id,
+        name: record.name,
+        target: targetLabel(scenario),
+        gateways: scenario.gateways.length,
+        devices: deviceCount(scenario),
+      },
+      scenario.target?.kind === 'remote' ? null : this.alarmsRaised(scenario, run),
+    );
+  }
+
+  /** Alarms the scenario's devices raised during the run, on this platform (null past a size). */
+  private alarmsRaised(scenario: Scenario, run: SimulationRun): number | null {
+    if (deviceCount(scenario) > MAX_REPORT_DEVICES) return null;
+    const ids: string[] = [];
+    for (const g of scenario.gateways)
+      for (const name of deviceNames(g)) {
+        const row = this.services.devices.findRowByName(name);
+        if (row) ids.push(row.id);
+      }
+    if (ids.length === 0) return 0;
+    return this.services.alarms.count({
+      originatorIds: ids,
+      startTime: run.startedAt ?? 0,
+      endTime: run.stoppedAt ?? Date.now(),
+    });
   }
 
   /** Stops every run (the platform is stopping); later starts are refused. */

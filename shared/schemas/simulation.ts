@@ -730,7 +730,9 @@ export const SimulationStatus = Type.Object({
     description: 'last 100 shared attribute updates, newest first',
   }),
   rpcLog: Type.Array(RpcLogEntry, { description: 'last 100 RPC requests, newest first' }),
-  faults: Type.Array(FaultCount, { description: "the scenario's faults: injected, and the platform's answers" }),
+  faults: Type.Array(FaultCount, {
+    description: "the scenario's faults: injected, and the platform's answers",
+  }),
   faultMarkers: Type.Array(FaultMarker, {
     description: 'where faults started and ended (the last 200, newest first)',
   }),
@@ -752,3 +754,44 @@ export const StartSimulationRequest = Type.Union(
   { description: 'optional; an empty body runs the scenario as saved' },
 );
 export type StartSimulationRequest = { durationMs?: number; messages?: number } | null;
+
+export const LatencyPercentiles = Type.Object(
+  {
+    count: Type.Integer({ description: 'acknowledged publishes' }),
+    p50: Type.Number(),
+    p90: Type.Number(),
+    p99: Type.Number(),
+    max: Type.Number(),
+  },
+  { description: 'from a publish to its PUBACK, in ms' },
+);
+
+export const SimulationReport = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  target: Type.String(),
+  state: SimulationState,
+  finishReason: Type.Union([Type.String(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  startedAt: Type.Integer(),
+  stoppedAt: Type.Union([Type.Integer(), Type.Null()], { description: 'null while it runs' }),
+  durationMs: Type.Integer(),
+  gateways: Type.Integer(),
+  devices: Type.Integer(),
+  sent: Type.Integer(),
+  acknowledged: Type.Integer(),
+  refused: Type.Integer({ description: 'publishes that failed' }),
+  refusedByReason: Type.Record(Type.String(), Type.Integer()),
+  telemetryMessages: Type.Integer(),
+  datapoints: Type.Integer(),
+  faultsInjected: Type.Integer(),
+  faults: Type.Array(FaultCount),
+  alarmsRaised: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      "alarms raised by the scenario's devices during the run (embedded target; null for a remote one)",
+  }),
+  rpcRequests: Type.Integer(),
+  rpcAnswered: Type.Integer(),
+  latencyMs: Type.Union([LatencyPercentiles, Type.Null()]),
+});
+export type SimulationReport = Static<typeof SimulationReport>;

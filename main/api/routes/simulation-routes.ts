@@ -2,6 +2,7 @@ import { IdParams } from '../../../shared/schemas/common.ts';
 import {
   Scenario,
   SimulationDetails,
+  SimulationReport,
   SimulationStatus,
   SimulationSummary,
   StartSimulationRequest,
@@ -9,6 +10,7 @@ import {
 import { requireTenantAdmin } from '../../platform/auth/principal.ts';
 import type { Services } from '../../platform/services.ts';
 import { SimulationManager } from '../../simulator/simulation-manager.ts';
+import { junitXml } from '../../simulator/simulation-report.ts';
 import { principalOf } from '../authenticate.ts';
 import { authErrors, ownValidation, type Api } from '../route-types.ts';
 import { registerRunnableResourceRoutes, runErrors } from './runnable-resource-routes.ts';
@@ -102,6 +104,45 @@ export function registerSimulationRoutes(app: Api, deps: SimulationRouteDeps): S
         .header('content-disposition', `attachment; filename="${attachmentName(scenario.name)}"`)
         .type('application/json; charset=utf-8')
         .send(JSON.stringify(scenario, null, 2) as unknown as Scenario); // pretty-printed for the file
+    },
+  );
+  app.get(
+    `${BASE}/:id/report`,
+    {
+      schema: {
+        tags,
+        summary:
+          'Summary of the current or last run: sent, acknowledged, refused by reason, faults, alarms raised, RPC answered, PUBACK latency percentiles (404 before the first run)',
+        params: IdParams,
+        response: { 200: SimulationReport, ...authErrors },
+      },
+    },
+    async (request) => {
+      admin(request);
+      return manager.report(request.params.id);
+    },
+  );
+  app.get(
+    `${BASE}/:id/report/junit`,
+    {
+      schema: {
+        tags,
+        summary:
+          'The run summary as JUnit XML: the run ends well, publishes are acknowledged, RPC is answered, each fault was injected',
+        params: IdParams,
+        response: { 200: { type: 'string', description: 'JUnit XML' }, ...authErrors },
+      },
+    },
+    async (request, reply) => {
+      admin(request);
+      const report = manager.report(request.params.id);
+      return reply
+        .header(
+          'content-disposition',
+          `attachment; filename="${attachmentName(report.name).replace(/\.json$/, '-report.xml')}"`,
+        )
+        .type('application/xml; charset=utf-8')
+        .send(junitXml(report));
     },
   );
   return manager;
