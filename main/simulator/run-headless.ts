@@ -7,7 +7,8 @@ import { FAILURE_REASONS, formatIssue, type Scenario } from '../../shared/schema
 import type { Services } from '../platform/services.ts';
 import type { Meter } from './counters.ts';
 import { deviceCount, parseScenarioText, ScenarioError, targetLabel } from './scenario.ts';
-import { junitXml, runReport } from './simulation-report.ts';
+import { junitXml } from '../../shared/simulation-junit.ts';
+import { runReport } from './simulation-report.ts';
 import { SimulationRun } from './simulation-run.ts';
 import { embeddedUrl, remoteTarget, runGateways, type ResolvedTarget } from './targets.ts';
 

@@ -10,7 +10,7 @@ import {
 import { requireTenantAdmin } from '../../platform/auth/principal.ts';
 import type { Services } from '../../platform/services.ts';
 import { SimulationManager } from '../../simulator/simulation-manager.ts';
-import { junitXml } from '../../simulator/simulation-report.ts';
+import { junitXml } from '../../../shared/simulation-junit.ts';
 import { principalOf } from '../authenticate.ts';
 import { authErrors, ownValidation, type Api } from '../route-types.ts';
 import { registerRunnableResourceRoutes, runErrors } from './runnable-resource-routes.ts';

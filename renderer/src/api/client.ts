@@ -33,6 +33,7 @@ import type { DemoLogins, PlatformInfo, PlatformStats } from '../../../shared/sc
 import type {
   Scenario,
   SimulationDetails,
+  SimulationReport,
   SimulationStatus,
   SimulationSummary,
 } from '../../../shared/schemas/simulation.ts';
@@ -41,7 +42,7 @@ import type { Session, SessionStore } from './session.ts';
 
 export type { ApiKey, CreatedApiKey, Customer, Device, DeviceCredentials, PlatformInfo, PlatformStats, User };
 export type { AttributeData, AttributeScope, RuleChain, RuleChainMetadata, TimeseriesData };
-export type { Scenario, SimulationDetails, SimulationStatus, SimulationSummary };
+export type { Scenario, SimulationDetails, SimulationReport, SimulationStatus, SimulationSummary };
 export type { Edge, EdgeEvent, EdgeEventStatus, EdgeSimulatorDetails, EdgeSimulatorSummary, SaveEdgeRequest };
 
 /** A node type the rule engine runs (GET /api/ruleNode/types). */
@@ -500,6 +501,11 @@ export class ApiClient {
 
   simulationStatus(id: string): Promise<SimulationStatus> {
     return this.request('GET', `/api/sandboard/simulations/${enc(id)}/status`);
+  }
+
+  /** The summary of the current or last run (404 before the first). */
+  simulationReport(id: string): Promise<SimulationReport> {
+    return this.request('GET', `/api/sandboard/simulations/${enc(id)}/report`);
   }
 
   /** The scenario file, as `sandboard simulate` and import take it. */

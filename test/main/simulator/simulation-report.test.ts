@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Scenario, SimulationReport } from '../../../shared/schemas/simulation.ts';
-import { junitXml } from '../../../main/simulator/simulation-report.ts';
+import { junitXml } from '../../../shared/simulation-junit.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
 import { expectTbError, okJson } from '../api/api-kit.ts';
 import { BASE, simulationApi } from './sim-kit.ts';

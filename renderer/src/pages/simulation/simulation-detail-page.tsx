@@ -38,6 +38,7 @@ import {
   SimulationRateChart,
 } from './simulation-live.tsx';
 import { FaultsCard } from './simulation-faults.tsx';
+import { SimulationReportCard } from './simulation-report-card.tsx';
 import { StateBadge, isActive } from './simulation-ui.tsx';
 
 const FINISH_REASONS: Record<string, string> = {
@@ -239,6 +240,7 @@ export default function SimulationDetailPage({ params }: { params: PageParams })
             <SimulationCounters status={status.data} />
             {status.data && (
               <>
+                <SimulationReportCard status={status.data} />
                 <SimpleGrid cols={{ base: 1, lg: 3 }}>
                   <div style={{ gridColumn: 'span 2' }}>
                     <SimulationRateChart status={status.data} />
