@@ -38,24 +38,28 @@ test('the smart building demo draws a distinct temperature line per floor; Stop 
   await expect(lines).toHaveCount(3);
   await expect(lines.last()).toHaveAttribute('stroke-dasharray', '6 4');
 
-  // each floor's temperature, as its device page draws it
+  // each floor's temperature, as its device page draws it (opened from the simulation's device list)
   const temperatureLine = async (device: string) => {
-    const res = await rest.request(`/api/tenant/devices?deviceName=${encodeURIComponent(device)}`, { auth });
-    const deviceId = ((await res.json()) as { id: { id: string } }).id.id;
-    await page.goto(`/devices/${deviceId}`);
+    await page.getByRole('button', { name: 'Show the devices of Building A Gateway' }).click();
+    await page.getByTestId('simulated-device-link').filter({ hasText: device }).click();
     await waitForPage(page, 'device');
+    await expect(page.getByTestId('device-name')).toHaveText(device);
     const chart = page.getByTestId('telemetry-chart');
     await expect
       .poll(async () => Number(await chart.getAttribute('data-points')), { timeout: 20_000 })
       .toBeGreaterThan(8);
+    await expect(chart.locator('path.recharts-line-curve').first()).toBeVisible();
+    const res = await rest.request(`/api/tenant/devices?deviceName=${encodeURIComponent(device)}`, { auth });
+    const deviceId = ((await res.json()) as { id: { id: string } }).id.id;
     const keys = await rest.request(
       `/api/plugins/telemetry/DEVICE/${deviceId}/values/timeseries?keys=temperature&startTs=0&endTs=${Date.now()}&limit=8&useStrictDataTypes=true`,
       { auth },
     );
+    await page.goBack();
+    await waitForPage(page, 'simulation');
     return ((await keys.json()) as { temperature: { value: number }[] }).temperature.map((v) => v.value);
   };
   const floor1 = await temperatureLine('Building A Floor 1 Climate');
-  await expect(page.getByTestId('telemetry-chart').locator('path.recharts-line-curve').first()).toBeVisible();
   const floor2 = await temperatureLine('Building A Floor 2 Climate');
   expect(floor1.length).toBe(8);
   expect(floor2).not.toEqual(floor1);
