@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { Scenario } from '../../../shared/schemas/simulation.ts';
+import type { Scenario, SimulationReport } from '../../../shared/schemas/simulation.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
 import { SANDBOARD_BIN } from '../../helpers/serve-process.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
@@ -72,8 +72,26 @@ describe('sandboard simulate', () => {
         { kind: 'malformed', device: 'H Device 2', count: 3 },
       ],
     });
-    const { code, stdout, stderr } = await simulate([file, '--duration', '2s']);
+    const out = tempDir();
+    const { code, stdout, stderr } = await simulate([
+      file,
+      '--duration',
+      '2s',
+      '--report',
+      join(out, 'run.json'),
+      '--junit',
+      join(out, 'run.xml'),
+    ]);
     expect(code, stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as SimulationReport;
+    expect(report).toMatchObject({ name: 'Headless faults', finishReason: 'duration', devices: 2 });
+    expect(report.faults.map((f) => [f.kind, f.injected > 0])).toEqual([
+      ['drop', true],
+      ['malformed', true],
+    ]);
+    expect(readFileSync(join(out, 'run.xml'), 'utf8')).toContain(
+      'name="faults[1] malformed (device &apos;H Device 2&apos;)"',
+    );
     expect(stdout).toMatch(
       /^fault faults\[0\] drop \(device 'H Device 1'\): injected (\d+); answered not-sent \1$/m,
     );
