@@ -12,6 +12,7 @@ import { installSpringParams } from './spring-params.ts';
 import type { Api, RouteDeps } from './route-types.ts';
 import { registerChainTestRoutes } from './routes/chain-test-routes.ts';
 import type { ScratchRules } from '../rule-engine/chain-tests/run-cases.ts';
+import { registerAlarmCommentRoutes } from './routes/alarm-comment-routes.ts';
 import { registerAlarmRoutes } from './routes/alarm-routes.ts';
 import { registerApiKeyRoutes } from './routes/api-key-routes.ts';
 import { registerAssetRoutes } from './routes/asset-routes.ts';
@@ -102,6 +103,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   registerTelemetryRoutes(api, deps);
   registerAssetRoutes(api, deps);
   registerAlarmRoutes(api, deps);
+  registerAlarmCommentRoutes(api, deps);
   registerRelationRoutes(api, deps);
   registerEntityQueryRoutes(api, deps);
   registerRuleChainRoutes(api, deps);

@@ -20,6 +20,7 @@ import {
   type AlarmRow,
   type AlarmSelection,
 } from './alarm-records.ts';
+import { writeSystemComment } from './alarm-comment-records.ts';
 import type { Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import { normalName, type EntityDirectory, type EntityRef, type EntitySummary } from './entity-directory.ts';
@@ -409,6 +410,7 @@ export class AlarmService {
       if (!row) throw notFound(`Alarm with id [${id}] is not found`);
       if (row.acknowledged === 1) throw badRequestParams('Alarm was already acknowledged!');
       w.run('UPDATE alarms SET acknowledged = 1, ack_ts = ? WHERE id = ?', [ts, id]);
+      writeSystemComment(w, id, this.ctx.now(), actor, 'acknowledged');
       return { kind: 'ACK' as const, id, old: row };
     });
     return this.finish(result, actor);
@@ -452,6 +454,7 @@ export class AlarmService {
     const propagatedTo = this.recordsOf(id);
     await this.ctx.db.write((w) => {
       w.run('DELETE FROM entity_alarms WHERE alarm_id = ?', [id]);
+      w.run('DELETE FROM alarm_comments WHERE alarm_id = ?', [id]);
       w.run('DELETE FROM alarms WHERE id = ?', [id]);
     });
     const change: AlarmChange = {
@@ -487,6 +490,7 @@ export class AlarmService {
         detailsText ?? null,
         id,
       ]);
+      if (actor) writeSystemComment(w, id, this.ctx.now(), actor, 'cleared');
       return { kind: 'CLEAR' as const, id, old: row };
     });
     return this.finish(result, actor);

@@ -244,4 +244,15 @@ export const migrations: Migration[] = [
       w.run('CREATE INDEX rule_node_states_entity ON rule_node_states(entity_id)');
     },
   },
+  {
+    version: 46,
+    name: 'alarm comments',
+    up(w) {
+      // ThingsBoard's alarm_comment: users' comments and the platform's own (acknowledged, cleared).
+      w.run(`CREATE TABLE alarm_comments (
+        id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, alarm_id TEXT NOT NULL, user_id TEXT,
+        type TEXT NOT NULL, comment TEXT NOT NULL)`);
+      w.run('CREATE INDEX alarm_comments_alarm ON alarm_comments(alarm_id, created_time)');
+    },
+  },
 ];

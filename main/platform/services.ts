@@ -1,3 +1,4 @@
+import { AlarmCommentService } from './alarm-comments.ts';
 import { AlarmService } from './alarms.ts';
 import { AssetProfileService } from './asset-profiles.ts';
 import { AssetService } from './assets.ts';
@@ -58,6 +59,7 @@ export interface Services {
   assetProfiles: AssetProfileService;
   assets: AssetService;
   alarms: AlarmService;
+  alarmComments: AlarmCommentService;
   entityQuery: EntityQueryService;
 }
 
@@ -123,6 +125,7 @@ export function createServices(
     relations,
     assetProfiles,
     assets: new AssetService(ctx, assetProfiles, relations, storage),
+    alarmComments: new AlarmCommentService(ctx, alarms, storage),
     alarms,
     entityQuery: new EntityQueryService(ctx, { directory, relations, alarms, telemetry }),
   };

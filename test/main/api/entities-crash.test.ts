@@ -5,8 +5,8 @@ import { tempDir } from '../../helpers/temp-dir.ts';
 
 /**
  * `sandboard serve` killed with SIGKILL right after the last 2xx: an asset, its relation to a device,
- * the asset's telemetry and attributes, and an alarm (raised with propagation, acknowledged, raised
- * again with a new severity) must all be there after the restart, exactly as acknowledged.
+ * the asset's telemetry and attributes, and an alarm (raised with propagation, acknowledged, commented,
+ * raised again with a new severity) must all be there after the restart, exactly as acknowledged.
  */
 const FREE_PORTS = ['--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'];
 
@@ -84,6 +84,13 @@ describe('assets, relations and alarms survive a kill -9', () => {
       );
     const alarm = await raise('MINOR');
     await a.ok(a.http(`/api/alarm/${alarm.id.id}/ack`, { method: 'POST', token: a.token }));
+    await a.ok(
+      a.http(`/api/alarm/${alarm.id.id}/comment`, {
+        method: 'POST',
+        token: a.token,
+        json: { comment: { text: 'Belt replaced' } },
+      }),
+    );
     await raise('CRITICAL');
     await kill(first);
 
@@ -94,6 +101,15 @@ describe('assets, relations and alarms survive a kill -9', () => {
     );
     expect(shown.data.map((x) => [x.id.id, x.status, x.severity])).toEqual([
       [alarm.id.id, 'ACTIVE_ACK', 'CRITICAL'],
+    ]);
+    const comments = await b.ok<{ data: { type: string; comment: { text: string } }[] }>(
+      b.http(`/api/alarm/${alarm.id.id}/comment?pageSize=10&page=0&sortProperty=createdTime&sortOrder=ASC`, {
+        token: b.token,
+      }),
+    );
+    expect(comments.data.map((c) => [c.type, c.comment.text])).toEqual([
+      ['SYSTEM', 'Alarm was acknowledged by user tenant@thingsboard.org'],
+      ['OTHER', 'Belt replaced'],
     ]);
     expect(
       await b.ok(b.http(`/api/relations?fromId=${asset.id.id}&fromType=ASSET`, { token: b.token })),

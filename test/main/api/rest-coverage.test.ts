@@ -11,6 +11,7 @@ import { okJson, useSharedPlatform } from './api-kit.ts';
  */
 const CHECKED_CONTROLLERS = [
   'Alarm',
+  'AlarmComment',
   'ApiKey',
   'Asset',
   'AssetProfile',
