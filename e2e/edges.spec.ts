@@ -115,6 +115,7 @@ test('create an edge, assign a device, and inspect its queue and a simulated edg
 
   // the demo either runs or says plainly why not
   await page.getByTestId('run-edge-demo').click();
+  await page.getByTestId('confirm-edge-demo').click();
   await expect(
     page
       .getByTestId('demo-result')

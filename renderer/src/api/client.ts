@@ -17,6 +17,8 @@ import type {
   Customer,
   Device,
   DeviceCredentials,
+  DeviceInfo,
+  EntitySubtype,
   SaveDeviceCredentialsRequest,
   SaveDeviceRequest,
 } from '../../../shared/schemas/entities.ts';
@@ -40,7 +42,17 @@ import type {
 import type { AttributeData, AttributeScope, TimeseriesData } from '../../../shared/schemas/telemetry.ts';
 import type { Session, SessionStore } from './session.ts';
 
-export type { ApiKey, CreatedApiKey, Customer, Device, DeviceCredentials, PlatformInfo, PlatformStats, User };
+export type {
+  ApiKey,
+  CreatedApiKey,
+  Customer,
+  Device,
+  DeviceCredentials,
+  DeviceInfo,
+  PlatformInfo,
+  PlatformStats,
+  User,
+};
 export type { AttributeData, AttributeScope, RuleChain, RuleChainMetadata, TimeseriesData };
 export type { Scenario, SimulationDetails, SimulationReport, SimulationStatus, SimulationSummary };
 export type { Edge, EdgeEvent, EdgeEventStatus, EdgeSimulatorDetails, EdgeSimulatorSummary, SaveEdgeRequest };
@@ -131,6 +143,12 @@ export interface DevicePageQuery {
   textSearch?: string;
   sortProperty?: 'createdTime' | 'name' | 'type' | 'label' | 'deviceProfileName';
   sortOrder?: 'ASC' | 'DESC';
+}
+
+/** The device list's query: ThingsBoard's device info filter (activity and type) besides paging. */
+export interface DeviceInfoPageQuery extends DevicePageQuery {
+  active?: boolean;
+  type?: string;
 }
 
 export interface HistoryQuery {
@@ -310,6 +328,35 @@ export class ApiClient {
   devices(query: DevicePageQuery, customerId?: string): Promise<PageData<Device>> {
     const path = customerId ? `/api/customer/${enc(customerId)}/devices` : '/api/tenant/devices';
     return this.request('GET', path, { query: { ...query } });
+  }
+
+  deviceInfos(query: DeviceInfoPageQuery, customerId?: string): Promise<PageData<DeviceInfo>> {
+    const path = customerId ? `/api/customer/${enc(customerId)}/deviceInfos` : '/api/tenant/deviceInfos';
+    return this.request('GET', path, { query: { ...query } });
+  }
+
+  deviceTypes(): Promise<EntitySubtype[]> {
+    return this.request('GET', '/api/device/types');
+  }
+
+  /** Each device's lastActivityTime server attribute (ms), by device id; a device that never sent is left out. */
+  async lastActivityTimes(deviceIds: string[]): Promise<Record<string, number>> {
+    if (deviceIds.length === 0) return {};
+    const page = await this.request<{
+      data: { entityId: { id: string }; latest: Record<string, Record<string, { value: unknown }>> }[];
+    }>('POST', '/api/entitiesQuery/find', {
+      body: {
+        entityFilter: { type: 'entityList', entityType: 'DEVICE', entityList: deviceIds },
+        pageLink: { page: 0, pageSize: deviceIds.length },
+        latestValues: [{ type: 'SERVER_ATTRIBUTE', key: 'lastActivityTime' }],
+      },
+    });
+    const times: Record<string, number> = {};
+    for (const row of page.data) {
+      const value = Number(row.latest.SERVER_ATTRIBUTE?.lastActivityTime?.value);
+      if (Number.isFinite(value) && value > 0) times[row.entityId.id] = value;
+    }
+    return times;
   }
 
   device(id: string): Promise<Device> {

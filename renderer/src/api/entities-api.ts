@@ -9,6 +9,7 @@ import type {
   AlarmSeverity,
   SaveAlarmRequest,
 } from '../../../shared/schemas/alarms.ts';
+import type { AlarmComment, AlarmCommentInfo } from '../../../shared/schemas/alarm-comments.ts';
 import type {
   Asset,
   AssetProfileInfo,
@@ -25,6 +26,7 @@ import type { ApiClient } from './client.ts';
 
 export type {
   Alarm,
+  AlarmCommentInfo,
   AlarmInfo,
   AlarmSearchStatus,
   AlarmSeverity,
@@ -165,6 +167,21 @@ export function ackAlarm(client: ApiClient, id: string): Promise<AlarmInfo> {
 
 export function clearAlarm(client: ApiClient, id: string): Promise<AlarmInfo> {
   return client.request('POST', `/api/alarm/${enc(id)}/clear`);
+}
+
+/** An alarm's comments, oldest first (GET /api/alarm/{alarmId}/comment). */
+export function alarmComments(client: ApiClient, alarmId: string): Promise<PageData<AlarmCommentInfo>> {
+  return client.request('GET', `/api/alarm/${enc(alarmId)}/comment`, {
+    query: { page: 0, pageSize: 200, sortProperty: 'createdTime', sortOrder: 'ASC' },
+  });
+}
+
+export function addAlarmComment(client: ApiClient, alarmId: string, text: string): Promise<AlarmComment> {
+  return client.request('POST', `/api/alarm/${enc(alarmId)}/comment`, { body: { comment: { text } } });
+}
+
+export function deleteAlarmComment(client: ApiClient, alarmId: string, commentId: string): Promise<void> {
+  return client.request('DELETE', `/api/alarm/${enc(alarmId)}/comment/${enc(commentId)}`);
 }
 
 export function deleteAlarm(client: ApiClient, id: string): Promise<boolean> {

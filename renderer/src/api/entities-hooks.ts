@@ -6,6 +6,9 @@ import type { SaveRelationRequest, SearchDirection } from '../../../shared/schem
 import { useApi } from './api-context.tsx';
 import {
   ackAlarm,
+  addAlarmComment,
+  alarmComments,
+  deleteAlarmComment,
   activeAlarmCount,
   alarms,
   alarmTypes,
@@ -176,6 +179,24 @@ export function useClearAlarm() {
 export function useDeleteAlarm() {
   const client = useApi();
   return useAlarmMutation((id: string) => deleteAlarm(client, id));
+}
+
+export function useAlarmComments(alarmId: string) {
+  const client = useApi();
+  return useQuery({
+    queryKey: entityKeys.alarmComments(alarmId),
+    queryFn: () => alarmComments(client, alarmId),
+  });
+}
+
+export function useAddAlarmComment(alarmId: string) {
+  const client = useApi();
+  return useAlarmMutation((text: string) => addAlarmComment(client, alarmId, text));
+}
+
+export function useDeleteAlarmComment(alarmId: string) {
+  const client = useApi();
+  return useAlarmMutation((commentId: string) => deleteAlarmComment(client, alarmId, commentId));
 }
 
 export function useRaiseAlarm() {

@@ -17,6 +17,7 @@ import type {
 } from '../../../shared/schemas/edge-simulator.ts';
 import type {
   AttributeScope,
+  DeviceInfoPageQuery,
   DevicePageQuery,
   EdgeEventQuery,
   EdgePageQuery,
@@ -97,6 +98,38 @@ export function useDevices(query: DevicePageQuery) {
     placeholderData: keepPreviousData,
     staleTime: Infinity,
   });
+}
+
+/** How often the device list asks again for each device's status and last activity. */
+const DEVICE_STATUS_REFRESH_MS = 5_000;
+
+/** Devices with their status, by ThingsBoard's device info filter; refreshed while shown. */
+export function useDeviceInfos(query: DeviceInfoPageQuery) {
+  const client = useApi();
+  const scope = useDeviceOwnerScope();
+  return useQuery({
+    queryKey: queryKeys.deviceInfos(query, scope.customerId),
+    queryFn: () => client.deviceInfos(query, scope.customerId),
+    enabled: scope.ready,
+    placeholderData: keepPreviousData,
+    refetchInterval: DEVICE_STATUS_REFRESH_MS,
+  });
+}
+
+export function useLastActivityTimes(deviceIds: string[]) {
+  const client = useApi();
+  return useQuery({
+    queryKey: queryKeys.lastActivity(deviceIds),
+    queryFn: () => client.lastActivityTimes(deviceIds),
+    enabled: deviceIds.length > 0,
+    placeholderData: keepPreviousData,
+    refetchInterval: DEVICE_STATUS_REFRESH_MS,
+  });
+}
+
+export function useDeviceTypes() {
+  const client = useApi();
+  return useQuery({ queryKey: queryKeys.deviceTypes, queryFn: () => client.deviceTypes() });
 }
 
 export function useDevice(id: string) {

@@ -1,4 +1,10 @@
-import type { AttributeScope, DevicePageQuery, EdgeEventQuery, EdgePageQuery } from './client.ts';
+import type {
+  AttributeScope,
+  DeviceInfoPageQuery,
+  DevicePageQuery,
+  EdgeEventQuery,
+  EdgePageQuery,
+} from './client.ts';
 import type { AlarmPageQuery, AssetPageQuery, EntityRef } from './entities-api.ts';
 import type { SearchDirection } from '../../../shared/schemas/relations.ts';
 
@@ -17,6 +23,10 @@ export const queryKeys = {
   devicesAll: ['devices'] as const,
   devices: (query: DevicePageQuery, customerId: string | undefined) =>
     ['devices', customerId ?? '', query] as const,
+  deviceInfos: (query: DeviceInfoPageQuery, customerId: string | undefined) =>
+    ['devices', 'infos', customerId ?? '', query] as const,
+  lastActivity: (ids: string[]) => ['devices', 'lastActivity', ids] as const,
+  deviceTypes: ['devices', 'types'] as const,
   device: (id: string) => ['device', id] as const,
   credentials: (id: string) => ['credentials', id] as const,
   attributesAll: (id: string) => ['attributes', id] as const,
@@ -61,5 +71,6 @@ export const entityKeys = {
   alarms: (query: AlarmPageQuery) => ['alarms', 'page', query] as const,
   alarmCount: ['alarms', 'activeCount'] as const,
   alarmTypes: ['alarms', 'types'] as const,
+  alarmComments: (alarmId: string) => ['alarms', 'comments', alarmId] as const,
   entityOptions: (entityType: string, search: string) => ['entityOptions', entityType, search] as const,
 };

@@ -5,6 +5,8 @@ import {
   Button,
   Grid,
   Group,
+  List,
+  Modal,
   Paper,
   Skeleton,
   Stack,
@@ -21,7 +23,9 @@ import {
   useEdgeSimulators,
   useEdges,
   useRunEdgeSyncDemo,
+  useSimulations,
 } from '../api/hooks.ts';
+import sampleScenario from '../../../shared/scenarios/smart-building-gateway.json';
 import { ConfirmModal } from '../components/confirm-modal.tsx';
 import { CopyValueButton } from '../components/copy-value.tsx';
 import { ErrorAlert } from '../components/error-alert.tsx';
@@ -150,6 +154,52 @@ function DemoResult({ demo, onClose }: { demo: EdgeSyncDemo; onClose: () => void
   );
 }
 
+/** What the demo changes, said before it does: it edits the root rule chain and may restart a simulation. */
+function EdgeDemoConfirm({
+  opened,
+  onClose,
+  onConfirm,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  onConfirm: () => void;
+}) {
+  const simulations = useSimulations(opened);
+  const existing = (simulations.data ?? []).find((s) => s.name === sampleScenario.name);
+  const stopped = existing !== undefined && !['running', 'starting'].includes(existing.state);
+  return (
+    <Modal opened={opened} onClose={onClose} title="Run the edge sync demo?" size="lg">
+      <Stack gap="sm" data-testid="edge-demo-confirm">
+        <Text size="sm">The demo changes this platform:</Text>
+        <List size="sm" spacing={4}>
+          <List.Item data-testid="edge-demo-change-chain">
+            The <b>root rule chain</b> gets a <b>Push to edge</b> node after Save Timeseries (unless it has
+            one): from then on every saved telemetry message is also queued for the edges its device is
+            assigned to.
+          </List.Item>
+          <List.Item>A new edge, “Demo edge”, and a simulated edge pulling its queue are created.</List.Item>
+          <List.Item data-testid="edge-demo-change-simulation">
+            {existing
+              ? stopped
+                ? `The gateway simulation “${existing.name}” is stopped: it is started again.`
+                : `The gateway simulation “${existing.name}” keeps running.`
+              : `A gateway simulation “${sampleScenario.name}” is created and started.`}{' '}
+            Its devices are assigned to the new edge.
+          </List.Item>
+        </List>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose} data-autofocus>
+            Cancel
+          </Button>
+          <Button onClick={onConfirm} data-testid="confirm-edge-demo">
+            Run the demo
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
 export default function EdgesPage() {
   const user = useCurrentUser();
   const isAdmin = user.data?.authority === 'TENANT_ADMIN';
@@ -162,6 +212,7 @@ export default function EdgesPage() {
   const [created, setCreated] = useState<Edge | null>(null);
   const [deleting, setDeleting] = useState<Edge | null>(null);
   const [demoShown, setDemoShown] = useState(false);
+  const [askingDemo, setAskingDemo] = useState(false);
 
   const list = edges.data?.data ?? [];
   const selectedEdge = list.find((e) => e.id.id === chosen) ?? list[0];
@@ -181,14 +232,7 @@ export default function EdgesPage() {
             <Button
               variant="default"
               loading={demo.isPending}
-              onClick={() =>
-                demo.mutate(undefined, {
-                  onSuccess: (result) => {
-                    setChosen(result.edgeId);
-                    setDemoShown(true);
-                  },
-                })
-              }
+              onClick={() => setAskingDemo(true)}
               data-testid="run-edge-demo"
             >
               Run the edge sync demo
@@ -208,6 +252,19 @@ export default function EdgesPage() {
           (Pending → Retrieved) and acknowledges it (Delivered).
         </Text>
       </Alert>
+      <EdgeDemoConfirm
+        opened={askingDemo}
+        onClose={() => setAskingDemo(false)}
+        onConfirm={() => {
+          setAskingDemo(false);
+          demo.mutate(undefined, {
+            onSuccess: (result) => {
+              setChosen(result.edgeId);
+              setDemoShown(true);
+            },
+          });
+        }}
+      />
       <ErrorAlert error={demo.error} title="The edge sync demo failed" />
       {demo.data && demoShown && <DemoResult demo={demo.data} onClose={() => setDemoShown(false)} />}
       <ErrorAlert error={edges.error} title="Could not load the edges" />

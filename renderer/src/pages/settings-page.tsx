@@ -12,12 +12,14 @@ import {
 import { usePlatformInfo } from '../api/hooks.ts';
 import { CopyValue } from '../components/copy-value.tsx';
 import { ErrorAlert } from '../components/error-alert.tsx';
+import { useSavedNotice } from '../components/saved-notice.tsx';
 import { PageHeader } from '../components/page-header.tsx';
 import { useLiveStatus } from '../live/live-provider.tsx';
 import { TransportLimitsCard } from './transport-limits-card.tsx';
 
 function AppearanceCard() {
   const { colorScheme, setColorScheme } = useMantineColorScheme();
+  const saved = useSavedNotice();
   return (
     <Card withBorder radius="md" p="md">
       <Stack gap="xs">
@@ -29,7 +31,10 @@ function AppearanceCard() {
           aria-label="Theme"
           w="fit-content"
           value={colorScheme}
-          onChange={(v) => setColorScheme(v as MantineColorScheme)}
+          onChange={(v) => {
+            setColorScheme(v as MantineColorScheme);
+            saved.show(`Theme ${v} saved on this computer.`);
+          }}
           data={[
             { value: 'light', label: 'Light' },
             { value: 'dark', label: 'Dark' },
@@ -37,6 +42,7 @@ function AppearanceCard() {
           ]}
           data-testid="theme-choice"
         />
+        {saved.notice}
       </Stack>
     </Card>
   );
@@ -80,9 +86,6 @@ function PlatformCard() {
                 <Table.Th>Report API</Table.Th>
                 <Table.Td>
                   <CopyValue value={info.data.analytics} label="Copy URL" />
-                  <Text size="xs" c="dimmed">
-                    Port reserved; the report endpoints arrive with the analytics step.
-                  </Text>
                 </Table.Td>
               </Table.Tr>
               <Table.Tr>

@@ -5,6 +5,7 @@ import { TRANSPORT_LIMIT_KEYS } from '../../../shared/schemas/transport-limits.t
 import type { TransportLimits } from '../api/transport-api.ts';
 import { useSaveTransportLimits, useTransportLimits } from '../api/transport-hooks.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
+import { useSavedNotice } from '../components/saved-notice.tsx';
 
 type Key = keyof TransportLimits;
 
@@ -47,7 +48,15 @@ const ROWS: { label: string; note: string; keys: [Key, Key, Key] }[] = [
     ],
   },
 ];
-const COLUMNS = ['Messages', 'Telemetry messages', 'Telemetry data points'];
+/**
+ * What each column counts, as ThingsBoard's tenant profile: telemetry takes from the telemetry columns
+ * only, so "Messages" never counts telemetry (a 3:10 there lets telemetry through).
+ */
+const COLUMNS: { label: string; counts: string }[] = [
+  { label: 'Other messages', counts: 'not telemetry: attribute updates and requests, RPC, claiming' },
+  { label: 'Telemetry messages', counts: 'telemetry publishes, 1 each' },
+  { label: 'Telemetry data points', counts: 'each key of each telemetry message' },
+];
 
 /**
  * The transport rate limits ThingsBoard's tenant profile sets, enforced by MQTT and the device HTTP
@@ -56,6 +65,7 @@ const COLUMNS = ['Messages', 'Telemetry messages', 'Telemetry data points'];
 export function TransportLimitsCard() {
   const limits = useTransportLimits();
   const save = useSaveTransportLimits();
+  const savedNotice = useSavedNotice();
   const [draft, setDraft] = useState<TransportLimits | null>(null);
   useEffect(() => {
     if (limits.data && !draft) setDraft(limits.data);
@@ -73,7 +83,12 @@ export function TransportLimitsCard() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!draft || invalid) return;
-    save.mutate(draft, { onSuccess: (saved) => setDraft(saved) });
+    save.mutate(draft, {
+      onSuccess: (saved) => {
+        setDraft(saved);
+        savedNotice.show('Transport rate limits saved; they apply to the next message.');
+      },
+    });
   };
 
   return (
@@ -96,7 +111,14 @@ export function TransportLimitsCard() {
                 <Table.Tr>
                   <Table.Th w={170} />
                   {COLUMNS.map((c) => (
-                    <Table.Th key={c}>{c}</Table.Th>
+                    <Table.Th key={c.label} data-testid="limit-column">
+                      <Text size="sm" fw={700}>
+                        {c.label}
+                      </Text>
+                      <Text size="xs" c="dimmed" fw={400}>
+                        {c.counts}
+                      </Text>
+                    </Table.Th>
                   ))}
                 </Table.Tr>
               </Table.Thead>
@@ -116,7 +138,7 @@ export function TransportLimitsCard() {
                         <TextInput
                           size="xs"
                           ff="monospace"
-                          aria-label={`${row.label} ${COLUMNS[i]!.toLowerCase()}`}
+                          aria-label={`${row.label}: ${COLUMNS[i]!.label.toLowerCase()} (${COLUMNS[i]!.counts})`}
                           placeholder="unlimited"
                           value={draft[key]}
                           error={errors[key]}
@@ -131,6 +153,7 @@ export function TransportLimitsCard() {
             </Table>
           )}
           <ErrorAlert error={save.error} title="Could not save the limits" />
+          {savedNotice.notice}
           <Group justify="flex-end">
             <Button
               variant="default"

@@ -1,60 +1,13 @@
-import { Anchor, Badge, Button, Group, Pagination, Paper, Select, Table, Text, Tooltip } from '@mantine/core';
-import type { AlarmInfo, AlarmPageQuery, AlarmSeverity } from '../../api/entities-api.ts';
+import { Anchor, Button, Group, Pagination, Paper, Select, Table, Text, Tooltip } from '@mantine/core';
+import { useState } from 'react';
+import type { AlarmPageQuery } from '../../api/entities-api.ts';
 import { useAckAlarm, useAlarms, useClearAlarm } from '../../api/entities-hooks.ts';
 import { EmptyTableRow } from '../../components/empty-table-row.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatDateTime } from '../../components/format.ts';
 import { Link } from '../../router.tsx';
-
-export const SEVERITY_COLORS: Record<AlarmSeverity, string> = {
-  CRITICAL: 'red',
-  MAJOR: 'orange',
-  MINOR: 'yellow',
-  WARNING: 'blue',
-  INDETERMINATE: 'gray',
-};
-
-const STATUS_LABELS: Record<AlarmInfo['status'], string> = {
-  ACTIVE_UNACK: 'Active, unacknowledged',
-  ACTIVE_ACK: 'Active, acknowledged',
-  CLEARED_UNACK: 'Cleared, unacknowledged',
-  CLEARED_ACK: 'Cleared, acknowledged',
-};
-
-export function SeverityBadge({ severity }: { severity: AlarmSeverity }) {
-  return (
-    <Badge
-      color={SEVERITY_COLORS[severity]}
-      // only red reads at 4.5:1 as white on its filled shade: the others are light badges (dark text)
-      variant={severity === 'CRITICAL' ? 'filled' : 'light'}
-      size="sm"
-      data-testid="alarm-severity"
-    >
-      {severity}
-    </Badge>
-  );
-}
-
-function StatusBadge({ alarm }: { alarm: AlarmInfo }) {
-  return (
-    <Badge
-      color={alarm.cleared ? 'gray' : 'red'}
-      variant={alarm.acknowledged ? 'outline' : 'light'}
-      size="sm"
-      data-testid="alarm-status"
-      data-status={alarm.status}
-    >
-      {STATUS_LABELS[alarm.status]}
-    </Badge>
-  );
-}
-
-/** Where an originator's page is, when it has one in the app. */
-function originatorPath(alarm: AlarmInfo): string | null {
-  if (alarm.originator.entityType === 'DEVICE') return `/devices/${alarm.originator.id}`;
-  if (alarm.originator.entityType === 'ASSET') return `/assets/${alarm.originator.id}`;
-  return null;
-}
+import { AlarmDetailsModal } from './alarm-details-modal.tsx';
+import { SeverityBadge, StatusBadge, originatorPath } from './alarm-badges.tsx';
 
 const PAGE_SIZES = ['10', '20', '50', '100'];
 
@@ -77,13 +30,17 @@ export function AlarmsTable({
   const ack = useAckAlarm();
   const clear = useClearAlarm();
   const rows = alarms.data?.data ?? [];
-  const columns = showOriginator ? 6 : 5;
+  const columns = showOriginator ? 7 : 6;
+  const [openId, setOpenId] = useState<string | null>(null);
+  // the open alarm as the list last read it (acknowledged, cleared: the list refetches)
+  const [lastOpen, setLastOpen] = useState<(typeof rows)[number] | null>(null);
+  const open = openId ? (rows.find((a) => a.id.id === openId) ?? lastOpen) : null;
   return (
     <>
       <ErrorAlert error={alarms.error} title="Could not load the alarms" />
       <ErrorAlert error={ack.error ?? clear.error} title="The alarm could not be changed" />
       <Paper withBorder radius="md">
-        <Table.ScrollContainer minWidth={showOriginator ? 760 : 560}>
+        <Table.ScrollContainer minWidth={showOriginator ? 860 : 660}>
           <Table verticalSpacing="xs" highlightOnHover data-testid="alarms-table">
             <Table.Thead>
               <Table.Tr>
@@ -92,16 +49,24 @@ export function AlarmsTable({
                 <Table.Th>Type</Table.Th>
                 <Table.Th>Severity</Table.Th>
                 <Table.Th>Status</Table.Th>
+                <Table.Th>Cleared</Table.Th>
                 <Table.Th style={{ width: 1 }} aria-label="Actions" />
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody style={{ opacity: alarms.isPlaceholderData ? 0.6 : 1 }}>
               {rows.map((alarm) => {
                 const path = originatorPath(alarm);
-                const name = alarm.originatorDisplayName ?? alarm.originator.id;
+                // the name, as every other page shows it (the display name is the label when there is one)
+                const name = alarm.originatorName ?? alarm.originator.id;
                 return (
                   <Table.Tr
                     key={alarm.id.id}
+                    style={{ cursor: 'pointer' }}
+                    onClick={(e) => {
+                      if ((e.target as HTMLElement).closest('a, button')) return;
+                      setOpenId(alarm.id.id);
+                      setLastOpen(alarm);
+                    }}
                     data-testid="alarm-row"
                     data-alarm-id={alarm.id.id}
                     data-type={alarm.type}
@@ -135,6 +100,11 @@ export function AlarmsTable({
                     </Table.Td>
                     <Table.Td>
                       <StatusBadge alarm={alarm} />
+                    </Table.Td>
+                    <Table.Td>
+                      <Text size="sm" c="dimmed" data-testid="alarm-cleared-time">
+                        {alarm.clearTs > 0 ? formatDateTime(alarm.clearTs) : '—'}
+                      </Text>
                     </Table.Td>
                     <Table.Td>
                       <Group gap={4} wrap="nowrap">
@@ -175,6 +145,7 @@ export function AlarmsTable({
           </Table>
         </Table.ScrollContainer>
       </Paper>
+      <AlarmDetailsModal alarm={open} onClose={() => setOpenId(null)} />
       {alarms.data && alarms.data.totalElements > query.pageSize && (
         <Group justify="space-between">
           <Select

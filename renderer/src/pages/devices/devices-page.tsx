@@ -1,106 +1,101 @@
-import {
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Modal,
-  Pagination,
-  Paper,
-  Select,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  UnstyledButton,
-} from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { Badge, Button, Modal, Select, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
-import type { Device, DevicePageQuery } from '../../api/client.ts';
-import { useDeviceOwnerScope, useDevices } from '../../api/hooks.ts';
-import { ErrorAlert } from '../../components/error-alert.tsx';
+import type { DeviceInfo, DeviceInfoPageQuery } from '../../api/client.ts';
+import {
+  useDeviceInfos,
+  useDeviceOwnerScope,
+  useDeviceTypes,
+  useLastActivityTimes,
+} from '../../api/hooks.ts';
+import {
+  EntityList,
+  createdColumn,
+  nameColumn,
+  useEntityListState,
+  type EntityColumn,
+} from '../../components/entity-list.tsx';
 import { formatDateTime } from '../../components/format.ts';
-import { SortIcon } from '../../components/icons.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
-import { Link, navigate } from '../../router.tsx';
+import { navigate } from '../../router.tsx';
 import { DeleteDeviceModal } from './delete-device-modal.tsx';
 import { ClaimDeviceForm } from './device-claim-card.tsx';
 import { DeviceFormModal } from './device-form-modal.tsx';
-import { EmptyTableRow } from '../../components/empty-table-row.tsx';
 
-type SortProperty = NonNullable<DevicePageQuery['sortProperty']>;
+type SortProperty = NonNullable<DeviceInfoPageQuery['sortProperty']>;
+type StatusFilter = 'any' | 'active' | 'inactive';
 
-const PAGE_SIZES = ['10', '20', '50', '100'];
-
-function SortableHeader({
-  label,
-  property,
-  sort,
-  onSort,
-}: {
-  label: string;
-  property: SortProperty;
-  sort: { property: SortProperty; order: 'ASC' | 'DESC' };
-  onSort: (property: SortProperty) => void;
-}) {
-  const active = sort.property === property;
-  return (
-    <Table.Th aria-sort={active ? (sort.order === 'ASC' ? 'ascending' : 'descending') : 'none'}>
-      <UnstyledButton onClick={() => onSort(property)} data-testid={`sort-${property}`}>
-        <Group gap={4} wrap="nowrap">
-          <Text fw={700} size="sm">
-            {label}
-          </Text>
-          <SortIcon sortOrder={active ? sort.order : null} />
-        </Group>
-      </UnstyledButton>
-    </Table.Th>
-  );
-}
-
-function isGateway(device: Device): boolean {
+function isGateway(device: DeviceInfo): boolean {
   const flag = device.additionalInfo.gateway;
   return flag === true || flag === 'true';
 }
 
+const hrefOf = (d: DeviceInfo) => `/devices/${d.id.id}`;
+
 export default function DevicesPage() {
   const scope = useDeviceOwnerScope();
-  const [search, setSearch] = useState('');
-  const [textSearch] = useDebouncedValue(search.trim(), 300);
-  const [page, setPage] = useState(0);
-  const [pageSize, setPageSize] = useState(20);
-  const [sort, setSort] = useState<{ property: SortProperty; order: 'ASC' | 'DESC' }>({
-    property: 'createdTime',
-    order: 'DESC',
-  });
-  const [editing, setEditing] = useState<Device | 'new' | null>(null);
-  const [deleting, setDeleting] = useState<Device | null>(null);
+  const list = useEntityListState<SortProperty>('createdTime');
+  const [status, setStatus] = useState<StatusFilter>('any');
+  const [type, setType] = useState<string | null>(null);
+  const [editing, setEditing] = useState<DeviceInfo | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<DeviceInfo | null>(null);
   const [claiming, setClaiming] = useState(false);
+  const types = useDeviceTypes();
 
-  const devices = useDevices({
-    page,
-    pageSize,
-    textSearch: textSearch || undefined,
-    sortProperty: sort.property,
-    sortOrder: sort.order,
+  const devices = useDeviceInfos({
+    ...list.query,
+    active: status === 'any' ? undefined : status === 'active',
+    type: type ?? undefined,
   });
+  const ids = (devices.data?.data ?? []).map((d) => d.id.id);
+  const lastActivity = useLastActivityTimes(ids);
 
-  const onSort = (property: SortProperty) => {
-    setSort((s) =>
-      s.property === property
-        ? { property, order: s.order === 'ASC' ? 'DESC' : 'ASC' }
-        : { property, order: property === 'createdTime' ? 'DESC' : 'ASC' },
-    );
-    setPage(0);
-  };
-
-  const data = devices.data;
-  const rows = data?.data ?? [];
+  const columns: EntityColumn<DeviceInfo, SortProperty>[] = [
+    nameColumn(
+      hrefOf,
+      'device-link',
+      'name',
+      (d) =>
+        isGateway(d) && (
+          <Badge size="xs" variant="light">
+            gateway
+          </Badge>
+        ),
+    ),
+    {
+      label: 'Status',
+      render: (d) => (
+        <Badge
+          size="sm"
+          variant="light"
+          color={d.active ? 'teal' : 'gray'}
+          data-testid="device-status"
+          data-active={d.active}
+        >
+          {d.active ? 'active' : 'inactive'}
+        </Badge>
+      ),
+    },
+    {
+      label: 'Last activity',
+      render: (d) => {
+        const ts = lastActivity.data?.[d.id.id];
+        return (
+          <Text size="sm" c="dimmed" data-testid="device-last-activity" title={ts ? String(ts) : undefined}>
+            {ts ? formatDateTime(ts) : 'never'}
+          </Text>
+        );
+      },
+    },
+    { label: 'Type (profile)', sortProperty: 'type', render: (d) => d.type },
+    { label: 'Label', sortProperty: 'label', render: (d) => d.label ?? '' },
+    createdColumn('createdTime'),
+  ];
 
   return (
     <Stack gap="md">
       <PageHeader
         title="Devices"
-        description="Every device of the tenant, with its credentials, attributes and telemetry."
+        description="Every device of the tenant, with its status, credentials, attributes and telemetry."
         actions={
           scope.canEdit ? (
             <Button onClick={() => setEditing('new')} data-testid="add-device">
@@ -115,118 +110,58 @@ export default function DevicesPage() {
           )
         }
       />
-      <Group justify="space-between" wrap="wrap">
-        <TextInput
-          placeholder="Search by name"
-          aria-label="Search devices by name"
-          value={search}
-          onChange={(e) => {
-            setSearch(e.currentTarget.value);
-            setPage(0);
-          }}
-          w={320}
-          maw="100%"
-          data-testid="device-search"
-        />
-        <Text size="sm" c="dimmed" aria-live="polite">
-          {data ? `${data.totalElements} device${data.totalElements === 1 ? '' : 's'}` : 'Loading…'}
-        </Text>
-      </Group>
-      <ErrorAlert error={devices.error} title="Could not load the devices" />
-      <Paper withBorder radius="md">
-        <Table.ScrollContainer minWidth={640}>
-          <Table highlightOnHover verticalSpacing="sm" data-testid="devices-table">
-            <Table.Thead>
-              <Table.Tr>
-                <SortableHeader label="Name" property="name" sort={sort} onSort={onSort} />
-                <SortableHeader label="Profile" property="type" sort={sort} onSort={onSort} />
-                <SortableHeader label="Label" property="label" sort={sort} onSort={onSort} />
-                <SortableHeader label="Created" property="createdTime" sort={sort} onSort={onSort} />
-                {scope.canEdit && <Table.Th style={{ width: 1 }} aria-label="Actions" />}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody style={{ opacity: devices.isPlaceholderData ? 0.6 : 1 }}>
-              {rows.map((device) => (
-                <Table.Tr
-                  key={device.id.id}
-                  style={{ cursor: 'pointer' }}
-                  onClick={(e) => {
-                    if ((e.target as HTMLElement).closest('a, button')) return;
-                    navigate(`/devices/${device.id.id}`);
-                  }}
-                >
-                  <Table.Td>
-                    <Group gap="xs" wrap="nowrap">
-                      <Anchor
-                        component={Link}
-                        to={`/devices/${device.id.id}`}
-                        fw={500}
-                        data-testid="device-link"
-                      >
-                        {device.name}
-                      </Anchor>
-                      {isGateway(device) && (
-                        <Badge size="xs" variant="light">
-                          gateway
-                        </Badge>
-                      )}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>{device.type}</Table.Td>
-                  <Table.Td>{device.label ?? ''}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm" c="dimmed">
-                      {formatDateTime(device.createdTime)}
-                    </Text>
-                  </Table.Td>
-                  {scope.canEdit && (
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <Button size="compact-sm" variant="subtle" onClick={() => setEditing(device)}>
-                          Edit
-                        </Button>
-                        <Button
-                          size="compact-sm"
-                          variant="subtle"
-                          color="red"
-                          onClick={() => setDeleting(device)}
-                        >
-                          Delete
-                        </Button>
-                      </Group>
-                    </Table.Td>
-                  )}
-                </Table.Tr>
-              ))}
-              {data && rows.length === 0 && (
-                <EmptyTableRow columns={5} roomy>
-                  {textSearch
-                    ? `No device name contains “${textSearch}”.`
-                    : scope.canEdit
-                      ? 'No devices yet. Add one to get an access token.'
-                      : 'No devices are assigned to your customer.'}
-                </EmptyTableRow>
-              )}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      </Paper>
-      {data && data.totalElements > 0 && (
-        <Group justify="space-between">
-          <Select
-            aria-label="Devices per page"
-            data={PAGE_SIZES}
-            value={String(pageSize)}
-            onChange={(v) => {
-              setPageSize(Number(v ?? 20));
-              setPage(0);
-            }}
-            w={90}
-            allowDeselect={false}
-          />
-          <Pagination total={data.totalPages} value={page + 1} onChange={(p) => setPage(p - 1)} />
-        </Group>
-      )}
+      <EntityList
+        noun="device"
+        state={list}
+        data={devices.data}
+        error={devices.error}
+        stale={devices.isPlaceholderData}
+        columns={columns}
+        hrefOf={hrefOf}
+        tableTestId="devices-table"
+        searchTestId="device-search"
+        filtered={status !== 'any' || type !== null}
+        filters={
+          <>
+            <Select
+              aria-label="Status"
+              data={[
+                { value: 'any', label: 'Any status' },
+                { value: 'active', label: 'Active' },
+                { value: 'inactive', label: 'Inactive' },
+              ]}
+              value={status}
+              onChange={(v) => {
+                setStatus((v as StatusFilter | null) ?? 'any');
+                list.setPage(0);
+              }}
+              allowDeselect={false}
+              w={150}
+              data-testid="device-status-filter"
+            />
+            <Select
+              aria-label="Type"
+              placeholder="Any type"
+              data={(types.data ?? []).map((t) => t.type)}
+              value={type}
+              onChange={(v) => {
+                setType(v);
+                list.setPage(0);
+              }}
+              clearable
+              w={180}
+              data-testid="device-type-filter"
+            />
+          </>
+        }
+        onEdit={scope.canEdit ? setEditing : undefined}
+        onDelete={scope.canEdit ? setDeleting : undefined}
+        empty={
+          scope.canEdit
+            ? 'No devices yet. Add one to get an access token.'
+            : 'No devices are assigned to your customer.'
+        }
+      />
       <DeviceFormModal
         device={editing === 'new' ? null : editing}
         opened={editing !== null}

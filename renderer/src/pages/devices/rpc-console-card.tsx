@@ -39,6 +39,35 @@ function isTimeout(outcome: RpcCall['outcome']): boolean {
   return !outcome.ok && (outcome.status === 504 || outcome.status === 408);
 }
 
+/** A device's answer that reports a failure, as devices and gateways do: {"error": "Unsupported method"}. */
+export function answerError(answer: unknown): string | null {
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return null;
+  const error = (answer as Record<string, unknown>).error;
+  if (error === undefined || error === null || error === false || error === '') return null;
+  return typeof error === 'string' ? error : JSON.stringify(error);
+}
+
+type Verdict = 'ok' | 'device-error' | 'timeout' | 'error';
+
+function verdictOf(call: RpcCall): Verdict {
+  if (call.outcome.ok)
+    return call.kind === 'twoway' && answerError(call.outcome.answer) ? 'device-error' : 'ok';
+  return isTimeout(call.outcome) ? 'timeout' : 'error';
+}
+
+const VERDICT_COLOR: Record<Verdict, string> = {
+  ok: 'teal',
+  'device-error': 'yellow',
+  timeout: 'orange',
+  error: 'red',
+};
+const VERDICT_LABEL: Record<Verdict, string> = {
+  ok: 'ok',
+  'device-error': 'error reply',
+  timeout: 'timeout',
+  error: 'error',
+};
+
 function parseParams(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   if (text.trim() === '') return { ok: true, value: undefined };
   try {
@@ -50,16 +79,22 @@ function parseParams(text: string): { ok: true; value: unknown } | { ok: false; 
 
 function Outcome({ call }: { call: RpcCall }) {
   const elapsed = `${formatNumber(call.elapsedMs)} ms`;
+  const verdict = verdictOf(call);
   if (call.outcome.ok) {
+    const deviceError = verdict === 'device-error' ? answerError(call.outcome.answer) : null;
     return (
       <Alert
-        color="teal"
+        color={VERDICT_COLOR[verdict]}
         variant="light"
         title={
-          call.kind === 'twoway' ? `Answered in ${elapsed}` : `Taken by the device’s session in ${elapsed}`
+          call.kind === 'oneway'
+            ? `Taken by the device’s session in ${elapsed}`
+            : deviceError
+              ? `The device answered with an error in ${elapsed}: ${deviceError}`
+              : `Answered in ${elapsed}`
         }
         data-testid="rpc-outcome"
-        data-outcome="ok"
+        data-outcome={verdict}
       >
         {call.kind === 'twoway' ? (
           <Code block data-testid="rpc-answer">
@@ -71,10 +106,10 @@ function Outcome({ call }: { call: RpcCall }) {
       </Alert>
     );
   }
-  const timedOut = isTimeout(call.outcome);
+  const timedOut = verdict === 'timeout';
   return (
     <Alert
-      color={timedOut ? 'orange' : 'red'}
+      color={VERDICT_COLOR[verdict]}
       variant="light"
       title={
         timedOut
@@ -82,17 +117,17 @@ function Outcome({ call }: { call: RpcCall }) {
           : `Failed after ${elapsed}${call.outcome.status ? ` (${call.outcome.status})` : ''}`
       }
       data-testid="rpc-outcome"
-      data-outcome={timedOut ? 'timeout' : 'error'}
+      data-outcome={verdict}
       role="alert"
     >
-      <Text size="sm">{call.outcome.message}</Text>
-      {timedOut && (
-        <Text size="xs" c="dimmed" mt={4}>
-          {call.kind === 'twoway'
+      {/* a timeout is said once, with what to check; the server's own sentence would repeat it */}
+      <Text size="sm">
+        {!timedOut
+          ? call.outcome.message
+          : call.kind === 'twoway'
             ? 'The device did not answer within the timeout: is it connected and subscribed to RPC requests?'
             : 'No session of the device took the request within the timeout: is it connected?'}
-        </Text>
-      )}
+      </Text>
     </Alert>
   );
 }
@@ -239,12 +274,8 @@ export function RpcConsoleCard({ deviceId }: { deviceId: string }) {
                     </UnstyledButton>
                   </Table.Td>
                   <Table.Td>
-                    <Badge
-                      size="xs"
-                      variant="light"
-                      color={call.outcome.ok ? 'teal' : isTimeout(call.outcome) ? 'orange' : 'red'}
-                    >
-                      {call.outcome.ok ? 'ok' : isTimeout(call.outcome) ? 'timeout' : 'error'}
+                    <Badge size="xs" variant="light" color={VERDICT_COLOR[verdictOf(call)]}>
+                      {VERDICT_LABEL[verdictOf(call)]}
                     </Badge>
                   </Table.Td>
                   <Table.Td ta="right">

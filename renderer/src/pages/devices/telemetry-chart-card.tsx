@@ -116,7 +116,9 @@ export function TelemetryChartCard({
         >
           {noKeys ? (
             <Text size="sm" c="dimmed" pt="xl" ta="center">
-              No telemetry yet. The chart draws it as soon as the device sends some.
+              {entityType === 'DEVICE'
+                ? 'No telemetry yet. The chart draws it as soon as the device sends some.'
+                : `No telemetry yet. The chart draws it as soon as some is saved for this ${entityType.toLowerCase()} (a rule chain, or POST /api/plugins/telemetry/${entityType}/…).`}
             </Text>
           ) : rows.length === 0 ? (
             <Group justify="center" pt="xl">
