@@ -44,6 +44,11 @@ test('the smart-building demo loads, a view built in the UI is charted, and its 
   // build a view: energy use per building per day over the last five whole days
   await page.getByTestId('new-view').click();
   await page.getByTestId('view-name').fill('Energy per building per day');
+  // a fresh form is not an error: no measure yet is a hint, not red, and options read as words
+  const hint = page.getByTestId('measures-hint');
+  await expect(hint).toBeVisible();
+  const hintColor = await hint.evaluate((el) => getComputedStyle(el).color);
+  expect(hintColor).not.toMatch(/^rgb\((2[0-5]\d|1\d\d), \d{1,2}, \d{1,2}\)$/);
   await page.getByRole('combobox', { name: 'Device profiles' }).click();
   await page.getByRole('option', { name: 'Energy Meter' }).click();
   await page.keyboard.press('Escape');
@@ -51,12 +56,12 @@ test('the smart-building demo loads, a view built in the UI is charted, and its 
   await page.getByRole('option', { name: 'Attribute' }).click();
   await page.getByRole('combobox', { name: 'Dimension 1 attribute key' }).fill('building');
   await page.getByRole('textbox', { name: 'Dimension 1 label' }).fill('Building');
-  await expect(page.getByRole('combobox', { name: 'Date grouping' })).toHaveValue('FULL_DATE · Date');
+  await expect(page.getByRole('combobox', { name: 'Date grouping' })).toHaveValue('Date');
   await page.getByTestId('add-measure').click();
   await page.getByRole('combobox', { name: 'Measure 1 key' }).fill('energyUsage');
   await page.keyboard.press('Escape');
   await page.getByRole('combobox', { name: 'Measure 1 aggregation' }).click();
-  await page.getByRole('option', { name: 'SUM · total' }).click();
+  await page.getByRole('option', { name: 'Total (sum)' }).click();
   await page.getByRole('textbox', { name: 'Measure 1 label' }).fill('Energy, kWh');
   await page.getByTestId('view-range-type').getByText('Fixed').click();
   const end = new Date();
@@ -94,7 +99,11 @@ test('the smart-building demo loads, a view built in the UI is charted, and its 
   await expect(page.getByTestId('editing-title')).toHaveText('Energy per building per day');
   const curl = page.getByTestId('api-curl');
   await expect(curl).toContainText("/apiTrendz/publicApi/buildReport' \\");
-  const command = (await curl.textContent())!;
+  // the login token is not on screen: masked, copied whole
+  await expect(curl).toContainText(/-H 'jwt: eyJ\w{0,4}••••••••'/);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByRole('button', { name: 'Copy curl command' }).click();
+  const command = await page.evaluate(() => navigator.clipboard.readText());
   // the token travels in the jwt header, never in the URL
   expect(command).toMatch(/-H 'jwt: eyJ[\w.-]+'/);
   expect(command).not.toContain('?jwt=');
@@ -120,3 +129,27 @@ test('the smart-building demo loads, a view built in the UI is charted, and its 
   const csv = await download;
   expect(csv.suggestedFilename()).toBe('Energy-per-building-per-day.csv');
 });
+
+for (const size of [
+  { width: 1920, height: 1080, beside: true },
+  { width: 1280, height: 720, beside: false },
+]) {
+  test(`at ${size.width}x${size.height} the preview is ${size.beside ? 'beside' : 'under'} the form`, async ({
+    page,
+  }) => {
+    await page.setViewportSize(size);
+    await logIn(page);
+    await openFromNav(page, 'reports');
+    await page.getByTestId('new-view').click();
+    const form = (await page.getByTestId('view-builder').boundingBox())!;
+    const preview = (await page.getByTestId('report-preview').boundingBox())!;
+    if (size.beside) {
+      expect(preview.x).toBeGreaterThanOrEqual(form.x + form.width);
+      expect(preview.y).toBeLessThan(form.y + form.height / 2);
+    } else {
+      expect(preview.y).toBeGreaterThanOrEqual(form.y + form.height);
+    }
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+}

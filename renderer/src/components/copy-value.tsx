@@ -24,11 +24,14 @@ export function CopyValueButton({ value, label = 'Copy' }: { value: string; labe
 /** A value shown in monospace with a copy button: a token, a URL, a command. */
 export function CopyValue({
   value,
+  shown = value,
   label,
   block = false,
   testId,
 }: {
   value: string;
+  /** what is shown when it differs from what is copied (a command with its secret masked) */
+  shown?: string;
   /** what the copy button copies, e.g. "Copy access token" */
   label?: string;
   /** multi-line commands */
@@ -39,7 +42,7 @@ export function CopyValue({
     <Group gap="xs" wrap="nowrap" align={block ? 'flex-start' : 'center'}>
       {block ? (
         <Code block style={{ flex: 1, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid={testId}>
-          {value}
+          {shown}
         </Code>
       ) : (
         <Text
@@ -49,7 +52,7 @@ export function CopyValue({
           style={{ flex: 1, wordBreak: 'break-all' }}
           data-testid={testId}
         >
-          {value}
+          {shown}
         </Text>
       )}
       <CopyValueButton value={value} label={label} />

@@ -18,7 +18,7 @@ import { useEffect, useState } from 'react';
 import { useApi, useSession } from '../../api/api-context.tsx';
 import type { ReportResponse, TableView, ViewFilter, ViewReportRequest } from '../../api/reports-api.ts';
 import { useRunTableView } from '../../api/reports-hooks.ts';
-import { CopyValue } from '../../components/copy-value.tsx';
+import { CopyValue, CopyValueButton } from '../../components/copy-value.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatDuration } from '../../components/format.ts';
 import {
@@ -28,6 +28,11 @@ import {
   fromLocalInput,
   toLocalInput,
 } from './report-model.ts';
+
+/** A JWT shown without what makes it usable: its first characters, then dots. */
+function maskToken(token: string): string {
+  return token ? `${token.slice(0, 6)}••••••••` : '';
+}
 
 /** A token with less life left than this is renewed when the panel shows (the curl should work for a while). */
 const FRESH_MS = 10 * 60_000;
@@ -97,6 +102,8 @@ export function ApiCallCard({
   const token = session?.token ?? '';
   const body = view ? buildReportBody(view.id.id, overrides) : null;
   const curl = body && analyticsUrl ? buildReportCurl(analyticsUrl, path, token, body) : null;
+  // the login token is a password for a while: shown masked, copied whole
+  const shownCurl = body && analyticsUrl ? buildReportCurl(analyticsUrl, path, maskToken(token), body) : null;
 
   return (
     <Card withBorder radius="md" p="md" data-testid="api-call">
@@ -174,6 +181,7 @@ export function ApiCallCard({
                 <Text size="xs" c="dimmed">
                   Token {session ? `valid for ${formatDuration(session.expiresAt - now)}` : 'missing'}
                 </Text>
+                {token && <CopyValueButton value={token} label="Copy the login token" />}
                 <Button size="compact-xs" variant="subtle" onClick={() => void renew()} loading={renewing}>
                   New token
                 </Button>
@@ -183,7 +191,13 @@ export function ApiCallCard({
               </Text>
             </Group>
             <ErrorAlert error={renewError} title="Could not renew the token" />
-            <CopyValue value={curl} block label="Copy curl command" testId="api-curl" />
+            <CopyValue
+              value={curl}
+              shown={shownCurl ?? curl}
+              block
+              label="Copy curl command"
+              testId="api-curl"
+            />
             <Group gap="xs">
               <Button
                 size="xs"

@@ -30,14 +30,14 @@ export const GROUPING_LABELS: Record<DateGrouping, string> = {
 };
 
 export const AGGREGATION_LABELS: Record<MeasureAggregation, string> = {
-  AVG: 'AVG · average',
-  SUM: 'SUM · total',
-  MIN: 'MIN · smallest',
-  MAX: 'MAX · largest',
-  LATEST: 'LATEST · last value',
-  COUNT: 'COUNT · points',
-  UNIQ: 'UNIQ · distinct values',
-  DELTA: 'DELTA · last − first',
+  AVG: 'Average',
+  SUM: 'Total (sum)',
+  MIN: 'Smallest',
+  MAX: 'Largest',
+  LATEST: 'Last value',
+  COUNT: 'Number of points',
+  UNIQ: 'Distinct values',
+  DELTA: 'Change (last − first)',
 };
 
 export const FIELD_LABELS: Record<Dimension['field'], string> = {

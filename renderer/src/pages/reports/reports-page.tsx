@@ -12,7 +12,7 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useCurrentUser, usePlatformInfo } from '../../api/hooks.ts';
@@ -79,6 +79,8 @@ export default function ReportsPage() {
   const remove = useDeleteTableView();
   const [viewId, setViewId] = useViewParam();
   const [draft, setDraft] = useState<Draft>({ name: 'New view', config: newViewConfig() });
+  // wide screens: the preview beside the form instead of under it
+  const wide = useMediaQuery('(min-width: 1600px)') ?? false;
   const [overrides, setOverrides] = useState<ViewReportRequest>({});
   const [limit, setLimit] = useState(1000);
   const [deleting, setDeleting] = useState(false);
@@ -178,6 +180,31 @@ export default function ReportsPage() {
   const waitingFor = issues.length ? issues[0]!.message : null;
   const showDemo = demo.data && demo.data.state !== 'DONE';
 
+  const results = (
+    <>
+      <PreviewCard
+        result={preview.data}
+        config={shownConfig}
+        name={draft.name}
+        fetching={preview.isFetching || (request !== null && request !== debounced)}
+        error={preview.error}
+        limit={limit}
+        onLimit={setLimit}
+        waitingFor={waitingFor}
+      />
+      {preview.data && <ReportChart result={preview.data} config={shownConfig} />}
+      <ApiCallCard
+        view={saved}
+        dirty={dirty}
+        filters={draft.config.filters ?? []}
+        overrides={overrides}
+        onOverrides={setOverrides}
+        analyticsUrl={info.data?.analytics}
+        preview={preview.data}
+      />
+    </>
+  );
+
   return (
     <Stack gap="md">
       <PageHeader
@@ -210,7 +237,7 @@ export default function ReportsPage() {
       <ErrorAlert error={views.error} title="Could not load the table views" />
 
       <Grid gap="md">
-        <Grid.Col span={{ base: 12, md: 3 }}>
+        <Grid.Col span={wide ? 2 : { base: 12, md: 3 }}>
           <Card withBorder radius="md" p="sm" data-testid="table-views">
             <Group justify="space-between" mb="xs">
               <Title order={5}>Table views</Title>
@@ -241,7 +268,7 @@ export default function ReportsPage() {
             )}
           </Card>
         </Grid.Col>
-        <Grid.Col span={{ base: 12, md: 9 }}>
+        <Grid.Col span={wide ? 5 : { base: 12, md: 9 }}>
           <Stack gap="md">
             <Group justify="space-between" wrap="wrap">
               <Group gap="xs">
@@ -292,28 +319,14 @@ export default function ReportsPage() {
               catalog={catalog}
               issues={issues}
             />
-            <PreviewCard
-              result={preview.data}
-              config={shownConfig}
-              name={draft.name}
-              fetching={preview.isFetching || (request !== null && request !== debounced)}
-              error={preview.error}
-              limit={limit}
-              onLimit={setLimit}
-              waitingFor={waitingFor}
-            />
-            {preview.data && <ReportChart result={preview.data} config={shownConfig} />}
-            <ApiCallCard
-              view={saved}
-              dirty={dirty}
-              filters={draft.config.filters ?? []}
-              overrides={overrides}
-              onOverrides={setOverrides}
-              analyticsUrl={info.data?.analytics}
-              preview={preview.data}
-            />
+            {!wide && results}
           </Stack>
         </Grid.Col>
+        {wide && (
+          <Grid.Col span={5} data-testid="report-results-column">
+            <Stack gap="md">{results}</Stack>
+          </Grid.Col>
+        )}
       </Grid>
       <ConfirmModal
         opened={deleting}

@@ -288,7 +288,7 @@ export function ViewBuilder({
               w={260}
               data={[
                 { value: '', label: 'No date column' },
-                ...DATE_GROUPINGS.map((g) => ({ value: g, label: `${g} · ${GROUPING_LABELS[g]}` })),
+                ...DATE_GROUPINGS.map((g) => ({ value: g, label: GROUPING_LABELS[g] })),
               ]}
               value={config.date?.grouping ?? ''}
               allowDeselect={false}
@@ -368,9 +368,10 @@ export function ViewBuilder({
                 />
               </Group>
             ))}
+            {/* a hint, not an error: a fresh form has no measure yet */}
             {issue('measures') && (
-              <Text size="sm" c="red">
-                {issue('measures')}
+              <Text size="sm" c="dimmed" data-testid="measures-hint">
+                {issue('measures')} to see the preview.
               </Text>
             )}
             <Group>
