@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
+import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
 import type { Asset, AssetInfo, EntitySubtype, SaveAssetRequest } from '../../shared/schemas/assets.ts';
 import type { SearchDirection } from '../../shared/schemas/relations.ts';
 import type { Param, Row, Writer } from '../store/durable-db.ts';
 import type { AssetProfileService } from './asset-profiles.ts';
-import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
+import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
-import { ensurePublicCustomer } from './customers.ts';
 import { deleteEntityDependents } from './entity-directory.ts';
 import { badRequestParams, forbidden, isUniqueViolation, notFound } from './errors.ts';
 import { entityName } from './names.ts';
-import { parseJson, queryPage } from './paging.ts';
+import { OwnedEntityRows, requestedCustomerId } from './owned-entities.ts';
+import { queryPage } from './paging.ts';
 import type { RelationService } from './relations.ts';
 import type { StoreBudget } from './store-budget.ts';
 
@@ -65,6 +65,7 @@ export class AssetService {
   private readonly profiles: AssetProfileService;
   private readonly relations: RelationService;
   private readonly storage: StoreBudget | undefined;
+  private readonly rows: OwnedEntityRows<AssetRow>;
 
   constructor(
     ctx: PlatformContext,
@@ -76,19 +77,14 @@ export class AssetService {
     this.profiles = profiles;
     this.relations = relations;
     this.storage = storage;
+    this.rows = new OwnedEntityRows(ctx, { table: 'assets', entityType: 'ASSET', label: 'Asset' });
   }
 
   toAsset(row: AssetRow): Asset {
     return {
       id: ref('ASSET', row.id),
-      createdTime: row.created_time,
-      tenantId: ref('TENANT', this.ctx.tenantId),
-      customerId: ref('CUSTOMER', row.customer_id ?? NULL_UUID),
-      name: row.name,
-      type: row.type,
-      label: row.label,
+      ...this.rows.commonFields(row),
       assetProfileId: ref('ASSET_PROFILE', row.asset_profile_id),
-      additionalInfo: parseJson(row.additional_info),
     };
   }
 
@@ -102,15 +98,12 @@ export class AssetService {
   }
 
   findRow(id: string): AssetRow | undefined {
-    return this.ctx.db.get<AssetRow>('SELECT * FROM assets WHERE id = ?', [id]);
+    return this.rows.find(id);
   }
 
   /** The asset a principal may see, or 404 / 403. */
   accessibleRow(id: string, actor: Principal): AssetRow {
-    const row = this.findRow(id);
-    if (!row) throw notFound(`Asset with id [${id}] is not found`);
-    requireCustomerAccess(actor, row.customer_id);
-    return row;
+    return this.rows.accessible(id, actor);
   }
 
   get(id: string, actor: Principal): Asset {
@@ -127,10 +120,7 @@ export class AssetService {
   }
 
   getByName(name: string, actor: Principal): Asset {
-    const row = this.ctx.db.get<AssetRow>('SELECT * FROM assets WHERE name = ?', [name]);
-    if (!row) throw notFound(`Asset with name [${name}] is not found`);
-    requireCustomerAccess(actor, row.customer_id);
-    return this.toAsset(row);
+    return this.toAsset(this.rows.accessibleByName(name, actor));
   }
 
   /** The assets of these ids the principal may see (unknown ids are left out). */
@@ -147,7 +137,7 @@ export class AssetService {
   /** A tenant administrator creates and updates assets; a customer user may update its customer's. */
   async save(request: SaveAssetRequest, actor: Principal): Promise<Asset> {
     const input = { ...request, name: entityName(request.name, 'Asset name') };
-    let customerId = input.customerId?.id && input.customerId.id !== NULL_UUID ? input.customerId.id : null;
+    let customerId = requestedCustomerId(input);
     if (actor.authority !== 'TENANT_ADMIN') {
       if (!input.id?.id) throw forbidden();
       customerId = this.accessibleRow(input.id.id, actor).customer_id;
@@ -196,8 +186,7 @@ export class AssetService {
   /** Deletes an asset with its attributes, time series, relations and alarms. */
   async delete(id: string, actor: Principal): Promise<AssetRow> {
     requireTenantAdmin(actor);
-    const row = this.findRow(id);
-    if (!row) throw notFound(`Asset with id [${id}] is not found`);
+    const row = this.rows.require(id);
     await this.ctx.db.write((w) => {
       w.run('DELETE FROM assets WHERE id = ?', [id]);
       deleteEntityDependents(this.ctx, w, 'ASSET', id);
@@ -207,8 +196,7 @@ export class AssetService {
 
   async assignToCustomer(assetId: string, customerId: string | null, actor: Principal): Promise<Asset> {
     requireTenantAdmin(actor);
-    const row = this.findRow(assetId);
-    if (!row) throw notFound(`Asset with id [${assetId}] is not found`);
+    const row = this.rows.require(assetId);
     if (customerId && !this.ctx.db.get('SELECT 1 FROM customers WHERE id = ?', [customerId])) {
       throw notFound(`Customer with id [${customerId}] is not found`);
     }
@@ -223,13 +211,7 @@ export class AssetService {
 
   /** Makes an asset public: assigns it to the tenant's public customer. */
   async assignToPublicCustomer(assetId: string, actor: Principal): Promise<Asset> {
-    requireTenantAdmin(actor);
-    if (!this.findRow(assetId)) throw notFound(`Asset with id [${assetId}] is not found`);
-    await this.ctx.db.write((w) => {
-      const customerId = ensurePublicCustomer(w, this.ctx.now());
-      w.run('UPDATE assets SET customer_id = ? WHERE id = ?', [customerId, assetId]);
-    });
-    return this.toAsset(this.findRow(assetId)!);
+    return this.toAsset(await this.rows.assignToPublicCustomer(assetId, actor));
   }
 
   page(q: PageQuery, filter: AssetFilter): PageData<Asset> {
@@ -244,9 +226,7 @@ export class AssetService {
 
   /** The asset types in use (ThingsBoard's EntitySubtype list), by name. */
   types(): EntitySubtype[] {
-    return this.ctx.db
-      .all<{ type: string }>('SELECT DISTINCT type FROM assets ORDER BY type')
-      .map((r) => ({ tenantId: ref('TENANT', this.ctx.tenantId), entityType: 'ASSET', type: r.type }));
+    return this.rows.types();
   }
 
   /** POST /api/assets: the assets of the given types related to a root, those the principal may see. */

@@ -2,7 +2,7 @@ import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
 import type { Device, DeviceInfo, DeviceSearchQuery, EntitySubtype } from '../../shared/schemas/entities.ts';
 import type { Row } from '../store/durable-db.ts';
 import { requireCustomerAccess, type Principal } from './auth/principal.ts';
-import { ref, type PlatformContext } from './context.ts';
+import type { PlatformContext } from './context.ts';
 import type { DeviceRow, DeviceService } from './devices.ts';
 import type { EntityDirectory } from './entity-directory.ts';
 import { badRequestParams, invalidArgument, notFound } from './errors.ts';
@@ -143,9 +143,7 @@ export class DeviceQueries {
   }
 
   types(): EntitySubtype[] {
-    return this.ctx.db
-      .all<{ type: string }>('SELECT DISTINCT type FROM devices ORDER BY type')
-      .map((r) => ({ tenantId: ref('TENANT', this.ctx.tenantId), entityType: 'DEVICE', type: r.type }));
+    return this.devices.types();
   }
 
   /**

@@ -1,22 +1,23 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
+import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
 import type {
   CredentialsType,
   Device,
   DeviceCredentials,
+  EntitySubtype,
   SaveDeviceCredentialsRequest,
   SaveDeviceRequest,
 } from '../../shared/schemas/entities.ts';
 import type { Row, Writer } from '../store/durable-db.ts';
-import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
+import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import type { DeviceProfileService } from './device-profiles.ts';
-import { ensurePublicCustomer } from './customers.ts';
 import { deleteEntityDependents } from './entity-directory.ts';
 import { badRequestParams, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { jsonText } from './kv-value.ts';
 import { entityName } from './names.ts';
 import type { StoreBudget } from './store-budget.ts';
+import { OwnedEntityRows, requestedCustomerId } from './owned-entities.ts';
 import { parseJson, queryPage } from './paging.ts';
 import { randomAlphanumeric } from './random-text.ts';
 
@@ -110,32 +111,29 @@ export class DeviceService {
   private readonly profiles: DeviceProfileService;
   private readonly storage: StoreBudget | undefined;
 
+  private readonly rows: OwnedEntityRows<DeviceRow>;
+
   constructor(ctx: PlatformContext, profiles: DeviceProfileService, storage?: StoreBudget) {
     this.ctx = ctx;
     this.profiles = profiles;
     this.storage = storage;
+    this.rows = new OwnedEntityRows(ctx, { table: 'devices', entityType: 'DEVICE', label: 'Device' });
   }
 
   toDevice(row: DeviceRow): Device {
     return {
       id: ref('DEVICE', row.id),
-      createdTime: row.created_time,
-      tenantId: ref('TENANT', this.ctx.tenantId),
-      customerId: ref('CUSTOMER', row.customer_id ?? NULL_UUID),
-      name: row.name,
-      type: row.type,
-      label: row.label,
+      ...this.rows.commonFields(row),
       deviceProfileId: ref('DEVICE_PROFILE', row.device_profile_id),
-      additionalInfo: parseJson(row.additional_info),
     };
   }
 
   findRow(id: string): DeviceRow | undefined {
-    return this.ctx.db.get<DeviceRow>('SELECT * FROM devices WHERE id = ?', [id]);
+    return this.rows.find(id);
   }
 
   findRowByName(name: string): DeviceRow | undefined {
-    return this.ctx.db.get<DeviceRow>('SELECT * FROM devices WHERE name = ?', [name]);
+    return this.rows.findByName(name);
   }
 
   /** The device an access token belongs to (MQTT basic credentials are not access tokens). */
@@ -183,10 +181,7 @@ export class DeviceService {
 
   /** The device a principal may see, or 404 / 403. */
   accessibleRow(id: string, actor: Principal): DeviceRow {
-    const row = this.findRow(id);
-    if (!row) throw notFound(`Device with id [${id}] is not found`);
-    requireCustomerAccess(actor, row.customer_id);
-    return row;
+    return this.rows.accessible(id, actor);
   }
 
   get(id: string, actor: Principal): Device {
@@ -194,10 +189,7 @@ export class DeviceService {
   }
 
   getByName(name: string, actor: Principal): Device {
-    const row = this.findRowByName(name);
-    if (!row) throw notFound(`Device with name [${name}] is not found`);
-    requireCustomerAccess(actor, row.customer_id);
-    return this.toDevice(row);
+    return this.toDevice(this.rows.accessibleByName(name, actor));
   }
 
   /** Creates or updates a device; credentials (an access token, or new credentials) replace its current ones. */
@@ -209,7 +201,7 @@ export class DeviceService {
     requireTenantAdmin(actor);
     const input = { ...request, name: entityName(request.name, 'Device name') };
     if (!input.id?.id) await this.storage?.admit();
-    const customerId = input.customerId?.id && input.customerId.id !== NULL_UUID ? input.customerId.id : null;
+    const customerId = requestedCustomerId(input);
     if (customerId && !this.ctx.db.get('SELECT 1 FROM customers WHERE id = ?', [customerId])) {
       throw invalidArgument(`Customer with id [${customerId}] is not found`);
     }
@@ -299,8 +291,7 @@ export class DeviceService {
 
   async delete(id: string, actor: Principal): Promise<void> {
     requireTenantAdmin(actor);
-    const row = this.findRow(id);
-    if (!row) throw notFound(`Device with id [${id}] is not found`);
+    const row = this.rows.require(id);
     await this.ctx.db.write((w) => {
       w.run('DELETE FROM devices WHERE id = ?', [id]);
       w.run('DELETE FROM device_credentials WHERE device_id = ?', [id]);
@@ -325,13 +316,12 @@ export class DeviceService {
 
   /** ThingsBoard's public customer ("Public", additionalInfo.isPublic), created on first use. */
   async assignToPublicCustomer(deviceId: string, actor: Principal): Promise<Device> {
-    requireTenantAdmin(actor);
-    if (!this.findRow(deviceId)) throw notFound(`Device with id [${deviceId}] is not found`);
-    await this.ctx.db.write((w) => {
-      const customerId = ensurePublicCustomer(w, this.ctx.now());
-      w.run('UPDATE devices SET customer_id = ? WHERE id = ?', [customerId, deviceId]);
-    });
-    return this.toDevice(this.findRow(deviceId)!);
+    return this.toDevice(await this.rows.assignToPublicCustomer(deviceId, actor));
+  }
+
+  /** The device types (profile names) in use. */
+  types(): EntitySubtype[] {
+    return this.rows.types();
   }
 
   /**
@@ -340,7 +330,7 @@ export class DeviceService {
    */
   async assignToTenant(tenantId: string, deviceId: string, actor: Principal): Promise<Device> {
     requireTenantAdmin(actor);
-    if (!this.findRow(deviceId)) throw notFound(`Device with id [${deviceId}] is not found`);
+    this.rows.require(deviceId);
     if (tenantId !== this.ctx.tenantId) throw badRequestParams('Could not find the specified Tenant!');
     await this.ctx.db.write((w) => {
       w.run('UPDATE devices SET customer_id = NULL WHERE id = ?', [deviceId]);

@@ -169,6 +169,10 @@ export function clearAlarm(client: ApiClient, id: string): Promise<AlarmInfo> {
   return client.request('POST', `/api/alarm/${enc(id)}/clear`);
 }
 
+export function alarmInfo(client: ApiClient, id: string): Promise<AlarmInfo> {
+  return client.request('GET', `/api/alarm/info/${enc(id)}`);
+}
+
 /** An alarm's comments, oldest first (GET /api/alarm/{alarmId}/comment). */
 export function alarmComments(client: ApiClient, alarmId: string): Promise<PageData<AlarmCommentInfo>> {
   return client.request('GET', `/api/alarm/${enc(alarmId)}/comment`, {

@@ -8,6 +8,7 @@ import {
   ackAlarm,
   addAlarmComment,
   alarmComments,
+  alarmInfo,
   deleteAlarmComment,
   activeAlarmCount,
   alarms,
@@ -23,6 +24,7 @@ import {
   saveAlarm,
   saveAsset,
   saveRelation,
+  type AlarmInfo,
   type AlarmPageQuery,
   type AssetPageQuery,
   type EntityRef,
@@ -179,6 +181,17 @@ export function useClearAlarm() {
 export function useDeleteAlarm() {
   const client = useApi();
   return useAlarmMutation((id: string) => deleteAlarm(client, id));
+}
+
+/** One alarm, refetched with every alarm list (after an acknowledge or clear, a WebSocket alarm message). */
+export function useAlarmInfo(alarmId: string | null, initial: AlarmInfo | undefined) {
+  const client = useApi();
+  return useQuery({
+    queryKey: entityKeys.alarmInfo(alarmId ?? ''),
+    queryFn: () => alarmInfo(client, alarmId!),
+    enabled: alarmId !== null,
+    placeholderData: initial,
+  });
 }
 
 export function useAlarmComments(alarmId: string) {

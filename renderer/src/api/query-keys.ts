@@ -72,5 +72,6 @@ export const entityKeys = {
   alarmCount: ['alarms', 'activeCount'] as const,
   alarmTypes: ['alarms', 'types'] as const,
   alarmComments: (alarmId: string) => ['alarms', 'comments', alarmId] as const,
+  alarmInfo: (alarmId: string) => ['alarms', 'info', alarmId] as const,
   entityOptions: (entityType: string, search: string) => ['entityOptions', entityType, search] as const,
 };

@@ -1,5 +1,5 @@
 import { Anchor, Box, Button, Group, Paper, Skeleton, Stack } from '@mantine/core';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link } from '../router.tsx';
 import { ErrorAlert } from './error-alert.tsx';
 import { PageHeader } from './page-header.tsx';
@@ -105,7 +105,24 @@ export function EntityDetail({
 /** The sticky bar of section links; the one in view is highlighted. */
 function SectionBar({ sections }: { sections: EntitySection[] }) {
   const [current, setCurrent] = useState(sections[0]!.id);
+  // a clicked section stays the current one while the page scrolls to it (and when the page cannot
+  // scroll far enough to bring it to the top), until the user scrolls on
+  const pinned = useRef(false);
   const ids = sections.map((s) => s.id).join(',');
+  useEffect(() => {
+    const unpin = () => {
+      pinned.current = false;
+    };
+    const options = { passive: true } as const;
+    window.addEventListener('wheel', unpin, options);
+    window.addEventListener('touchmove', unpin, options);
+    window.addEventListener('keydown', unpin);
+    return () => {
+      window.removeEventListener('wheel', unpin);
+      window.removeEventListener('touchmove', unpin);
+      window.removeEventListener('keydown', unpin);
+    };
+  }, []);
   useEffect(() => {
     const visible = new Map<string, number>();
     const observer = new IntersectionObserver(
@@ -116,7 +133,7 @@ function SectionBar({ sections }: { sections: EntitySection[] }) {
           else visible.delete(id);
         }
         const top = [...visible].sort((a, b) => a[1] - b[1])[0];
-        if (top) setCurrent(top[0]);
+        if (top && !pinned.current) setCurrent(top[0]);
       },
       { rootMargin: '-120px 0px -40% 0px' },
     );
@@ -152,6 +169,7 @@ function SectionBar({ sections }: { sections: EntitySection[] }) {
             data-testid={`section-link-${s.id}`}
             onClick={(e: React.MouseEvent) => {
               e.preventDefault();
+              pinned.current = true;
               setCurrent(s.id);
               document.getElementById(`section-${s.id}`)?.scrollIntoView({ block: 'start' });
             }}

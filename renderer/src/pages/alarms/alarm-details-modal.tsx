@@ -18,6 +18,7 @@ import {
   useAckAlarm,
   useAddAlarmComment,
   useAlarmComments,
+  useAlarmInfo,
   useClearAlarm,
   useDeleteAlarmComment,
 } from '../../api/entities-hooks.ts';
@@ -137,10 +138,12 @@ function Comments({ alarmId }: { alarmId: string }) {
 }
 
 /** One alarm: what raised it, when, for how long, its details and comments; acknowledge and clear. */
-export function AlarmDetailsModal({ alarm, onClose }: { alarm: AlarmInfo | null; onClose: () => void }) {
+export function AlarmDetailsModal({ opened, onClose }: { opened: AlarmInfo | null; onClose: () => void }) {
   const ack = useAckAlarm();
   const clear = useClearAlarm();
-  const a = alarm;
+  // read again by id: a cleared alarm leaves a list of active ones, and its details must follow it
+  const info = useAlarmInfo(opened?.id.id ?? null, opened ?? undefined);
+  const a = opened ? (info.data ?? opened) : null;
   const path = a ? originatorPath(a) : null;
   const name = a ? (a.originatorName ?? a.originator.id) : '';
   return (

@@ -31,10 +31,7 @@ export function AlarmsTable({
   const clear = useClearAlarm();
   const rows = alarms.data?.data ?? [];
   const columns = showOriginator ? 7 : 6;
-  const [openId, setOpenId] = useState<string | null>(null);
-  // the open alarm as the list last read it (acknowledged, cleared: the list refetches)
-  const [lastOpen, setLastOpen] = useState<(typeof rows)[number] | null>(null);
-  const open = openId ? (rows.find((a) => a.id.id === openId) ?? lastOpen) : null;
+  const [open, setOpen] = useState<(typeof rows)[number] | null>(null);
   return (
     <>
       <ErrorAlert error={alarms.error} title="Could not load the alarms" />
@@ -64,8 +61,7 @@ export function AlarmsTable({
                     style={{ cursor: 'pointer' }}
                     onClick={(e) => {
                       if ((e.target as HTMLElement).closest('a, button')) return;
-                      setOpenId(alarm.id.id);
-                      setLastOpen(alarm);
+                      setOpen(alarm);
                     }}
                     data-testid="alarm-row"
                     data-alarm-id={alarm.id.id}
@@ -145,7 +141,7 @@ export function AlarmsTable({
           </Table>
         </Table.ScrollContainer>
       </Paper>
-      <AlarmDetailsModal alarm={open} onClose={() => setOpenId(null)} />
+      <AlarmDetailsModal opened={open} onClose={() => setOpen(null)} />
       {alarms.data && alarms.data.totalElements > query.pageSize && (
         <Group justify="space-between">
           <Select
