@@ -68,7 +68,9 @@ test('the RPC console shows a device’s error answer as its answer, and a timeo
     await logIn(page);
     await page.goto(`/devices/${id}`);
     await waitForPage(page, 'device');
+    await page.getByTestId('section-bar').getByRole('link', { name: 'RPC', exact: true }).click();
     const rpc = page.getByTestId('rpc-console');
+    await expect(rpc).toBeInViewport();
     await rpc.getByRole('textbox', { name: 'Method' }).fill('selfDestruct');
     await page.getByTestId('send-rpc').click();
     const outcome = page.getByTestId('rpc-outcome');

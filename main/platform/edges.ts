@@ -1,12 +1,13 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { NULL_UUID, type PageData, type PageQuery } from '../../shared/schemas/common.ts';
+import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
 import type { Edge, SaveEdgeRequest } from '../../shared/schemas/edge.ts';
 import type { EntitySubtype } from '../../shared/schemas/entities.ts';
-import { requireCustomerAccess, requireTenantAdmin, type Principal } from './auth/principal.ts';
+import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import type { DeviceService } from './devices.ts';
 import { invalidArgument, isUniqueViolation, notFound, unauthorized } from './errors.ts';
-import { parseJson, queryPage } from './paging.ts';
+import { OwnedEntityRows } from './owned-entities.ts';
+import { queryPage } from './paging.ts';
 import type { Row, Writer } from '../store/durable-db.ts';
 
 export interface EdgeRow {
@@ -40,37 +41,30 @@ export class EdgeService {
   private readonly ctx: PlatformContext;
   private readonly devices: DeviceService;
   private readonly byRoutingKey = new Map<string, EdgeRow>();
+  private readonly rows: OwnedEntityRows<EdgeRow>;
 
   constructor(ctx: PlatformContext, devices: DeviceService) {
     this.ctx = ctx;
     this.devices = devices;
+    this.rows = new OwnedEntityRows(ctx, { table: 'edges', entityType: 'EDGE', label: 'Edge' });
     for (const row of ctx.db.all<EdgeRow>('SELECT * FROM edges')) this.byRoutingKey.set(row.routing_key, row);
   }
 
   toEdge(row: EdgeRow, secret: string | null = null): Edge {
     return {
       id: ref('EDGE', row.id),
-      createdTime: row.created_time,
-      tenantId: ref('TENANT', this.ctx.tenantId),
-      customerId: ref('CUSTOMER', row.customer_id ?? NULL_UUID),
-      name: row.name,
-      type: row.type,
-      label: row.label,
+      ...this.rows.commonFields(row),
       routingKey: row.routing_key,
       secret,
-      additionalInfo: parseJson(row.additional_info),
     };
   }
 
   findRow(id: string): EdgeRow | undefined {
-    return this.ctx.db.get<EdgeRow>('SELECT * FROM edges WHERE id = ?', [id]);
+    return this.rows.find(id);
   }
 
   accessibleRow(id: string, actor: Principal): EdgeRow {
-    const row = this.findRow(id);
-    if (!row) throw notFound(`Edge with id [${id}] is not found`);
-    requireCustomerAccess(actor, row.customer_id);
-    return row;
+    return this.rows.accessible(id, actor);
   }
 
   /** The edge a routing key and secret belong to; 401 otherwise (same answer for both mistakes). */
@@ -230,9 +224,7 @@ export class EdgeService {
   }
 
   types(): EntitySubtype[] {
-    return this.ctx.db
-      .all<{ type: string }>('SELECT DISTINCT type FROM edges ORDER BY type')
-      .map((r) => ({ tenantId: ref('TENANT', this.ctx.tenantId), entityType: 'EDGE', type: r.type }));
+    return this.rows.types();
   }
 
   profileIdsOf(edgeId: string): string[] {

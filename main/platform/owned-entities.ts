@@ -18,8 +18,8 @@ export interface OwnedRow {
 }
 
 export interface OwnedKind {
-  table: 'devices' | 'assets';
-  entityType: 'DEVICE' | 'ASSET';
+  table: 'devices' | 'assets' | 'edges';
+  entityType: 'DEVICE' | 'ASSET' | 'EDGE';
   /** how errors name it: "Device with id [...] is not found" */
   label: string;
 }
