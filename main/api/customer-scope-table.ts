@@ -304,6 +304,8 @@ export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
   ['POST', '/api/sandboard/simulations/import', 'tenant', TOOL],
   ['GET', '/api/sandboard/simulations/:id/status', 'tenant', TOOL],
   ['GET', '/api/sandboard/simulations/:id/export', 'tenant', TOOL],
+  ['GET', '/api/sandboard/simulations/:id/report', 'tenant', TOOL],
+  ['GET', '/api/sandboard/simulations/:id/report/junit', 'tenant', TOOL],
   ['POST', '/api/sandboard/demo/edge-sync', 'tenant', TOOL],
   ['POST', '/api/tableView', 'tenant', TOOL],
   ['GET', '/api/tableView/:id', 'tenant', TOOL],
