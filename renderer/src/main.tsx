@@ -1,13 +1,14 @@
 import '@mantine/core/styles.css';
 import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode } from 'react';
+import { StrictMode, useMemo, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiProvider } from './api/api-context.tsx';
 import { ApiClient, ApiError } from './api/client.ts';
 import { SessionStore } from './api/session.ts';
 import { App } from './app.tsx';
-import { colorSchemeManager, cssVariablesResolver, theme } from './theme.ts';
+import { useUiScale } from './shell/ui-scale.ts';
+import { colorSchemeManager, cssVariablesResolver, themeAtScale } from './theme.ts';
 
 const sessions = new SessionStore();
 const client = new ApiClient(sessions);
@@ -32,19 +33,30 @@ sessions.subscribe((session) => {
   cachedFor = userId;
 });
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
+/** Mantine with the theme at the chosen UI scale. */
+function ScaledMantine({ children }: { children: ReactNode }) {
+  const scale = useUiScale();
+  const theme = useMemo(() => themeAtScale(scale), [scale]);
+  return (
     <MantineProvider
       theme={theme}
       colorSchemeManager={colorSchemeManager}
       cssVariablesResolver={cssVariablesResolver}
       defaultColorScheme="auto"
     >
+      {children}
+    </MantineProvider>
+  );
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <ScaledMantine>
       <QueryClientProvider client={queryClient}>
         <ApiProvider client={client} sessions={sessions}>
           <App />
         </ApiProvider>
       </QueryClientProvider>
-    </MantineProvider>
+    </ScaledMantine>
   </StrictMode>,
 );

@@ -39,6 +39,20 @@ export const theme = createTheme({
   headings: { fontWeight: '650' },
 });
 
+const BREAKPOINTS_EM = { xs: 36, sm: 48, md: 62, lg: 75, xl: 88 };
+
+/**
+ * The theme at a UI scale: the breakpoints grow with the text, so at 125 % a 1280 px window lays the
+ * pages out as a 1024 px one would at 100 % (media queries in em ignore the root font size).
+ */
+export function themeAtScale(scale: number): typeof theme {
+  if (scale === 1) return theme;
+  const breakpoints = Object.fromEntries(
+    Object.entries(BREAKPOINTS_EM).map(([k, em]) => [k, `${em * scale}em`]),
+  ) as typeof theme.breakpoints;
+  return { ...theme, breakpoints };
+}
+
 /** The chosen theme (light, dark or auto) is remembered in localStorage. */
 export const colorSchemeManager = localStorageColorSchemeManager({ key: 'sandboard.color-scheme' });
 

@@ -1,4 +1,5 @@
 import { ActionIcon, Code, CopyButton, Group, Text, Tooltip } from '@mantine/core';
+import { CODE_WRAP_STYLE, WrapAtSeparators } from './code-wrap.tsx';
 import { CheckIcon, CopyIcon } from './icons.tsx';
 
 /** A button that copies a value to the clipboard, and says so. */
@@ -41,18 +42,18 @@ export function CopyValue({
   return (
     <Group gap="xs" wrap="nowrap" align={block ? 'flex-start' : 'center'}>
       {block ? (
-        <Code block style={{ flex: 1, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }} data-testid={testId}>
-          {shown}
+        <Code block style={{ flex: 1, minWidth: 0, ...CODE_WRAP_STYLE }} data-testid={testId}>
+          <WrapAtSeparators text={shown} />
         </Code>
       ) : (
         <Text
           component="code"
           ff="monospace"
           size="sm"
-          style={{ flex: 1, wordBreak: 'break-all' }}
+          style={{ flex: 1, minWidth: 0, ...CODE_WRAP_STYLE }}
           data-testid={testId}
         >
-          {shown}
+          <WrapAtSeparators text={shown} />
         </Text>
       )}
       <CopyValueButton value={value} label={label} />

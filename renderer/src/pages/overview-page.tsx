@@ -74,7 +74,7 @@ function MessageRateChart() {
             <AreaChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
               <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
               <XAxis {...colors.timeAxis(...growingWindow(data[0]?.ts, last?.ts, now, Infinity))} />
-              <YAxis allowDecimals fontSize={12} stroke={colors.axis} />
+              <YAxis allowDecimals fontSize={colors.fontSize} stroke={colors.axis} />
               <Tooltip labelFormatter={(ts) => formatTime(Number(ts))} contentStyle={colors.tooltipStyle} />
               <Area
                 type="stepAfter"

@@ -2,6 +2,7 @@ import { Button, Menu, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useApi, useSession } from '../api/api-context.tsx';
 import { navigate } from '../router.tsx';
+import { UiScaleControl, useUserUiScale } from './ui-scale-control.tsx';
 
 export const ROLE_NAMES: Record<string, string> = {
   TENANT_ADMIN: 'Tenant administrator',
@@ -13,6 +14,7 @@ export function UserMenu() {
   const client = useApi();
   const session = useSession();
   const [busy, setBusy] = useState(false);
+  const chooseScale = useUserUiScale();
   if (!session) return null;
   const logout = async () => {
     setBusy(true);
@@ -23,7 +25,7 @@ export function UserMenu() {
     }
   };
   return (
-    <Menu position="bottom-end" withArrow>
+    <Menu position="bottom-end" withArrow closeOnItemClick>
       <Menu.Target>
         <Button variant="default" loading={busy} data-testid="user-menu">
           {session.email}
@@ -34,6 +36,8 @@ export function UserMenu() {
           <Text size="xs">{ROLE_NAMES[session.authority] ?? session.authority}</Text>
         </Menu.Label>
         <Menu.Item onClick={() => navigate('/security')}>Security and API keys</Menu.Item>
+        <Menu.Divider />
+        <UiScaleControl onChange={chooseScale} />
         <Menu.Divider />
         <Menu.Item color="red" onClick={() => void logout()} data-testid="logout">
           Log out

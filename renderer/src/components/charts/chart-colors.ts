@@ -1,4 +1,5 @@
 import { useComputedColorScheme, useMantineTheme } from '@mantine/core';
+import { useUiScale } from '../../shell/ui-scale.ts';
 import { formatDayTime, formatTime } from '../format.ts';
 import { seriesHue } from './series-color.ts';
 import { timeTicks } from './time-axis.ts';
@@ -7,6 +8,8 @@ import { timeTicks } from './time-axis.ts';
 export function useChartColors() {
   const theme = useMantineTheme();
   const dark = useComputedColorScheme('light') === 'dark';
+  // SVG text is sized in px: it grows with the UI scale as the rest of the page does
+  const fontSize = Math.round(12 * useUiScale());
   const shade = dark ? 4 : 6;
   const series = ['blue', 'teal', 'orange', 'grape', 'red', 'yellow', 'cyan', 'lime'].map(
     (c) => theme.colors[c]![shade]!,
@@ -17,7 +20,7 @@ export function useChartColors() {
     type: 'number' as const,
     scale: 'time' as const,
     tickFormatter: formatTime,
-    fontSize: 12,
+    fontSize,
     stroke: axis,
   };
   return {
@@ -27,6 +30,8 @@ export function useChartColors() {
     forKey: (key: string) => theme.colors[seriesHue(key)]![shade]!,
     grid: dark ? theme.colors.dark[4]! : theme.colors.gray[3]!,
     axis,
+    /** axis and legend text, in px */
+    fontSize,
     /** a Tooltip's contentStyle */
     tooltipStyle: {
       background: dark ? theme.colors.dark[7]! : theme.white,

@@ -135,7 +135,7 @@ export function TelemetryChartCard({
               <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
                 <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
                 <XAxis {...colors.timeAxis(from, to)} />
-                <YAxis fontSize={12} stroke={colors.axis} width={56} domain={['auto', 'auto']} />
+                <YAxis fontSize={colors.fontSize} stroke={colors.axis} width={56} domain={['auto', 'auto']} />
                 <Tooltip
                   labelFormatter={(ts) => formatDateTime(Number(ts))}
                   contentStyle={colors.tooltipStyle}

@@ -90,7 +90,7 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
     return { rows: chartRows, series: kept, dropped: all.length - kept.length };
   }, [result, x, splitBy.join('\u0000'), shownMeasures.join('\u0000'), config]);
 
-  const axis = { stroke: colors.axis, fontSize: 12 };
+  const axis = { stroke: colors.axis, fontSize: colors.fontSize };
   const dashes = seriesDashes(series);
 
   return (
@@ -159,7 +159,7 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
                 <XAxis dataKey="label" {...axis} />
                 <YAxis {...axis} width={64} />
                 <Tooltip contentStyle={colors.tooltipStyle} formatter={(v: unknown) => formatMeasure(v)} />
-                <Legend wrapperStyle={{ fontSize: 12 }} />
+                <Legend wrapperStyle={{ fontSize: colors.fontSize }} />
                 {series.map((s, i) =>
                   type === 'line' ? (
                     <Line

@@ -1,4 +1,5 @@
 import { Alert, Badge, Button, Card, Code, Group, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { CODE_WRAP_STYLE, WrapAtSeparators } from '../../components/code-wrap.tsx';
 import type { RestConnectorSummary, RestEndpointInfo } from '../../api/rest-connector-api.ts';
 import { CopyValueButton } from '../../components/copy-value.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
@@ -92,10 +93,15 @@ export function EndpointsCard({
                       <Group gap={4} wrap="nowrap" align="flex-start">
                         <Code
                           block
-                          style={{ flex: 1, whiteSpace: 'pre-wrap', wordBreak: 'break-all', fontSize: 12 }}
+                          style={{
+                            flex: 1,
+                            minWidth: 0,
+                            ...CODE_WRAP_STYLE,
+                            fontSize: 'var(--mantine-font-size-xs)',
+                          }}
                           data-testid="endpoint-curl"
                         >
-                          {e.curl}
+                          <WrapAtSeparators text={e.curl} />
                         </Code>
                         <CopyValueButton value={e.curl} label="Copy curl command" />
                       </Group>

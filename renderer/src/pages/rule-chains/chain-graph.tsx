@@ -1,6 +1,14 @@
 import { ActionIcon, Group, Text, Tooltip, useComputedColorScheme, useMantineTheme } from '@mantine/core';
 import { useElementSize } from '@mantine/hooks';
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import {
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type PointerEvent,
+} from 'react';
 import { NODE_TYPES } from '../../../../shared/rule-engine.ts';
 import type { RuleNodeType } from '../../api/client.ts';
 import {
@@ -12,9 +20,10 @@ import {
   shortType,
   type ChainDraft,
 } from './chain-model.ts';
-import { fitLine, fitText, textWidth } from './fit-text.ts';
-import { graphBounds, LABEL_H, layoutArrows, type Box, type GraphHighlight } from './graph-layout.ts';
+import { ellipsize, fitText, textWidth } from './fit-text.ts';
+import { graphBounds, LABEL_H, layoutArrows, type GraphHighlight } from './graph-layout.ts';
 import { debugMark, debugState } from './node-debug-state.ts';
+import { fitView, panToShow, zoomAt, type View } from './graph-view.ts';
 
 const TYPE_COLORS: Record<string, string> = {
   [NODE_TYPES.msgTypeSwitch]: 'yellow',
@@ -36,12 +45,17 @@ const GROUP_COLORS: Record<string, string> = {
 };
 
 const LABEL_FONT = 12;
+/** one size for every node's name (two lines when it needs them) and one for its type, at 100 % */
+const NAME_FONT = 13;
+const TYPE_FONT = 12;
 /** room for a node's name: the node less its colour bar and the problem mark */
 const NAME_WIDTH = NODE_WIDTH - 16 - 22;
 const TYPE_WIDTH = NODE_WIDTH - 16 - 8;
-/** text is never drawn smaller than this share of its size when the graph fits the card */
-const MIN_FIT = 0.8;
 const PORT_R = 7;
+/** the canvas is never shorter than this, whatever the window */
+const MIN_CANVAS_H = 320;
+/** what the page keeps below the canvas: the keyboard help and the page's padding */
+const BELOW_CANVAS = 56;
 
 function useGraphColors() {
   const theme = useMantineTheme();
@@ -51,6 +65,8 @@ function useGraphColors() {
     text: dark ? theme.colors.dark[0]! : theme.colors.gray[9]!,
     dimmed: dark ? theme.colors.dark[1]! : theme.colors.gray[7]!,
     edge: dark ? theme.colors.dark[2]! : theme.colors.gray[5]!,
+    // connection labels: the body text colour on the page's own background (dimmed text on dark read poorly)
+    label: dark ? theme.colors.dark[0]! : theme.colors.gray[8]!,
     labelBg: dark ? theme.colors.dark[7]! : theme.white,
     nodeBg: dark ? theme.colors.dark[6]! : theme.white,
     selected: shade('blue', 4, 6),
@@ -60,6 +76,31 @@ function useGraphColors() {
     accent: (color: string) => shade(color, 5, 6),
     tint: shade('cyan', 9, 0),
   };
+}
+
+/**
+ * The canvas's height: the window's, less what is above the canvas and the little below it, so the graph
+ * uses the page's height at any window size (never less than MIN_CANVAS_H).
+ */
+function useCanvasHeight(ref: { current: HTMLElement | null }): number {
+  const [height, setHeight] = useState(480);
+  useLayoutEffect(() => {
+    const measure = () => {
+      const el = ref.current;
+      if (!el) return;
+      const top = el.getBoundingClientRect().top + window.scrollY;
+      setHeight(Math.max(MIN_CANVAS_H, Math.floor(window.innerHeight - top - BELOW_CANVAS)));
+    };
+    measure();
+    window.addEventListener('resize', measure);
+    const observer = new ResizeObserver(measure);
+    observer.observe(document.body);
+    return () => {
+      window.removeEventListener('resize', measure);
+      observer.disconnect();
+    };
+  }, [ref]);
+  return height;
 }
 
 /**
@@ -90,7 +131,7 @@ export function ChainGraph({
 }) {
   const colors = useGraphColors();
   const svgRef = useRef<SVGSVGElement>(null);
-  const { ref: frameRef, width: frameWidth } = useElementSize<HTMLDivElement>();
+  const { ref: frameRef, width: frameWidth, height: frameHeight } = useElementSize<HTMLDivElement>();
   const drag = useRef<{
     index: number;
     dx: number;
@@ -99,17 +140,22 @@ export function ChainGraph({
     y0: number;
     moved: boolean;
   } | null>(null);
+  const pan = useRef<{ x0: number; y0: number; view: View; moved: boolean } | null>(null);
   const [link, setLink] = useState<{ from: number; x: number; y: number } | null>(null);
-  // the canvas keeps its size while a node is dragged (it would shift under the pointer otherwise)
-  const [frozen, setFrozen] = useState<Box | null>(null);
   const arrows = useMemo(() => layoutArrows(draft, (label) => textWidth(label, LABEL_FONT)), [draft]);
-  const box = frozen ?? graphBounds(draft, arrows);
-  // null: fit the card (never below MIN_FIT, then it scrolls); else a scale of its own
-  const [zoom, setZoom] = useState<number | null>(null);
-  const fit = frameWidth > 0 ? Math.min(1.25, Math.max(MIN_FIT, frameWidth / box.w)) : 1;
-  const scale = zoom ?? fit;
-  const zoomBy = (factor: number) =>
-    setZoom(Math.min(2, Math.max(0.4, Math.round(scale * factor * 10) / 10)));
+  const box = graphBounds(draft, arrows);
+  const frame = { w: frameWidth, h: frameHeight };
+  // null: the graph fits the canvas (and keeps fitting it as it changes); else where the user put it
+  const [manual, setManual] = useState<View | null>(null);
+  // while a node is dragged or a connection drawn, the view holds still under the pointer
+  const [frozen, setFrozen] = useState<View | null>(null);
+  const view = frozen ?? manual ?? fitView(box, frame);
+  const viewRef = useRef(view);
+  viewRef.current = view;
+  const zoomBy = (factor: number, at?: { x: number; y: number }) =>
+    setManual(zoomAt(viewRef.current, frame, factor, at));
+  const canvasRef = useRef<HTMLDivElement>(null);
+  const height = useCanvasHeight(canvasRef);
   const typeOf = useMemo(() => new Map(types.map((t) => [t.type, t])), [types]);
 
   const toSvg = (e: PointerEvent) => {
@@ -128,14 +174,34 @@ export function ChainGraph({
     return undefined;
   };
 
-  // a node selected from elsewhere (just added, picked in a list) is scrolled into the card's view
+  // a node selected from elsewhere (just added, picked in a list) is brought into the canvas's view
   const nodeCount = draft.nodes.length;
   useEffect(() => {
-    if (selected === null || drag.current) return;
-    svgRef.current
-      ?.querySelector(`[data-testid="rule-node"][data-index="${selected}"]`)
-      ?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    if (selected === null || drag.current || !manual) return;
+    const node = draft.nodes[selected];
+    if (!node) return;
+    const next = panToShow(manual, frame, { ...positionOf(node, selected), w: NODE_WIDTH, h: NODE_HEIGHT });
+    if (next !== manual) setManual(next);
   }, [selected, nodeCount]);
+
+  // the wheel zooms about the pointer (a native listener: React's wheel listeners cannot stop the page scrolling)
+  useEffect(() => {
+    const svg = svgRef.current;
+    if (!svg) return;
+    const onWheel = (e: WheelEvent) => {
+      e.preventDefault();
+      const rect = svg.getBoundingClientRect();
+      const factor = Math.exp(-Math.max(-100, Math.min(100, e.deltaY)) / 300);
+      setManual(
+        zoomAt(viewRef.current, { w: rect.width, h: rect.height }, factor, {
+          x: e.clientX - rect.left,
+          y: e.clientY - rect.top,
+        }),
+      );
+    };
+    svg.addEventListener('wheel', onWheel, { passive: false });
+    return () => svg.removeEventListener('wheel', onWheel);
+  }, []);
 
   const onNodePointerDown = (e: PointerEvent<SVGGElement>, index: number) => {
     if (e.button !== 0) return;
@@ -143,7 +209,7 @@ export function ChainGraph({
     const p = toSvg(e);
     const pos = positionOf(draft.nodes[index]!, index);
     drag.current = { index, dx: p.x - pos.x, dy: p.y - pos.y, x0: e.clientX, y0: e.clientY, moved: false };
-    setFrozen(graphBounds(draft, arrows));
+    setFrozen(view);
     onSelect(index);
   };
   const onNodePointerMove = (e: PointerEvent<SVGGElement>) => {
@@ -163,13 +229,36 @@ export function ChainGraph({
     if (e.button !== 0) return;
     e.stopPropagation();
     svgRef.current?.setPointerCapture(e.pointerId);
-    setFrozen(graphBounds(draft, arrows));
+    setFrozen(view);
     setLink({ from: index, ...toSvg(e) });
   };
+  // dragging the background pans; a click on it (no move) clears the selection
+  const onBackgroundPointerDown = (e: PointerEvent<SVGElement>) => {
+    if (e.button !== 0) return;
+    svgRef.current?.setPointerCapture(e.pointerId);
+    pan.current = { x0: e.clientX, y0: e.clientY, view, moved: false };
+  };
   const onSvgPointerMove = (e: PointerEvent<SVGSVGElement>) => {
+    const p = pan.current;
+    if (p) {
+      if (!p.moved && Math.hypot(e.clientX - p.x0, e.clientY - p.y0) < 3) return;
+      p.moved = true;
+      setManual({
+        scale: p.view.scale,
+        x: p.view.x - (e.clientX - p.x0) / p.view.scale,
+        y: p.view.y - (e.clientY - p.y0) / p.view.scale,
+      });
+      return;
+    }
     if (link) setLink({ ...link, ...toSvg(e) });
   };
   const onSvgPointerUp = (e: PointerEvent<SVGSVGElement>) => {
+    const p = pan.current;
+    if (p) {
+      pan.current = null;
+      if (!p.moved) onSelect(null);
+      return;
+    }
     if (!link) return;
     const target = nodeAt(toSvg(e));
     setLink(null);
@@ -211,7 +300,8 @@ export function ChainGraph({
     <div>
       <Group justify="space-between" px="sm" py={6} wrap="nowrap" data-testid="graph-toolbar">
         <Text size="xs" c="dimmed">
-          Drag a node’s right-hand dot onto another node to connect them.
+          Drag a node’s right-hand dot onto another node to connect them · drag the background to pan, the
+          wheel zooms.
         </Text>
         <Group gap={4} wrap="nowrap">
           <Tooltip label="Zoom out">
@@ -219,13 +309,17 @@ export function ChainGraph({
               −
             </ActionIcon>
           </Tooltip>
-          <Tooltip label="Fit to the card">
+          <Text size="xs" c="dimmed" w="3.2em" ta="right" data-testid="graph-zoom">
+            {Math.round(view.scale * 100)} %
+          </Text>
+          <Tooltip label="Fit the whole chain in view">
             <ActionIcon
-              variant={zoom === null ? 'light' : 'default'}
+              variant={manual === null ? 'light' : 'default'}
               size="sm"
-              onClick={() => setZoom(null)}
+              onClick={() => setManual(null)}
               aria-label="Fit to the card"
-              aria-pressed={zoom === null}
+              aria-pressed={manual === null}
+              data-testid="graph-fit"
             >
               ⤢
             </ActionIcon>
@@ -237,25 +331,39 @@ export function ChainGraph({
           </Tooltip>
         </Group>
       </Group>
-      <div ref={frameRef} style={{ overflow: 'auto', maxHeight: '75vh' }} data-testid="graph-frame">
-        <svg
-          ref={svgRef}
-          viewBox={`${box.x} ${box.y} ${box.w} ${box.h}`}
-          width={Math.round(box.w * scale)}
-          height={Math.round(box.h * scale)}
-          style={{ display: 'block', touchAction: 'none', userSelect: 'none' }}
-          role="group"
-          aria-label="Rule chain graph: tab to a node, Enter selects it, arrow keys move it, Delete removes it"
-          data-testid="rule-chain-graph"
-          data-scale={scale.toFixed(2)}
-          onPointerMove={onSvgPointerMove}
-          onPointerUp={onSvgPointerUp}
-          onPointerCancel={() => {
-            setLink(null);
-            setFrozen(null);
-          }}
+      <div ref={canvasRef}>
+        <div
+          ref={frameRef}
+          style={{ height, overflow: 'hidden', position: 'relative' }}
+          data-testid="graph-frame"
         >
-          <style>{`
+          <svg
+            ref={svgRef}
+            viewBox={`${view.x} ${view.y} ${Math.max(1, frame.w) / view.scale} ${Math.max(1, frame.h) / view.scale}`}
+            width="100%"
+            height="100%"
+            style={{
+              display: 'block',
+              position: 'absolute',
+              inset: 0,
+              touchAction: 'none',
+              userSelect: 'none',
+              cursor: pan.current?.moved ? 'grabbing' : 'grab',
+            }}
+            role="group"
+            aria-label="Rule chain graph: tab to a node, Enter selects it, arrow keys move it, Delete removes it"
+            data-testid="rule-chain-graph"
+            data-scale={view.scale.toFixed(2)}
+            data-fit={manual === null}
+            onPointerMove={onSvgPointerMove}
+            onPointerUp={onSvgPointerUp}
+            onPointerCancel={() => {
+              pan.current = null;
+              setLink(null);
+              setFrozen(null);
+            }}
+          >
+            <style>{`
         .rc-node { cursor: grab; outline: none; }
         .rc-node:active { cursor: grabbing; }
         .rc-node .rc-focus { display: none; }
@@ -263,262 +371,265 @@ export function ChainGraph({
         .rc-port { cursor: crosshair; }
         .rc-port:hover { stroke-width: 3; }
       `}</style>
-          <defs>
-            {(
-              [
-                ['rc-arrow', colors.edge],
-                ['rc-arrow-trace', colors.trace],
-              ] as const
-            ).map(([id, fill]) => (
-              <marker
-                key={id}
-                id={id}
-                viewBox="0 0 10 10"
-                refX="9"
-                refY="5"
-                markerWidth="7"
-                markerHeight="7"
-                orient="auto"
-              >
-                <path d="M0,0 L10,5 L0,10 z" style={{ fill }} />
-              </marker>
-            ))}
-          </defs>
-          <rect
-            x={box.x}
-            y={box.y}
-            width={box.w}
-            height={box.h}
-            style={{ fill: 'transparent' }}
-            onPointerDown={() => onSelect(null)}
-          />
-
-          {firstPos && (
-            <g aria-hidden="true">
-              <rect
-                x={firstPos.x - INPUT_W - INPUT_GAP}
-                y={firstPos.y + NODE_HEIGHT / 2 - 16}
-                width={INPUT_W}
-                height={32}
-                rx={16}
-                style={{ fill: colors.tint, stroke: colors.edge }}
-              />
-              <text
-                x={firstPos.x - INPUT_GAP - INPUT_W / 2}
-                y={firstPos.y + NODE_HEIGHT / 2 + 4}
-                textAnchor="middle"
-                fontSize={13}
-                style={{ fill: colors.text }}
-              >
-                Input
-              </text>
-              <path
-                d={`M${firstPos.x - INPUT_GAP},${firstPos.y + NODE_HEIGHT / 2} L${firstPos.x - 8},${firstPos.y + NODE_HEIGHT / 2}`}
-                markerEnd="url(#rc-arrow)"
-                style={{ stroke: colors.edge, strokeWidth: 1.5, fill: 'none' }}
-              />
-            </g>
-          )}
-
-          {/* lines first, then their labels, so no line is drawn over another's label */}
-          {arrows.map((a) => {
-            const traced = highlight?.arrows.has(a.key) === true;
-            return (
-              <path
-                key={a.key}
-                d={a.d}
-                markerEnd={traced ? 'url(#rc-arrow-trace)' : 'url(#rc-arrow)'}
-                data-testid="rule-chain-arrow"
-                data-relation={a.label}
-                data-from={a.from}
-                data-to={a.to}
-                data-traced={traced}
-                style={{
-                  stroke: traced ? colors.trace : colors.edge,
-                  strokeWidth: traced ? 2.5 : 1.5,
-                  fill: 'none',
-                }}
-              />
-            );
-          })}
-          {arrows.map((a) => (
-            <g key={a.key} aria-hidden="true">
-              <rect
-                data-label-box
-                x={a.lx - a.w / 2}
-                y={a.ly - LABEL_H / 2}
-                width={a.w}
-                height={LABEL_H}
-                rx={4}
-                style={{ fill: colors.labelBg, stroke: colors.edge, strokeWidth: 0.5 }}
-              />
-              <text
-                x={a.lx}
-                y={a.ly + 4}
-                textAnchor="middle"
-                fontSize={LABEL_FONT}
-                data-max-width={a.w - 4}
-                style={{ fill: colors.dimmed }}
-              >
-                {a.label}
-              </text>
-            </g>
-          ))}
-
-          {link && linkFrom && (
-            <path
-              d={`M${linkFrom.x + NODE_WIDTH},${linkFrom.y + NODE_HEIGHT / 2} L${link.x},${link.y}`}
-              data-testid="pending-connection"
-              style={{ stroke: colors.selected, strokeWidth: 2, strokeDasharray: '6 4', fill: 'none' }}
+            <defs>
+              {(
+                [
+                  ['rc-arrow', colors.edge],
+                  ['rc-arrow-trace', colors.trace],
+                ] as const
+              ).map(([id, fill]) => (
+                <marker
+                  key={id}
+                  id={id}
+                  viewBox="0 0 10 10"
+                  refX="9"
+                  refY="5"
+                  markerWidth="7"
+                  markerHeight="7"
+                  orient="auto"
+                >
+                  <path d="M0,0 L10,5 L0,10 z" style={{ fill }} />
+                </marker>
+              ))}
+            </defs>
+            <rect
+              x={view.x - 4 * box.w - 4000}
+              y={view.y - 4 * box.h - 4000}
+              width={10 * box.w + 8000}
+              height={10 * box.h + 8000}
+              style={{ fill: 'transparent' }}
+              data-testid="graph-background"
+              onPointerDown={onBackgroundPointerDown}
             />
-          )}
 
-          {draft.nodes.map((node, i) => {
-            const p = positionOf(node, i);
-            const type = typeOf.get(node.type);
-            const isSelected = selected === i;
-            const hasProblem = problemNodes.has(i);
-            const steps = highlight?.steps.get(i);
-            const typeLabel = type?.label ?? `Unsupported: ${shortType(node.type)}`;
-            const mark = debugMark(debugState(node, now));
-            const typeText = `${typeLabel}${mark ? ` · ${mark}` : ''}`;
-            const typeLine = fitLine(typeText, TYPE_WIDTH, [12, 11, 10]);
-            const name = fitText(node.name, NAME_WIDTH, [14, 13, 12], 600);
-            const squeeze =
-              name.lines.length === 1 && textWidth(name.lines[0]!, name.fontSize, 600) > NAME_WIDTH;
-            const nameY = name.lines.length === 1 ? [21] : [16, 29];
-            const hasOut = !type || type.relations.length > 0 || type.customRelations === true;
-            const accent = colors.accent(
-              TYPE_COLORS[node.type] ?? GROUP_COLORS[type?.componentType ?? ''] ?? 'gray',
-            );
-            const stroke = hasProblem
-              ? colors.error
-              : isSelected || linkTarget === i
-                ? colors.selected
-                : steps
-                  ? colors.trace
-                  : colors.edge;
-            return (
-              <g
-                key={node.id?.id ?? `new-${i}`}
-                className="rc-node"
-                transform={`translate(${p.x},${p.y})`}
-                tabIndex={0}
-                role="button"
-                aria-pressed={isSelected}
-                aria-label={`${node.name} ${typeLabel}${mark ? ` · ${mark}` : ''}${hasProblem ? ', has a problem' : ''}${steps ? `, step ${steps.join(' and ')} of the message` : ''}`}
-                data-testid="rule-node"
-                data-name={node.name}
-                data-index={i}
-                data-selected={isSelected}
-                data-problem={hasProblem}
-                data-traced={steps ? steps.join(',') : undefined}
-                onPointerDown={(e) => onNodePointerDown(e, i)}
-                onPointerMove={onNodePointerMove}
-                onPointerUp={onNodePointerUp}
-                onPointerCancel={onNodePointerUp}
-                onKeyDown={(e) => onKeyDown(e, i)}
-              >
-                <title>{`${node.name}\n${node.type}`}</title>
+            {firstPos && (
+              <g aria-hidden="true">
                 <rect
-                  className="rc-focus"
-                  x={-5}
-                  y={-5}
-                  width={NODE_WIDTH + 10}
-                  height={NODE_HEIGHT + 10}
-                  rx={10}
-                  style={{ fill: 'none', stroke: colors.selected, strokeWidth: 2, strokeDasharray: '4 3' }}
+                  x={firstPos.x - INPUT_W - INPUT_GAP}
+                  y={firstPos.y + NODE_HEIGHT / 2 - 16}
+                  width={INPUT_W}
+                  height={32}
+                  rx={16}
+                  style={{ fill: colors.tint, stroke: colors.edge }}
                 />
-                <rect
-                  width={NODE_WIDTH}
-                  height={NODE_HEIGHT}
-                  rx={7}
+                <text
+                  x={firstPos.x - INPUT_GAP - INPUT_W / 2}
+                  y={firstPos.y + NODE_HEIGHT / 2 + 4}
+                  textAnchor="middle"
+                  fontSize={13}
+                  style={{ fill: colors.text }}
+                >
+                  Input
+                </text>
+                <path
+                  d={`M${firstPos.x - INPUT_GAP},${firstPos.y + NODE_HEIGHT / 2} L${firstPos.x - 8},${firstPos.y + NODE_HEIGHT / 2}`}
+                  markerEnd="url(#rc-arrow)"
+                  style={{ stroke: colors.edge, strokeWidth: 1.5, fill: 'none' }}
+                />
+              </g>
+            )}
+
+            {/* lines first, then their labels, so no line is drawn over another's label */}
+            {arrows.map((a) => {
+              const traced = highlight?.arrows.has(a.key) === true;
+              return (
+                <path
+                  key={a.key}
+                  d={a.d}
+                  markerEnd={traced ? 'url(#rc-arrow-trace)' : 'url(#rc-arrow)'}
+                  data-testid="rule-chain-arrow"
+                  data-key={a.key}
+                  data-relation={a.label}
+                  data-from={a.from}
+                  data-to={a.to}
+                  data-traced={traced}
                   style={{
-                    fill: colors.nodeBg,
-                    stroke,
-                    strokeWidth: isSelected || hasProblem || steps || linkTarget === i ? 2.5 : 1,
+                    stroke: traced ? colors.trace : colors.edge,
+                    strokeWidth: traced ? 2.5 : 1.5,
+                    fill: 'none',
                   }}
                 />
-                <rect width={6} height={NODE_HEIGHT} rx={3} style={{ fill: accent }} />
-                {name.lines.map((line, l) => (
-                  <text
-                    key={l}
-                    x={16}
-                    y={nameY[l]}
-                    fontSize={name.fontSize}
-                    fontWeight={600}
-                    data-max-width={NAME_WIDTH}
-                    textLength={squeeze ? NAME_WIDTH : undefined}
-                    lengthAdjust={squeeze ? 'spacingAndGlyphs' : undefined}
-                    style={{ fill: colors.text }}
-                  >
-                    {/* a space after each line: read together, the lines and the type are words apart */}
-                    {`${line} `}
-                  </text>
-                ))}
+              );
+            })}
+            {arrows.map((a) => (
+              <g key={a.key} aria-hidden="true" data-testid="rule-chain-label" data-key={a.key}>
+                <rect
+                  data-label-box
+                  x={a.lx - a.w / 2}
+                  y={a.ly - LABEL_H / 2}
+                  width={a.w}
+                  height={LABEL_H}
+                  rx={4}
+                  style={{ fill: colors.labelBg, stroke: colors.edge, strokeWidth: 1 }}
+                />
                 <text
-                  x={16}
-                  y={name.lines.length === 1 ? 41 : 44}
-                  fontSize={typeLine.fontSize}
-                  data-max-width={TYPE_WIDTH}
-                  textLength={typeLine.squeeze ? TYPE_WIDTH : undefined}
-                  lengthAdjust={typeLine.squeeze ? 'spacingAndGlyphs' : undefined}
-                  style={{ fill: colors.dimmed }}
+                  x={a.lx}
+                  y={a.ly + 4}
+                  textAnchor="middle"
+                  fontSize={LABEL_FONT}
+                  data-max-width={a.w - 4}
+                  style={{ fill: colors.label }}
                 >
-                  {typeText}
+                  {a.label}
                 </text>
-                {hasProblem && (
-                  <text
-                    aria-hidden="true"
-                    x={NODE_WIDTH - 16}
-                    y={21}
-                    fontSize={14}
-                    fontWeight={700}
-                    style={{ fill: colors.error }}
-                  >
-                    !
-                  </text>
-                )}
-                {steps && (
-                  <g aria-hidden="true" data-testid="trace-step">
-                    <rect
-                      x={NODE_WIDTH - 10 - textWidth(steps.join(','), 11, 700)}
-                      y={-11}
-                      width={textWidth(steps.join(','), 11, 700) + 14}
-                      height={18}
-                      rx={9}
-                      style={{ fill: colors.trace }}
-                    />
-                    <text
-                      x={NODE_WIDTH - 3}
-                      y={2}
-                      textAnchor="end"
-                      fontSize={11}
-                      fontWeight={700}
-                      style={{ fill: colors.traceText }}
-                    >
-                      {steps.join(',')}
-                    </text>
-                  </g>
-                )}
-                <circle aria-hidden="true" cx={0} cy={NODE_HEIGHT / 2} r={4} style={{ fill: colors.edge }} />
-                {hasOut && (
-                  <circle
-                    className="rc-port"
-                    aria-hidden="true"
-                    cx={NODE_WIDTH}
-                    cy={NODE_HEIGHT / 2}
-                    r={PORT_R}
-                    data-testid="node-out-port"
-                    data-index={i}
-                    style={{ fill: colors.nodeBg, stroke: accent, strokeWidth: 2 }}
-                    onPointerDown={(e) => onPortPointerDown(e, i)}
-                  />
-                )}
               </g>
-            );
-          })}
-        </svg>
+            ))}
+
+            {link && linkFrom && (
+              <path
+                d={`M${linkFrom.x + NODE_WIDTH},${linkFrom.y + NODE_HEIGHT / 2} L${link.x},${link.y}`}
+                data-testid="pending-connection"
+                style={{ stroke: colors.selected, strokeWidth: 2, strokeDasharray: '6 4', fill: 'none' }}
+              />
+            )}
+
+            {draft.nodes.map((node, i) => {
+              const p = positionOf(node, i);
+              const type = typeOf.get(node.type);
+              const isSelected = selected === i;
+              const hasProblem = problemNodes.has(i);
+              const steps = highlight?.steps.get(i);
+              const typeLabel = type?.label ?? `Unsupported: ${shortType(node.type)}`;
+              const mark = debugMark(debugState(node, now));
+              const typeText = `${typeLabel}${mark ? ` · ${mark}` : ''}`;
+              const typeLine = ellipsize(typeText, TYPE_WIDTH, TYPE_FONT);
+              const name = fitText(node.name, NAME_WIDTH, NAME_FONT, 600);
+              const nameY = name.length === 1 ? [21] : [16, 30];
+              const hasOut = !type || type.relations.length > 0 || type.customRelations === true;
+              const accent = colors.accent(
+                TYPE_COLORS[node.type] ?? GROUP_COLORS[type?.componentType ?? ''] ?? 'gray',
+              );
+              const stroke = hasProblem
+                ? colors.error
+                : isSelected || linkTarget === i
+                  ? colors.selected
+                  : steps
+                    ? colors.trace
+                    : colors.edge;
+              return (
+                <g
+                  key={node.id?.id ?? `new-${i}`}
+                  className="rc-node"
+                  transform={`translate(${p.x},${p.y})`}
+                  tabIndex={0}
+                  role="button"
+                  aria-pressed={isSelected}
+                  aria-label={`${node.name} ${typeLabel}${mark ? ` · ${mark}` : ''}${hasProblem ? ', has a problem' : ''}${steps ? `, step ${steps.join(' and ')} of the message` : ''}`}
+                  data-testid="rule-node"
+                  data-name={node.name}
+                  data-index={i}
+                  data-selected={isSelected}
+                  data-problem={hasProblem}
+                  data-traced={steps ? steps.join(',') : undefined}
+                  onPointerDown={(e) => onNodePointerDown(e, i)}
+                  onPointerMove={onNodePointerMove}
+                  onPointerUp={onNodePointerUp}
+                  onPointerCancel={onNodePointerUp}
+                  onKeyDown={(e) => onKeyDown(e, i)}
+                >
+                  <title>{`${node.name}\n${node.type}`}</title>
+                  <rect
+                    className="rc-focus"
+                    x={-5}
+                    y={-5}
+                    width={NODE_WIDTH + 10}
+                    height={NODE_HEIGHT + 10}
+                    rx={10}
+                    style={{ fill: 'none', stroke: colors.selected, strokeWidth: 2, strokeDasharray: '4 3' }}
+                  />
+                  <rect
+                    width={NODE_WIDTH}
+                    height={NODE_HEIGHT}
+                    rx={7}
+                    style={{
+                      fill: colors.nodeBg,
+                      stroke,
+                      strokeWidth: isSelected || hasProblem || steps || linkTarget === i ? 2.5 : 1,
+                    }}
+                  />
+                  <rect width={6} height={NODE_HEIGHT} rx={3} style={{ fill: accent }} />
+                  {name.map((line, l) => (
+                    <text
+                      key={l}
+                      x={16}
+                      y={nameY[l]}
+                      fontSize={NAME_FONT}
+                      fontWeight={600}
+                      data-max-width={NAME_WIDTH}
+                      style={{ fill: colors.text }}
+                    >
+                      {/* a space after each line: read together, the lines and the type are words apart */}
+                      {`${line} `}
+                    </text>
+                  ))}
+                  <text
+                    x={16}
+                    y={name.length === 1 ? 41 : 46}
+                    fontSize={TYPE_FONT}
+                    data-max-width={TYPE_WIDTH}
+                    style={{ fill: colors.dimmed }}
+                  >
+                    {typeLine}
+                  </text>
+                  {hasProblem && (
+                    <text
+                      aria-hidden="true"
+                      x={NODE_WIDTH - 16}
+                      y={21}
+                      fontSize={14}
+                      fontWeight={700}
+                      style={{ fill: colors.error }}
+                    >
+                      !
+                    </text>
+                  )}
+                  {steps && (
+                    <g aria-hidden="true" data-testid="trace-step">
+                      <rect
+                        x={NODE_WIDTH - 10 - textWidth(steps.join(','), 11, 700)}
+                        y={-11}
+                        width={textWidth(steps.join(','), 11, 700) + 14}
+                        height={18}
+                        rx={9}
+                        style={{ fill: colors.trace }}
+                      />
+                      <text
+                        x={NODE_WIDTH - 3}
+                        y={2}
+                        textAnchor="end"
+                        fontSize={11}
+                        fontWeight={700}
+                        style={{ fill: colors.traceText }}
+                      >
+                        {steps.join(',')}
+                      </text>
+                    </g>
+                  )}
+                  <circle
+                    aria-hidden="true"
+                    cx={0}
+                    cy={NODE_HEIGHT / 2}
+                    r={4}
+                    style={{ fill: colors.edge }}
+                  />
+                  {hasOut && (
+                    <circle
+                      className="rc-port"
+                      aria-hidden="true"
+                      cx={NODE_WIDTH}
+                      cy={NODE_HEIGHT / 2}
+                      r={PORT_R}
+                      data-testid="node-out-port"
+                      data-index={i}
+                      style={{ fill: colors.nodeBg, stroke: accent, strokeWidth: 2 }}
+                      onPointerDown={(e) => onPortPointerDown(e, i)}
+                    />
+                  )}
+                </g>
+              );
+            })}
+          </svg>
+        </div>
       </div>
     </div>
   );

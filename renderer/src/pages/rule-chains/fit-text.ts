@@ -8,35 +8,30 @@ export function textWidth(text: string, fontSize: number, fontWeight = 400): num
   return context.measureText(text).width;
 }
 
-export interface FittedText {
-  lines: string[];
-  fontSize: number;
-}
-
 /**
- * A name in at most two lines of `width` px, never cut: one line at the largest size from `sizes` that
- * fits, else two lines split at a space, else the smallest size (the caller squeezes it with textLength).
+ * A name in at most two lines of `width` px at one size, never squeezed: one line if it fits, else two
+ * split at a space (the second ending in "…" if it is still too long), else one line ending in "…".
  */
-export function fitText(text: string, width: number, sizes: number[], fontWeight = 400): FittedText {
-  for (const size of sizes)
-    if (textWidth(text, size, fontWeight) <= width) return { lines: [text], fontSize: size };
-  const size = sizes[sizes.length - 1]!;
+export function fitText(text: string, width: number, fontSize: number, fontWeight = 400): string[] {
+  if (textWidth(text, fontSize, fontWeight) <= width) return [text];
   const words = text.split(' ');
   for (let cut = words.length - 1; cut > 0; cut--) {
-    const lines = [words.slice(0, cut).join(' '), words.slice(cut).join(' ')];
-    if (lines.every((l) => textWidth(l, size, fontWeight) <= width)) return { lines, fontSize: size };
+    const first = words.slice(0, cut).join(' ');
+    if (textWidth(first, fontSize, fontWeight) <= width)
+      return [first, ellipsize(words.slice(cut).join(' '), width, fontSize, fontWeight)];
   }
-  return { lines: [text], fontSize: size };
+  return [ellipsize(text, width, fontSize, fontWeight)];
 }
 
-/** One line in `width` px: the largest size from `sizes` that fits, else the smallest, squeezed (textLength). */
-export function fitLine(
-  text: string,
-  width: number,
-  sizes: number[],
-  fontWeight = 400,
-): { fontSize: number; squeeze: boolean } {
-  for (const size of sizes)
-    if (textWidth(text, size, fontWeight) <= width) return { fontSize: size, squeeze: false };
-  return { fontSize: sizes[sizes.length - 1]!, squeeze: true };
+/** The text cut to `width` px with "…" at the end where it does not fit. */
+export function ellipsize(text: string, width: number, fontSize: number, fontWeight = 400): string {
+  if (textWidth(text, fontSize, fontWeight) <= width) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (textWidth(`${text.slice(0, mid).trimEnd()}…`, fontSize, fontWeight) <= width) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${text.slice(0, lo).trimEnd()}…`;
 }

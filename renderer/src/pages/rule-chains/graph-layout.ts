@@ -1,7 +1,8 @@
 /**
  * Where the graph draws its arrows and their labels: each connection a curve from the source's output port
  * to the target's input port, connections between the same two nodes sharing one curve and one label, and
- * each label put where it covers no node, no other label and no other curve (along its own curve first).
+ * each label put on its own curve where it covers no node, no other label and no other curve (else where
+ * it covers least); connections back to the left run round the nodes.
  */
 import { INPUT_GAP, INPUT_W, NODE_HEIGHT, NODE_WIDTH, positionOf, type ChainDraft } from './chain-model.ts';
 
@@ -26,6 +27,8 @@ export interface ArrowShape {
   to: number;
   types: string[];
   d: string;
+  /** points along the path */
+  samples: { x: number; y: number }[];
   label: string;
   /** the label's centre and width */
   lx: number;
@@ -76,16 +79,92 @@ const inside = (p: { x: number; y: number }, b: Box) =>
 /** How far a curve bends up or down to pass the nodes between its ends, tried in this order. */
 const BENDS = [0, -90, 90, -150, 150, -220, 220];
 
+/** Points every ~8 px along a polyline, for labels to keep off and tests to follow. */
+function along(points: { x: number; y: number }[]): { x: number; y: number }[] {
+  const out = [points[0]!];
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1]!;
+    const b = points[i]!;
+    const n = Math.max(1, Math.ceil(Math.hypot(b.x - a.x, b.y - a.y) / 8));
+    for (let k = 1; k <= n; k++) out.push({ x: a.x + ((b.x - a.x) * k) / n, y: a.y + ((b.y - a.y) * k) / n });
+  }
+  return out;
+}
+
+/** Where a back edge runs: above or below the nodes between its ends, in its own lane. */
+interface Lanes {
+  above: number;
+  below: number;
+}
+
+const LANE_GAP = 26;
+const LANE_STEP = 16;
+const CORNER = 12;
+
+/**
+ * A connection back to a node on the left (or straight above or below): out of the source to the right,
+ * along a lane above or below every node between the two ends (whichever is the shorter way round),
+ * and into the target from the left, with rounded corners: it never crosses the graph.
+ */
+function backCurve(
+  s: { x: number; y: number },
+  t: { x: number; y: number },
+  obstacles: Box[],
+  lanes: Lanes,
+): Curve {
+  const x0 = s.x + NODE_WIDTH + 6;
+  const y0 = s.y + NODE_HEIGHT / 2;
+  const x3 = t.x - 6;
+  const y3 = t.y + NODE_HEIGHT / 2;
+  const out = x0 + 24;
+  const into = x3 - 24;
+  const between = obstacles.filter((o) => o.x < out && o.x + o.w > into);
+  const top = Math.min(s.y, t.y, ...between.map((o) => o.y));
+  const bottom = Math.max(s.y + NODE_HEIGHT, t.y + NODE_HEIGHT, ...between.map((o) => o.y + o.h));
+  const up = top - LANE_GAP - lanes.above * LANE_STEP;
+  const down = bottom + LANE_GAP + lanes.below * LANE_STEP;
+  const above = y0 - up + (y3 - up) <= down - y0 + (down - y3);
+  if (above) lanes.above++;
+  else lanes.below++;
+  const lane = above ? up : down;
+  const v = above ? -1 : 1;
+  const r = CORNER;
+  const d = [
+    `M${x0},${y0}`,
+    `L${out - r},${y0} Q${out},${y0} ${out},${y0 + v * r}`,
+    `L${out},${lane - v * r} Q${out},${lane} ${out - r},${lane}`,
+    `L${into + r},${lane} Q${into},${lane} ${into},${lane - v * r}`,
+    `L${into},${y3 + v * r} Q${into},${y3} ${into + r},${y3}`,
+    `L${x3 - 2},${y3}`,
+  ].join(' ');
+  const corners = [
+    { x: x0, y: y0 },
+    { x: out, y: y0 },
+    { x: out, y: lane },
+    { x: into, y: lane },
+    { x: into, y: y3 },
+    { x: x3, y: y3 },
+  ];
+  const mid = (out + into) / 2;
+  const half = (out - into) / 2;
+  return {
+    d,
+    samples: along(corners),
+    spots: [0, -0.3, 0.3, -0.6, 0.6].map((k) => ({ x: mid + k * half, y: lane })),
+  };
+}
+
 /**
  * The curve of a connection, bent up or down as little as it takes to pass behind no node (else the least
  * crowded bend): a line under a node would read as going through it. A connection back to a node on the
- * left passes its own two nodes too, so it goes round them.
+ * left runs round the nodes instead (backCurve).
  */
 function curve(
   s: { x: number; y: number },
   t: { x: number; y: number },
   self: boolean,
   obstacles: Box[],
+  lanes: Lanes,
 ): Curve {
   if (self) {
     const x = s.x + NODE_WIDTH - 30;
@@ -104,6 +183,7 @@ function curve(
   const y0 = s.y + NODE_HEIGHT / 2;
   const x3 = t.x - 6;
   const y3 = t.y + NODE_HEIGHT / 2;
+  if (x3 - x0 < 40) return backCurve(s, t, obstacles, lanes);
   const c = Math.max(50, Math.abs(x3 - x0) / 2);
   const x1 = x0 + c;
   const x2 = x3 - c;
@@ -126,7 +206,8 @@ function curve(
   const y1 = y0 + best.bend;
   const y2 = y3 + best.bend;
   const at = (k: number) => ({ x: bezier(x0, x1, x2, x3, k), y: bezier(y0, y1, y2, y3, k) });
-  const order = [0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82];
+  // every spot is on the curve itself: a label off its curve reads as another connection's
+  const order = [0.5, 0.44, 0.56, 0.38, 0.62, 0.32, 0.68, 0.26, 0.74, 0.2, 0.8, 0.15, 0.85];
   return {
     d: `M${x0},${y0} C${x1},${y1} ${x2},${y2} ${x3 - 2},${y3}`,
     samples: Array.from({ length: n + 1 }, (_, i) => at(i / n)),
@@ -149,6 +230,7 @@ export function layoutArrows(draft: ChainDraft, measure: (text: string) => numbe
     w: NODE_WIDTH,
     h: NODE_HEIGHT,
   }));
+  const lanes: Lanes = { above: 0, below: 0 };
   const arrows = [...grouped.entries()].map(([key, g]) => ({
     key,
     ...g,
@@ -158,6 +240,7 @@ export function layoutArrows(draft: ChainDraft, measure: (text: string) => numbe
       g.from === g.to,
       // a forward curve never enters its own nodes (it leaves right of one and arrives left of the other)
       nodeBoxes,
+      lanes,
     ),
   }));
   const taken: Box[] = [...nodeBoxes];
@@ -182,10 +265,7 @@ export function layoutArrows(draft: ChainDraft, measure: (text: string) => numbe
         if (other !== a) for (const p of other.curve.samples) if (inside(p, b)) n += 1;
       return n;
     };
-    const spots = [...a.curve.spots];
-    // off the curve, above and below its middle, for when nothing on it is free
-    for (let dy = LABEL_H + 2; dy <= 8 * LABEL_H; dy += LABEL_H + 2)
-      for (const sign of [-1, 1]) spots.push({ x: a.curve.spots[0]!.x, y: a.curve.spots[0]!.y + sign * dy });
+    const spots = a.curve.spots;
     let best = spots[0]!;
     let bestCost = Infinity;
     for (const p of spots) {
@@ -212,6 +292,7 @@ export function layoutArrows(draft: ChainDraft, measure: (text: string) => numbe
       to: a.to,
       types: a.types,
       d: a.curve.d,
+      samples: a.curve.samples,
       label,
       lx: best.x,
       ly: best.y,

@@ -174,7 +174,7 @@ export function SimulationRateChart({ status }: { status: SimulationStatus }) {
             <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: -8 }}>
               <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
               <XAxis {...colors.timeAxis(...growingWindow(first, last, last, HISTORY_MS))} />
-              <YAxis allowDecimals={false} fontSize={12} stroke={colors.axis} />
+              <YAxis allowDecimals={false} fontSize={colors.fontSize} stroke={colors.axis} />
               <Tooltip labelFormatter={(ts) => formatTime(Number(ts))} contentStyle={colors.tooltipStyle} />
               <Legend />
               {markers.map((m) => (

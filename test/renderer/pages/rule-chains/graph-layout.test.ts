@@ -72,25 +72,6 @@ describe('arrows and their labels', () => {
   });
 });
 
-/** Points along an arrow's path ("M x0,y0 C x1,y1 x2,y2 x3,y3"). */
-function pathPoints(d: string): { x: number; y: number }[] {
-  const [x0, y0, x1, y1, x2, y2, x3, y3] = d.match(/-?[\d.]+/g)!.map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const at = (a: number, b: number, c: number, e: number, t: number) =>
-    (1 - t) ** 3 * a + 3 * (1 - t) ** 2 * t * b + 3 * (1 - t) * t ** 2 * c + t ** 3 * e;
-  return Array.from({ length: 41 }, (_, i) => ({
-    x: at(x0, x1, x2, x3, i / 40),
-    y: at(y0, y1, y2, y3, i / 40),
-  }));
-}
 const under = (p: { x: number; y: number }, b: Rect) =>
   p.x > b.x && p.x < b.x + b.w && p.y > b.y && p.y < b.y + b.h;
 
@@ -105,8 +86,7 @@ describe('a connection back to a node on its left', () => {
     );
     const back = layoutArrows(d, measure).find((a) => a.from === 1)!;
     const boxes = d.nodes.map((n, i) => ({ ...positionOf(n, i), w: NODE_WIDTH, h: NODE_HEIGHT }));
-    for (const p of pathPoints(back.d))
-      for (const b of boxes) expect(under(p, b), JSON.stringify(p)).toBe(false);
+    for (const p of back.samples) for (const b of boxes) expect(under(p, b), JSON.stringify(p)).toBe(false);
   });
 
   it('is drawn inside the graph area, label included', () => {
@@ -116,10 +96,68 @@ describe('a connection back to a node on its left', () => {
     );
     const arrows = layoutArrows(d, measure);
     const area = graphBounds(d, arrows);
-    for (const p of pathPoints(arrows[0]!.d)) expect(under(p, area), JSON.stringify(p)).toBe(true);
+    for (const p of arrows[0]!.samples) expect(under(p, area), JSON.stringify(p)).toBe(true);
     const a = arrows[0]!;
     expect(a.lx - a.w / 2).toBeGreaterThan(area.x);
     expect(a.lx + a.w / 2).toBeLessThan(area.x + area.w);
+  });
+
+  it('runs round every node between its ends, not across the graph', () => {
+    // a row of four, and a connection from the last back to the first
+    const d = chain(
+      [node('A', 100, 100), node('B', 360, 60), node('C', 620, 140), node('D', 880, 100)],
+      [{ fromIndex: 3, toIndex: 0, type: 'Failure' }],
+    );
+    const [back] = layoutArrows(d, measure);
+    const boxes = d.nodes.map((n, i) => ({ ...positionOf(n, i), w: NODE_WIDTH, h: NODE_HEIGHT }));
+    for (const p of back!.samples) for (const b of boxes) expect(under(p, b), JSON.stringify(p)).toBe(false);
+    // its long run is above the highest node or below the lowest one
+    const between = back!.samples.filter((p) => p.x > 300 && p.x < 860);
+    const top = Math.min(...boxes.map((b) => b.y));
+    const bottom = Math.max(...boxes.map((b) => b.y + b.h));
+    expect(between.every((p) => p.y < top) || between.every((p) => p.y > bottom)).toBe(true);
+    // and its label sits on that run
+    expect(back!.ly < top || back!.ly > bottom).toBe(true);
+  });
+});
+
+describe('each label on its own connection', () => {
+  it("in ThingsBoard's root chain with a node added after Save Timeseries, every label is nearest its own arrow", () => {
+    const d = chain(
+      [
+        node('Device Profile Node', 120, 260),
+        node('Message Type Switch', 400, 260),
+        node('Save Attributes', 720, 60),
+        node('Save Timeseries', 720, 160),
+        node('Log RPC from Device', 720, 260),
+        node('Log Other', 720, 360),
+        node('RPC Call Request', 720, 460),
+        node('Push to edge', 1000, 160),
+      ],
+      [
+        { fromIndex: 0, toIndex: 1, type: 'Success' },
+        { fromIndex: 1, toIndex: 2, type: 'Post attributes' },
+        { fromIndex: 1, toIndex: 3, type: 'Post telemetry' },
+        { fromIndex: 1, toIndex: 4, type: 'RPC Request from Device' },
+        { fromIndex: 1, toIndex: 5, type: 'Other' },
+        { fromIndex: 1, toIndex: 6, type: 'RPC Request to Device' },
+        { fromIndex: 3, toIndex: 7, type: 'Success' },
+        { fromIndex: 7, toIndex: 1, type: 'Failure' },
+      ],
+    );
+    const arrows = layoutArrows(d, measure);
+    const distance = (p: { x: number; y: number }, samples: { x: number; y: number }[]) =>
+      Math.min(...samples.map((q) => Math.hypot(p.x - q.x, p.y - q.y)));
+    for (const a of arrows) {
+      const own = distance({ x: a.lx, y: a.ly }, a.samples);
+      expect(own, a.label).toBeLessThan(8);
+      for (const other of arrows)
+        if (other !== a)
+          expect(
+            distance({ x: a.lx, y: a.ly }, other.samples),
+            `${a.label} vs ${other.label}`,
+          ).toBeGreaterThan(own);
+    }
   });
 });
 
