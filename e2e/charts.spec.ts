@@ -74,3 +74,68 @@ test('the device chart zooms to fresh data with several time labels, and each ke
   await expect(chart.locator('path.recharts-line-curve')).toHaveCount(2);
   expect(await lineColors(chart)).toEqual(Object.fromEntries(others.map((k) => [k, dark[k]])));
 });
+
+test('the chart breaks its line at a gap, lists a text key apart, and a timestamp attribute reads as a date (both sizes)', async ({
+  page,
+  rest,
+}) => {
+  test.setTimeout(120_000);
+  const jwt = await rest.login();
+  const auth = `Bearer ${jwt}`;
+  const device = await rest.newDevice(jwt, 'Gappy');
+  const now = Date.now();
+  // every 10 s for two minutes, seven minutes of nothing, then every 10 s again
+  const ts = [
+    ...Array.from({ length: 12 }, (_, i) => now - 11 * 60_000 + i * 10_000),
+    ...Array.from({ length: 12 }, (_, i) => now - 2 * 60_000 + i * 10_000),
+  ];
+  await rest.postTelemetry(
+    jwt,
+    device.id,
+    ts.map((t, i) => ({ ts: t, values: { temperature: 20 + (i % 5), status: i % 2 ? 'heating' : 'idle' } })),
+  );
+  const lastConnect = now - 3_600_000;
+  const res = await rest.request(`/api/plugins/telemetry/DEVICE/${device.id}/attributes/SERVER_SCOPE`, {
+    method: 'POST',
+    json: { lastConnectTime: lastConnect },
+    auth,
+  });
+  expect(res.status).toBe(200);
+  await logIn(page);
+  for (const size of [
+    { width: 1280, height: 720 },
+    { width: 1920, height: 1080 },
+  ]) {
+    await page.setViewportSize(size);
+    const chart = await openDevice(page, device.id, 'light');
+    await expect(chart).toHaveAttribute('data-segments', '0:temperature 1:temperature');
+    // two pieces of one line: nothing drawn across the seven minutes
+    const curves = chart.locator('path.recharts-line-curve');
+    await expect(curves).toHaveCount(2);
+    const [a, b] = await curves.evaluateAll((els) =>
+      els.map((e) => e.getBoundingClientRect().toJSON() as DOMRect),
+    );
+    expect(a!.right).toBeLessThan(b!.left);
+    // the text key is listed with its latest value, not in the legend
+    await expect(chart.locator('.recharts-legend-item-text')).toHaveText(['temperature']);
+    await expect(page.getByTestId('chart-text-keys').locator('tr[data-key="status"]')).toContainText(
+      'heating',
+    );
+    // a time attribute shows as a date, the raw number on hover
+    const value = page
+      .getByTestId('attributes-SERVER_SCOPE')
+      .locator('tr[data-key="lastConnectTime"]')
+      .getByTestId('timestamp-value');
+    await expect(value).toHaveAttribute('title', `${lastConnect} (epoch ms)`);
+    await expect(value).not.toHaveText(String(lastConnect));
+    await expect(value).toHaveText(/\d\d:\d\d:\d\d/);
+  }
+
+  // the Overview's rate chart ends now, not a minute ahead
+  await page.goto('/overview');
+  await waitForPage(page, 'overview');
+  const rate = page.getByTestId('rate-chart');
+  await expect(rate).toBeVisible({ timeout: 20_000 });
+  const [, to] = (await rate.getAttribute('data-window'))!.split(',').map(Number) as [number, number];
+  expect(to).toBeLessThanOrEqual((await page.evaluate(() => Date.now())) + 1_000);
+});

@@ -4,7 +4,7 @@ import { Area, AreaChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YA
 import type { PlatformStats } from '../api/client.ts';
 import { useStats } from '../api/hooks.ts';
 import { useChartColors } from '../components/charts/chart-colors.ts';
-import { growingWindow } from '../components/charts/time-axis.ts';
+import { windowUntilNow } from '../components/charts/time-axis.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { formatNumber, formatTime } from '../components/format.ts';
 import { PageHeader } from '../components/page-header.tsx';
@@ -55,7 +55,9 @@ function MessageRateChart() {
     return () => clearInterval(t);
   }, []);
   const last = samples[samples.length - 1];
-  const data = last ? [...samples, { ...last, ts: Math.max(now, last.ts) }] : [];
+  const end = Math.max(now, last?.ts ?? now);
+  const [from, to] = windowUntilNow(samples[0]?.ts, end);
+  const data = last ? [...samples, { ...last, ts: end }] : [];
   return (
     <Card withBorder radius="md" p="md">
       <Group justify="space-between" mb="sm">
@@ -69,11 +71,11 @@ function MessageRateChart() {
           Waiting for live counters…
         </Text>
       ) : (
-        <div style={{ width: '100%', height: 180 }}>
+        <div style={{ width: '100%', height: 180 }} data-testid="rate-chart" data-window={`${from},${to}`}>
           <ResponsiveContainer>
             <AreaChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
               <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" />
-              <XAxis {...colors.timeAxis(...growingWindow(data[0]?.ts, last?.ts, now, Infinity))} />
+              <XAxis {...colors.timeAxis(from, to)} />
               <YAxis allowDecimals fontSize={colors.fontSize} stroke={colors.axis} />
               <Tooltip labelFormatter={(ts) => formatTime(Number(ts))} contentStyle={colors.tooltipStyle} />
               <Area

@@ -54,3 +54,11 @@ export function growingWindow(
   const from = Math.max(end - rangeMs, firstTs ?? end - rangeMs);
   return [from, Math.max(end, from + MIN_TIME_SPAN_MS)];
 }
+
+/**
+ * The window of a chart of what happened up to now (the Overview's rate): from the first sample to now,
+ * at least MIN_TIME_SPAN_MS wide by reaching back before it, never into the future.
+ */
+export function windowUntilNow(firstTs: number | undefined, now: number): [number, number] {
+  return [Math.min(firstTs ?? now, now - MIN_TIME_SPAN_MS), now];
+}

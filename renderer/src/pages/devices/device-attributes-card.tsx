@@ -2,9 +2,10 @@ import { Button, Card, Group, Skeleton, Stack, Table, Tabs, Text, TextInput, Tit
 import { useState, type FormEvent } from 'react';
 import type { AttributeScope } from '../../api/client.ts';
 import { useAttributes, useDeleteAttribute, useSaveAttributes } from '../../api/hooks.ts';
+import { KeyValue } from '../../components/key-value.tsx';
 import { ConfirmModal } from '../../components/confirm-modal.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
-import { formatDateTime, formatValue, parseTypedValue } from '../../components/format.ts';
+import { formatDateTime, parseTypedValue } from '../../components/format.ts';
 
 const SCOPES: { scope: AttributeScope; label: string; note: string; editable: boolean }[] = [
   {
@@ -123,7 +124,7 @@ function AttributesOfScope({
                 <Table.Tr key={a.key} data-key={a.key}>
                   <Table.Td ff="monospace">{a.key}</Table.Td>
                   <Table.Td ff="monospace" style={{ wordBreak: 'break-all' }}>
-                    {formatValue(a.value)}
+                    <KeyValue name={a.key} value={a.value} />
                   </Table.Td>
                   <Table.Td>
                     <Text size="xs" c="dimmed">

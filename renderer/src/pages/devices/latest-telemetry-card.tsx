@@ -1,7 +1,8 @@
 import { Card, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { useLatestTelemetry } from '../../api/hooks.ts';
+import { KeyValue } from '../../components/key-value.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
-import { formatDateTime, formatValue } from '../../components/format.ts';
+import { formatDateTime } from '../../components/format.ts';
 
 /** The newest value of every time series key; updated live (a device's). */
 export function LatestTelemetryCard({
@@ -48,7 +49,7 @@ export function LatestTelemetryCard({
                   <Table.Tr key={key} data-key={key}>
                     <Table.Td ff="monospace">{key}</Table.Td>
                     <Table.Td ff="monospace" style={{ wordBreak: 'break-all' }}>
-                      {formatValue(point!.value)}
+                      <KeyValue name={key} value={point!.value} />
                     </Table.Td>
                     <Table.Td>
                       <Text size="xs" c="dimmed">

@@ -1,10 +1,12 @@
-import { Card, Group, Loader, MultiSelect, SegmentedControl, Stack, Text, Title } from '@mantine/core';
+import { Card, Group, Loader, MultiSelect, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
 import { useEffect, useMemo, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { TimeseriesData } from '../../api/client.ts';
 import { RAW_HISTORY_MAX_RANGE_MS, useHistory, useTimeseriesKeys } from '../../api/hooks.ts';
+import { KeyValue } from '../../components/key-value.tsx';
 import { useChartColors } from '../../components/charts/chart-colors.ts';
 import { seriesDashes } from '../../components/charts/series-color.ts';
+import { splitAtGaps } from '../../components/charts/gaps.ts';
 import { growingWindow } from '../../components/charts/time-axis.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatDateTime } from '../../components/format.ts';
@@ -29,21 +31,61 @@ function toNumber(value: unknown): number | null {
 
 type ChartRow = { ts: number } & Record<string, number>;
 
-/** One row per timestamp with a column per key: what recharts draws. Non-numeric values are left out. */
-function toRows(data: TimeseriesData | undefined, keys: string[]): { rows: ChartRow[]; points: number } {
+/** One line of the chart: a key's points between two gaps (the row field holding them is `field`). */
+interface Segment {
+  key: string;
+  field: string;
+  /** the key's first segment: the one the legend shows */
+  first: boolean;
+}
+
+/** A key whose values in the range are not numbers: listed beside the chart with its latest value. */
+interface TextKey {
+  key: string;
+  value: unknown;
+  ts: number;
+}
+
+/**
+ * What recharts draws: one row per timestamp with a field per segment, each key's points cut where the
+ * data has a gap much longer than the key's usual interval (so no line is drawn across it), and the keys
+ * with no numeric value apart.
+ */
+function toChart(
+  data: TimeseriesData | undefined,
+  keys: string[],
+): { rows: ChartRow[]; points: number; segments: Segment[]; text: TextKey[] } {
   const byTs = new Map<number, ChartRow>();
+  const segments: Segment[] = [];
+  const text: TextKey[] = [];
   let points = 0;
   for (const key of keys) {
-    for (const p of data?.[key] ?? []) {
-      const n = toNumber(p.value);
-      if (n === null) continue;
-      let row = byTs.get(p.ts);
-      if (!row) byTs.set(p.ts, (row = { ts: p.ts } as ChartRow));
-      row[key] = n;
-      points++;
+    const raw = data?.[key] ?? [];
+    const numeric = raw
+      .map((p) => ({ ts: p.ts, n: toNumber(p.value) }))
+      .filter((p): p is { ts: number; n: number } => p.n !== null)
+      .sort((a, b) => a.ts - b.ts);
+    if (numeric.length === 0) {
+      const latest = raw.reduce<(typeof raw)[number] | undefined>(
+        (l, p) => (!l || p.ts > l.ts ? p : l),
+        undefined,
+      );
+      if (latest) text.push({ key, value: latest.value, ts: latest.ts });
+      continue;
     }
+    const value = new Map(numeric.map((p) => [p.ts, p.n]));
+    splitAtGaps(numeric.map((p) => p.ts)).forEach((run, r) => {
+      const field = `${r}:${key}`;
+      segments.push({ key, field, first: r === 0 });
+      for (const ts of run) {
+        let row = byTs.get(ts);
+        if (!row) byTs.set(ts, (row = { ts } as ChartRow));
+        row[field] = value.get(ts)!;
+        points++;
+      }
+    });
   }
-  return { rows: [...byTs.values()].sort((a, b) => a.ts - b.ts), points };
+  return { rows: [...byTs.values()].sort((a, b) => a.ts - b.ts), points, segments, text };
 }
 
 /** Re-renders every few seconds so a live window slides with the clock. */
@@ -72,7 +114,10 @@ export function TelemetryChartCard({
   const selected = useMemo(() => chosen ?? (keys.data ?? []).slice(0, DEFAULT_KEYS), [chosen, keys.data]);
   const history = useHistory(deviceId, { keys: selected, rangeMs }, entityType);
   const now = useNow(rangeMs <= RAW_HISTORY_MAX_RANGE_MS ? 2_000 : 30_000);
-  const { rows, points } = useMemo(() => toRows(history.data, selected), [history.data, selected]);
+  const { rows, points, segments, text } = useMemo(
+    () => toChart(history.data, selected),
+    [history.data, selected],
+  );
   const noKeys = keys.data !== undefined && keys.data.length === 0;
   // from the data: a new device's first minute fills the chart, and the window grows to the range
   const [from, to] = growingWindow(rows[0]?.ts, rows.at(-1)?.ts, now, rangeMs);
@@ -113,6 +158,7 @@ export function TelemetryChartCard({
           data-points={points}
           data-window={`${from},${to}`}
           data-colors={selected.map((k) => `${k}=${colors.forKey(k)}`).join(' ')}
+          data-segments={segments.map((g) => g.field).join(' ')}
         >
           {noKeys ? (
             <Text size="sm" c="dimmed" pt="xl" ta="center">
@@ -126,7 +172,11 @@ export function TelemetryChartCard({
                 <Loader size="sm" aria-label="Loading telemetry" />
               ) : (
                 <Text size="sm" c="dimmed">
-                  {selected.length ? 'No numeric values in this range.' : 'Choose keys to chart.'}
+                  {!selected.length
+                    ? 'Choose keys to chart.'
+                    : text.length
+                      ? 'No numeric values in this range: the text values are listed below.'
+                      : 'No numeric values in this range.'}
                 </Text>
               )}
             </Group>
@@ -141,12 +191,14 @@ export function TelemetryChartCard({
                   contentStyle={colors.tooltipStyle}
                 />
                 <Legend />
-                {selected.map((key) => (
+                {/* monotone: no overshoot between points; each segment connects only its own points */}
+                {segments.map(({ key, field, first }) => (
                   <Line
-                    key={key}
+                    key={field}
                     type="monotone"
-                    dataKey={key}
+                    dataKey={(row: ChartRow) => row[field]}
                     name={key}
+                    legendType={first ? undefined : 'none'}
                     stroke={colors.forKey(key)}
                     strokeDasharray={dashes.get(key)}
                     strokeWidth={2}
@@ -159,6 +211,28 @@ export function TelemetryChartCard({
             </ResponsiveContainer>
           )}
         </div>
+        {text.length > 0 && (
+          <Table verticalSpacing={4} data-testid="chart-text-keys">
+            <Table.Caption style={{ captionSide: 'top', textAlign: 'left' }}>
+              Keys with text values (not charted): the latest of each
+            </Table.Caption>
+            <Table.Tbody>
+              {text.map((t) => (
+                <Table.Tr key={t.key} data-key={t.key}>
+                  <Table.Td ff="monospace">{t.key}</Table.Td>
+                  <Table.Td ff="monospace">
+                    <KeyValue name={t.key} value={t.value} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs" c="dimmed">
+                      {formatDateTime(t.ts)}
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
         {rows.length > 0 && to - from < rangeMs && (
           <Text size="xs" c="dimmed" data-testid="chart-zoomed">
             Zoomed to the data since {formatDateTime(from)}: the window grows as data arrives, up to{' '}

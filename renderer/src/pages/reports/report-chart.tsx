@@ -92,6 +92,11 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
 
   const axis = { stroke: colors.axis, fontSize: colors.fontSize };
   const dashes = seriesDashes(series);
+  // a line through one point is a lone dot: with one point per series, bars say the same thing readably
+  const lonePoints =
+    type === 'line' &&
+    series.every((_, i) => rows.filter((r) => r[`s${i}`] !== null && r[`s${i}`] !== undefined).length <= 1);
+  const drawn: ChartType = lonePoints ? 'bar' : type;
 
   return (
     <Card
@@ -100,6 +105,7 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
       p="md"
       data-testid="report-chart"
       data-type={type}
+      data-drawn={drawn}
       data-series={series.length}
       data-colors={series.map((s) => `${s}=${colors.forKey(s)}`).join(' | ')}
     >
@@ -145,6 +151,7 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
             ? `One series per ${splitBy.join(' · ')}${shownMeasures.length > 1 ? ' and measure' : ''}${type === 'stacked' ? ', stacked' : ''}.`
             : 'One series per measure.'}
           {dropped > 0 && ` The ${MAX_SERIES} largest series are drawn (${dropped} more left out).`}
+          {lonePoints && ' Each series has one point here, so it is drawn as bars: a line needs two.'}
         </Text>
         {rows.length === 0 || series.length === 0 ? (
           <Text size="sm" c="dimmed" ta="center" py="xl">
@@ -161,7 +168,7 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
                 <Tooltip contentStyle={colors.tooltipStyle} formatter={(v: unknown) => formatMeasure(v)} />
                 <Legend wrapperStyle={{ fontSize: colors.fontSize }} />
                 {series.map((s, i) =>
-                  type === 'line' ? (
+                  drawn === 'line' ? (
                     <Line
                       key={s}
                       dataKey={`s${i}`}
@@ -179,7 +186,7 @@ export function ReportChart({ result, config }: { result: PreviewResponse; confi
                       dataKey={`s${i}`}
                       name={s}
                       fill={colors.forKey(s)}
-                      stackId={type === 'stacked' ? 'all' : undefined}
+                      stackId={drawn === 'stacked' ? 'all' : undefined}
                       isAnimationActive={false}
                     />
                   ),
