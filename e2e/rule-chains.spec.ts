@@ -147,7 +147,9 @@ test('build a chain by dragging in the editor, test its script, watch debug even
   await expect(out).toContainText('ALARM');
   const inEvent = page.locator('[data-testid="debug-event"][data-direction="IN"]');
   await expect(inEvent.getByTestId('debug-event-relation')).toHaveText('True');
-  await expect(inEvent).toContainText(`DEVICE ${device.id}`);
+  // the originator by name, its id on hover
+  await expect(inEvent.getByTestId('debug-event-originator')).toHaveText('Device Oven 3');
+  await expect(inEvent.getByTestId('debug-event-originator')).toHaveAttribute('title', `DEVICE ${device.id}`);
   await out.getByTestId('debug-event-toggle').click();
   await expect(out.getByTestId('debug-event-metadata')).toContainText('"isNewAlarm": "true"');
   await expect(out.getByTestId('debug-event-data')).toContainText('"type": "General Alarm"');

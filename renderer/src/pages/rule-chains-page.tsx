@@ -232,7 +232,6 @@ export default function RuleChainsPage() {
                   saveChain.reset();
                   setForm({});
                 },
-                onImport: () => void onImport(),
                 onRename: (c) => {
                   saveChain.reset();
                   setForm({ chain: c });

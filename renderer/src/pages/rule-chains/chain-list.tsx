@@ -4,7 +4,6 @@ import type { RuleChain } from '../../api/rule-chains-api.ts';
 export interface ChainActions {
   onOpen: (chain: RuleChain) => void;
   onNew: () => void;
-  onImport: () => void;
   onRename: (chain: RuleChain) => void;
   onSetRoot: (chain: RuleChain) => void;
   onExport: (chain: RuleChain) => void;
@@ -106,9 +105,6 @@ export function ChainList({
       <Group gap="xs">
         <Button size="xs" onClick={actions.onNew} data-testid="chain-new">
           New chain
-        </Button>
-        <Button size="xs" variant="default" onClick={actions.onImport} data-testid="chain-import">
-          Import…
         </Button>
       </Group>
       {groups.map(([type, title, list]) => (

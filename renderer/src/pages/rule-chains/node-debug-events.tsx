@@ -14,10 +14,42 @@ import {
 import { useState } from 'react';
 import type { DebugEventInfo } from '../../api/rule-chains-api.ts';
 import { useClearNodeDebugEvents, useNodeDebugEvents } from '../../api/rule-chains-hooks.ts';
+import { useDevice } from '../../api/hooks.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatTime } from '../../components/format.ts';
 
 type Filter = 'ALL' | 'IN' | 'OUT' | 'ERRORS';
+
+const TYPE_NAMES: Record<string, string> = { DEVICE: 'Device', ASSET: 'Asset', CUSTOMER: 'Customer' };
+
+/** The name the message's metadata gives its originator (ThingsBoard puts deviceName there), if any. */
+function nameInMetadata(metadata: string | undefined): string | undefined {
+  try {
+    const m = JSON.parse(metadata ?? '{}') as Record<string, unknown>;
+    const name = m.deviceName ?? m.assetName ?? m.entityName;
+    return typeof name === 'string' && name !== '' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function DeviceName({ id, fallback }: { id: string; fallback: string }) {
+  const device = useDevice(id);
+  return <>{device.data?.name ?? fallback}</>;
+}
+
+/** Who sent the message: "Device Oven 3" (its id on hover), as the rest of the app names entities. */
+function Originator({ type, id, metadata }: { type: string; id: string; metadata?: string }) {
+  const fallback = nameInMetadata(metadata) ?? id;
+  return (
+    <Text size="xs" c="dimmed" title={`${type} ${id}`} data-testid="debug-event-originator">
+      {TYPE_NAMES[type] ?? type}{' '}
+      <Text span inherit fw={600}>
+        {type === 'DEVICE' ? <DeviceName id={id} fallback={fallback} /> : fallback}
+      </Text>
+    </Text>
+  );
+}
 
 /** JSON text shown indented; anything else as it is. */
 function pretty(text: string | undefined): string {
@@ -80,9 +112,7 @@ function DebugEvent({ event, onFollow }: { event: DebugEventInfo; onFollow: (tra
             </Badge>
           )}
         </Group>
-        <Text size="xs" c="dimmed" ff="monospace" style={{ wordBreak: 'break-all' }}>
-          {b.entityType} {b.entityId}
-        </Text>
+        <Originator type={b.entityType} id={b.entityId} metadata={b.metadata} />
         {b.error && (
           <Text size="xs" c="red" data-testid="debug-event-error">
             {b.error}

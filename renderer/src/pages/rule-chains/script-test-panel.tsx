@@ -2,6 +2,7 @@ import { Alert, Button, Code, Collapse, Group, Stack, Text, TextInput, Textarea 
 import { useState } from 'react';
 import { NODE_TYPES } from '../../../../shared/rule-engine.ts';
 import { useTestScript } from '../../api/hooks.ts';
+import { ScriptCodeEditor } from './script-code-editor.tsx';
 
 type Config = Record<string, unknown>;
 
@@ -48,6 +49,16 @@ export const scriptKeys = (nodeType: string): string[] => {
   const spec = SCRIPT_TYPES[nodeType];
   return spec ? [spec.js, spec.tbel] : [];
 };
+
+/** A script's output as a reader wants it: JSON indented, anything else as it came. */
+export function prettyOutput(output: string): string {
+  try {
+    const parsed: unknown = JSON.parse(output);
+    return typeof parsed === 'object' && parsed !== null ? JSON.stringify(parsed, null, 2) : output;
+  } catch {
+    return output;
+  }
+}
 
 const mono = { input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 12 } };
 
@@ -120,11 +131,11 @@ export function ScriptEditor({
 
   return (
     <Stack gap="xs" data-testid="script-editor">
-      <CodeArea
+      <ScriptCodeEditor
+        key={lang}
+        lang={lang}
         label={`${spec.scriptType === 'json' ? 'Details builder' : 'Script'} (${lang === 'TBEL' ? 'TBEL' : 'JavaScript'})`}
         description={`function (${spec.argNames.join(', ')}) { … }`}
-        minRows={4}
-        maxRows={16}
         value={script}
         onChange={(v) => onChange({ ...config, [key]: v })}
         testId="script-source"
@@ -177,8 +188,17 @@ export function ScriptEditor({
               <Text size="sm" fw={500}>
                 Output
               </Text>
-              <Code block data-testid="script-test-output">
-                {test.data.output}
+              <Code
+                block
+                data-testid="script-test-output"
+                style={{
+                  whiteSpace: 'pre-wrap',
+                  overflowWrap: 'anywhere',
+                  maxHeight: '20rem',
+                  overflowY: 'auto',
+                }}
+              >
+                {prettyOutput(test.data.output)}
               </Code>
             </div>
           )}
