@@ -413,11 +413,15 @@ test("a script switch's relations are typed when connecting; an alarm node's det
   // the clear alarm node's details builder (TBEL), run on a sample with the previous details
   await ruleNode(page, 'Clear Alarm').click();
   const panel = page.getByTestId('node-panel');
-  await expect(panel.getByTestId('script-source')).toHaveValue(/metadata\.prevAlarmDetails != null/);
+  // in the code editor, highlighted as TBEL (JavaScript-like)
+  await expect(panel.getByTestId('script-source')).toContainText(/metadata\.prevAlarmDetails != null/);
+  await expect(panel.getByTestId('script-source').locator('span[class]').first()).toBeVisible();
   await panel.getByTestId('script-test-toggle').click();
   await panel.getByTestId('script-test-metadata').fill('{"prevAlarmDetails": "{\\"count\\": 3}"}');
   await panel.getByTestId('script-test-run').click();
-  await expect(panel.getByTestId('script-test-output')).toHaveText('{"count":3}');
+  // indented JSON, as a reader wants it
+  await expect(panel.getByTestId('script-test-output')).toHaveText('{\n  "count": 3\n}');
+  expect(await panel.getByTestId('script-test-output').innerText()).toContain('\n  "count": 3');
   await saveScreenshotsInBothThemes(page, 'rule-chain-script-test');
 });
 
