@@ -42,10 +42,17 @@ function stored(): UiScale {
 let current: UiScale = stored();
 const listeners = new Set<() => void>();
 
+/** the page's root element (typed here: the unit tests of this module run without the DOM's types) */
+interface RootElement {
+  style: { fontSize: string };
+  dataset: Record<string, string | undefined>;
+}
+
 function apply(scale: UiScale): void {
-  if (typeof document === 'undefined') return;
-  document.documentElement.style.fontSize = scale === 1 ? '' : `${scale * 100}%`;
-  document.documentElement.dataset.uiScale = String(scale);
+  const root = (globalThis as { document?: { documentElement: RootElement } }).document?.documentElement;
+  if (!root) return;
+  root.style.fontSize = scale === 1 ? '' : `${scale * 100}%`;
+  root.dataset.uiScale = String(scale);
 }
 apply(current);
 

@@ -34,7 +34,10 @@ type ChartRow = { ts: number } & Record<string, number>;
 /** One line of the chart: a key's points between two gaps (the row field holding them is `field`). */
 interface Segment {
   key: string;
+  /** s0, s1, …: recharts reads a dot in a dataKey as a path, and keys may have dots */
   field: string;
+  /** "1:temperature": the key's second run */
+  run: string;
   /** the key's first segment: the one the legend shows */
   first: boolean;
 }
@@ -75,8 +78,8 @@ function toChart(
     }
     const value = new Map(numeric.map((p) => [p.ts, p.n]));
     splitAtGaps(numeric.map((p) => p.ts)).forEach((run, r) => {
-      const field = `${r}:${key}`;
-      segments.push({ key, field, first: r === 0 });
+      const field = `s${segments.length}`;
+      segments.push({ key, field, run: `${r}:${key}`, first: r === 0 });
       for (const ts of run) {
         let row = byTs.get(ts);
         if (!row) byTs.set(ts, (row = { ts } as ChartRow));
@@ -158,7 +161,7 @@ export function TelemetryChartCard({
           data-points={points}
           data-window={`${from},${to}`}
           data-colors={selected.map((k) => `${k}=${colors.forKey(k)}`).join(' ')}
-          data-segments={segments.map((g) => g.field).join(' ')}
+          data-segments={segments.map((g) => g.run).join(' ')}
         >
           {noKeys ? (
             <Text size="sm" c="dimmed" pt="xl" ta="center">
@@ -196,7 +199,7 @@ export function TelemetryChartCard({
                   <Line
                     key={field}
                     type="monotone"
-                    dataKey={(row: ChartRow) => row[field]}
+                    dataKey={field}
                     name={key}
                     legendType={first ? undefined : 'none'}
                     stroke={colors.forKey(key)}

@@ -40,7 +40,13 @@ function QueueChart({ counts }: { counts: Record<EdgeEventStatus, number> | unde
         <BarChart data={data} layout="vertical" margin={{ top: 4, right: 16, bottom: 0, left: 8 }}>
           <CartesianGrid stroke={colors.grid} strokeDasharray="3 3" horizontal={false} />
           <XAxis type="number" allowDecimals={false} fontSize={colors.fontSize} stroke={colors.axis} />
-          <YAxis type="category" dataKey="status" width={82 * colors.fontSize / 12} fontSize={colors.fontSize} stroke={colors.axis} />
+          <YAxis
+            type="category"
+            dataKey="status"
+            width={(82 * colors.fontSize) / 12}
+            fontSize={colors.fontSize}
+            stroke={colors.axis}
+          />
           <Tooltip cursor={{ fillOpacity: 0.1 }} contentStyle={colors.tooltipStyle} />
           <Bar dataKey="count" name="events" isAnimationActive={false}>
             {data.map((d) => (
