@@ -95,7 +95,7 @@ test('the chart breaks its line at a gap, lists a text key apart, and a timestam
     ts.map((t, i) => ({ ts: t, values: { temperature: 20 + (i % 5), status: i % 2 ? 'heating' : 'idle' } })),
   );
   const lastConnect = now - 3_600_000;
-  const res = await rest.request(`/api/plugins/telemetry/DEVICE/${device.id}/attributes/SERVER_SCOPE`, {
+  const res = await rest.request(`/api/plugins/telemetry/DEVICE/${device.id}/attributes/SHARED_SCOPE`, {
     method: 'POST',
     json: { lastConnectTime: lastConnect },
     auth,
@@ -127,7 +127,7 @@ test('the chart breaks its line at a gap, lists a text key apart, and a timestam
     );
     // a time attribute shows as a date, the raw number on hover
     const value = page
-      .getByTestId('attributes-SERVER_SCOPE')
+      .getByTestId('attributes-SHARED_SCOPE')
       .locator('tr[data-key="lastConnectTime"]')
       .getByTestId('timestamp-value');
     await expect(value).toHaveAttribute('title', `${lastConnect} (epoch ms)`);
