@@ -40,6 +40,8 @@ export interface PlatformConfig {
   reportWorkers: number;
   /** the store's size budget (sql.js keeps the whole database in memory); 0 = none */
   storeBudgetBytes: number;
+  /** the MQTT traffic inspector's ring buffer budget; 0 = the inspector is off at start */
+  inspectorBudgetBytes: number;
   /** desktop installs: random per-install demo passwords in DATA_DIR/demo-logins.json (owner-only) */
   randomDemoPasswords: boolean;
   /** desktop installs: the shell's per-launch secret; responses prove they come from this core with it */
@@ -96,6 +98,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     reportQueueCapacity: intFromEnv(env, 'SIMPLE_API_RATE_LIMITER_QUEUE_CAPACITY', 10),
     reportWorkers: intFromEnv(env, 'SANDBOARD_REPORT_WORKERS', 0),
     storeBudgetBytes: intFromEnv(env, 'SANDBOARD_STORE_BUDGET_MB', 1024) * 1024 * 1024,
+    inspectorBudgetBytes: intFromEnv(env, 'SANDBOARD_INSPECTOR_BUDGET_MB', 16) * 1024 * 1024,
     randomDemoPasswords: env.SANDBOARD_DEMO_PASSWORDS === 'random',
     ...(env.SANDBOARD_SHELL_SECRET ? { shellSecret: env.SANDBOARD_SHELL_SECRET } : {}),
   };

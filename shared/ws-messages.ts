@@ -8,6 +8,7 @@
 import { Type, type Static } from 'typebox';
 import { ALARM_CHANGE_KINDS, AlarmInfo } from './schemas/alarms.ts';
 import { StringEnum } from './schemas/common.ts';
+import { InspectedMessage, MessageFilter } from './schemas/mqtt-inspector.ts';
 import { PlatformStats } from './schemas/sandboard.ts';
 import { AttributeScope } from './schemas/telemetry.ts';
 
@@ -22,7 +23,17 @@ export const WsAuthMessage = Type.Object({
 export const WsSubscribeMessage = Type.Object({ type: Type.Literal('subscribe'), deviceId: DeviceId });
 export const WsUnsubscribeMessage = Type.Object({ type: Type.Literal('unsubscribe'), deviceId: DeviceId });
 
-export const WsClientMessage = Type.Union([WsAuthMessage, WsSubscribeMessage, WsUnsubscribeMessage]);
+/** follow the MQTT inspector's traffic (the user's devices only), filtered; sent again to change the filter */
+export const WsMqttWatchMessage = Type.Object({ type: Type.Literal('mqttWatch'), filter: MessageFilter });
+export const WsMqttUnwatchMessage = Type.Object({ type: Type.Literal('mqttUnwatch') });
+
+export const WsClientMessage = Type.Union([
+  WsAuthMessage,
+  WsSubscribeMessage,
+  WsUnsubscribeMessage,
+  WsMqttWatchMessage,
+  WsMqttUnwatchMessage,
+]);
 export type WsClientMessage = Static<typeof WsClientMessage>;
 
 const TelemetryEntries = Type.Array(
@@ -63,6 +74,15 @@ export const WsServerMessage = Type.Union([
   /** an alarm the user may see changed (every connection gets these, no subscription needed) */
   Type.Object({ type: Type.Literal('alarm'), kind: StringEnum(ALARM_CHANGE_KINDS), alarm: AlarmInfo }),
   Type.Object({ type: Type.Literal('subscribed'), deviceId: Type.String() }),
+  /**
+   * MQTT traffic for a connection that sent mqttWatch, oldest first, at most a few times a second;
+   * skipped: matching messages left out to keep up (they are in GET /api/sandboard/mqtt/messages)
+   */
+  Type.Object({
+    type: Type.Literal('mqttMessages'),
+    messages: Type.Array(InspectedMessage),
+    skipped: Type.Integer(),
+  }),
   /** messages were dropped (the client was too slow): refetch what is shown */
   Type.Object({ type: Type.Literal('resync') }),
   Type.Object({ type: Type.Literal('error'), code: Type.Integer(), message: Type.String() }),

@@ -33,6 +33,8 @@ import { registerTransportLimitsRoutes } from './routes/transport-limits-routes.
 import { registerRestConnectorRoutes } from './routes/rest-connector-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
+import { registerMqttRoutes } from './routes/mqtt-routes.ts';
+import type { MqttInspector } from '../transport/mqtt/mqtt-inspector.ts';
 import { registerRpcAndClaimRoutes } from './routes/rpc-routes.ts';
 import { registerRuleChainRoutes } from './routes/rule-chain-routes.ts';
 import { registerRuleEngineRoutes } from './routes/rule-engine-routes.ts';
@@ -59,6 +61,8 @@ export interface ApiServerOptions {
   restConnectors?: RestConnectorManager;
   /** the transports' core: with it, the device HTTP API (/api/v1/{token}/...) is served */
   deviceTransport?: { core: TransportCore; defaultTimeoutMs: number };
+  /** the broker's sessions and traffic inspector, for the MQTT page */
+  mqttInspector?: MqttInspector;
   /** desktop installs: the shell's per-launch secret (see shell-proof.ts) */
   shellSecret?: string;
   /** with it, rule chain tests run (POST /api/sandboard/ruleChain/{id}/test), each in a scratch platform */
@@ -127,12 +131,18 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
     await registerDeviceHttpRoutes(app, core, { defaultTimeoutMs });
     registerTransportLimitsRoutes(api, { services, limiter: core.limiter });
   }
+  if (options.mqttInspector) registerMqttRoutes(api, { inspector: options.mqttInspector });
   await registerExplorerRoutes(app);
   // The UI's own endpoints, its live WebSocket, and the built UI itself at /.
   const stats = new LiveStats(services, options.links);
   app.addHook('onClose', async () => stats.stop());
   registerInfoRoutes(api, { services, stats, links: options.links ?? {}, version: options.version });
-  await registerWsRoutes(app, { services, stats, allowedHosts: options.allowedHosts });
+  await registerWsRoutes(app, {
+    services,
+    stats,
+    allowedHosts: options.allowedHosts,
+    ...(options.mqttInspector ? { mqttInspector: options.mqttInspector } : {}),
+  });
   await registerUiRoutes(app);
   return app;
 }

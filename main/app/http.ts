@@ -18,7 +18,7 @@ export async function setupHttp(
   deps: RouteDeps,
   options: Pick<
     ApiServerOptions,
-    'analytics' | 'links' | 'restConnectors' | 'deviceTransport' | 'chainTests'
+    'analytics' | 'links' | 'restConnectors' | 'deviceTransport' | 'chainTests' | 'mqttInspector'
   > & {
     analytics: Analytics;
   },

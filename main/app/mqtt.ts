@@ -6,6 +6,9 @@ import { setupMqttTransport, type MqttTransport } from '../transport/mqtt/mqtt-t
 import { createTransportCore } from '../transport/transport-core.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
+/** the budget the inspector gets when turned on from the UI after starting off */
+const DEFAULT_INSPECTOR_BUDGET_BYTES = 16 * 1024 * 1024;
+
 /** What MQTT and the device HTTP API share: activity, rate limits, the path into the rule engine. */
 export function setupTransportCore(
   services: Services,
@@ -32,6 +35,10 @@ export async function setupMqtt(
     host: config.host,
     port: config.mqttPort,
     maxPacketBytes: config.mqttMaxPacketBytes,
+    inspector: {
+      enabled: config.inspectorBudgetBytes > 0,
+      budgetBytes: config.inspectorBudgetBytes || DEFAULT_INSPECTOR_BUDGET_BYTES,
+    },
   });
   life.onStop(() => mqtt.close());
   return mqtt;

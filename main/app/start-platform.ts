@@ -69,6 +69,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
         analytics,
         restConnectors,
         deviceTransport: { core: transport, defaultTimeoutMs: config.httpRequestTimeoutMs },
+        mqttInspector: mqtt.inspector,
         links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions },
         chainTests: { scratchRules: startScratchRules },
       },

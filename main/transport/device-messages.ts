@@ -22,6 +22,8 @@ export interface TransportCore {
   deviceLimit: number;
   /** the largest payload the transports take, reported by getSessionLimits */
   maxPayloadSize: number;
+  /** set per publish while the MQTT inspector records: the rule engine message ids it became */
+  msgIds?: string[];
 }
 
 /** The bucket a device's own message counts against: a gateway's own, or a device's. */
@@ -53,6 +55,7 @@ function deviceMetadata(device: DeviceRow, extra: Record<string, string> = {}): 
 }
 
 async function processAll(core: TransportCore, msgs: ReturnType<typeof newMsg>[]): Promise<void> {
+  if (core.msgIds) for (const m of msgs) core.msgIds.push(m.id);
   const results = await Promise.all(msgs.map((m) => core.engine.acknowledge(m)));
   const errors = results.flat();
   if (errors.length) throw new TransportError(ReasonCode.UNSPECIFIED_ERROR, errors.join('; '));

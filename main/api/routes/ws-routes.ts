@@ -13,7 +13,9 @@ import type { Principal } from '../../platform/auth/principal.ts';
 import { ErrorCode, PlatformError } from '../../platform/errors.ts';
 import type { PlatformEventMap } from '../../platform/events.ts';
 import type { Services } from '../../platform/services.ts';
+import type { MqttInspector } from '../../transport/mqtt/mqtt-inspector.ts';
 import type { LiveStats } from './info-routes.ts';
+import { TrafficFeed } from './traffic-feed.ts';
 
 /** The part of a `ws` WebSocket this module uses. */
 interface LiveSocket {
@@ -106,6 +108,7 @@ class LiveConnection {
   private dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.hub.traffic?.unwatch(this);
     clearTimeout(this.authTimer);
     this.hub.remove(this);
   }
@@ -163,7 +166,8 @@ class LiveConnection {
         {
           type: 'error',
           code: ErrorCode.BAD_REQUEST_PARAMS,
-          message: 'Unknown message: send {"type":"auth"|"subscribe"|"unsubscribe", ...}',
+          message:
+            'Unknown message: send {"type":"auth"|"subscribe"|"unsubscribe"|"mqttWatch"|"mqttUnwatch", ...}',
         },
         true,
       );
@@ -176,6 +180,21 @@ class LiveConnection {
     }
     if (message.type === 'unsubscribe') {
       this.hub.unsubscribe(this, message.deviceId);
+      return;
+    }
+    if (message.type === 'mqttWatch') {
+      if (!this.hub.traffic) {
+        this.send(
+          { type: 'error', code: ErrorCode.BAD_REQUEST_PARAMS, message: 'No MQTT broker here' },
+          true,
+        );
+        return;
+      }
+      this.hub.traffic.watch(this, this.principal, message.filter);
+      return;
+    }
+    if (message.type === 'mqttUnwatch') {
+      this.hub.traffic?.unwatch(this);
       return;
     }
     try {
@@ -239,9 +258,12 @@ class LiveHub {
   private readonly timer: NodeJS.Timeout;
   private readonly detach: () => void;
 
-  constructor(services: Services, stats: LiveStats) {
+  readonly traffic: TrafficFeed | undefined;
+
+  constructor(services: Services, stats: LiveStats, inspector?: MqttInspector) {
     this.services = services;
     this.stats = stats;
+    this.traffic = inspector ? new TrafficFeed(inspector) : undefined;
     this.timer = setInterval(() => {
       for (const c of this.connections) c.tick();
     }, TICK_MS);
@@ -322,6 +344,7 @@ class LiveHub {
   stop(): void {
     clearInterval(this.timer);
     this.detach();
+    this.traffic?.stop();
   }
 }
 
@@ -330,6 +353,7 @@ export interface WsRouteDeps {
   stats: LiveStats;
   /** the host names this server answers (host-check.ts); a browser's Origin must be one of them */
   allowedHosts?: Set<string>;
+  mqttInspector?: MqttInspector;
 }
 
 /**
@@ -352,10 +376,15 @@ function originAllowed(origin: string | undefined, host: string | undefined, all
  */
 export async function registerWsRoutes(
   app: FastifyInstance,
-  { services, stats, allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]']) }: WsRouteDeps,
+  {
+    services,
+    stats,
+    allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]']),
+    mqttInspector,
+  }: WsRouteDeps,
 ): Promise<void> {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  const hub = new LiveHub(services, stats);
+  const hub = new LiveHub(services, stats, mqttInspector);
   app.addHook('onClose', async () => hub.stop());
   const handler = (socket: LiveSocket, request: FastifyRequest) => {
     const connection = new LiveConnection(socket, hub);

@@ -20,17 +20,24 @@ import {
   type Session,
 } from './session-registry.ts';
 import { maySubscribe } from './topic-filter.ts';
+import { TrafficTap } from './traffic-tap.ts';
+import { MqttInspector } from './mqtt-inspector.ts';
+import { MqttTap, type TappedPublish, type TappedSession } from '../../../shared/mqtt-tap-events.ts';
 import type { TransportContext } from './transport-context.ts';
 
 export interface MqttOptions {
   host: string;
   port: number;
   maxPacketBytes: number;
+  /** the traffic inspector: recording on or off, and its ring's byte budget */
+  inspector: { enabled: boolean; budgetBytes: number };
 }
 
 export interface MqttTransport {
   port: number;
   registry: SessionRegistry;
+  tap: TrafficTap;
+  inspector: MqttInspector;
   stats(): { sessions: number; gatewaySessions: number; devicesViaGateways: number; messages: number };
   close(): Promise<void>;
 }
@@ -46,6 +53,7 @@ const badCredentials = (): AuthenticateError =>
 export async function setupMqttTransport(core: TransportCore, options: MqttOptions): Promise<MqttTransport> {
   const { services, engine, activity } = core;
   const registry = new SessionRegistry();
+  const tap = new TrafficTap(options.inspector);
   const ctx: TransportContext = { ...core, registry };
   const authenticated = new WeakMap<Client, DeviceRow>();
   // Sessions of the user name (or client id) "provision": they may only ask for credentials.
@@ -93,12 +101,22 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
       const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
       const session = client ? registry.get(client) : undefined;
       if (session) {
-        route(ctx, session, packet.topic, payload).then(
-          () => done(null),
-          (err: unknown) =>
-            err instanceof RateLimitedError
-              ? rateLimited(session, packet.topic, err, done)
-              : done(refusal(err)),
+        session.messagesIn++;
+        const record = tap.enabled ? tap.incoming(session, packet, payload) : undefined;
+        const routeCtx = record ? tracedContext(ctx) : ctx;
+        route(routeCtx, session, packet.topic, payload).then(
+          () => {
+            session.lastReasonCode = ReasonCode.SUCCESS;
+            if (record) settle(tap, record, routeCtx, ReasonCode.SUCCESS);
+            done(null);
+          },
+          (err: unknown) => {
+            const refused = refusal(err);
+            session.lastReasonCode = refused.reasonCode;
+            if (record) settle(tap, record, routeCtx, refused.reasonCode, refused.message);
+            if (err instanceof RateLimitedError) rateLimited(session, packet.topic, err, done);
+            else done(refused);
+          },
         );
       } else if (client && provisioners.has(client)) {
         handleProvisionPublish(ctx, client, packet.topic, payload).then(
@@ -126,8 +144,14 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
       subDevices: new Map(),
       scopes: { own: ownScope(device, gateway), viaGateway: viaGatewayScope(device) },
       unacked: [],
+      connectedAt: Date.now(),
+      messagesIn: 0,
+      messagesOut: 0,
+      lastReasonCode: null,
+      tap,
     };
     registry.add(session);
+    if (tap.events.has(MqttTap.session)) tap.events.emit(MqttTap.session, sessionEvent('connected', session));
     // The RPC Call Reply node answers the device's own RPC requests on the session that sent them.
     closeClientRpc.set(
       client,
@@ -153,6 +177,8 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
     closeClientRpc.delete(client);
     const removed = registry.remove(client);
     if (!removed) return;
+    if (tap.events.has(MqttTap.session))
+      tap.events.emit(MqttTap.session, sessionEvent('disconnected', removed.session));
     activity.disconnected(removed.session.device);
     for (const d of removed.subDevices) activity.disconnected(d);
   }
@@ -258,6 +284,8 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
   return {
     port: (server.address() as AddressInfo).port,
     registry,
+    tap,
+    inspector: new MqttInspector(core, registry, tap),
     stats: () => ({ ...registry.counts(), messages: activity.messageCount() }),
     async close() {
       services.ctx.events.off('attributes', onAttributes);
@@ -270,6 +298,36 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
         await new Promise<void>((resolve) => server.close(() => resolve()));
       });
     },
+  };
+}
+
+/** The context of one recorded publish: the rule engine message ids it becomes are collected on it. */
+function tracedContext(ctx: TransportContext): TransportContext {
+  const traced = Object.create(ctx) as TransportContext;
+  traced.msgIds = [];
+  return traced;
+}
+
+function settle(
+  tap: TrafficTap,
+  record: TappedPublish,
+  ctx: TransportContext,
+  reasonCode: number,
+  reason?: string,
+): void {
+  if (ctx.msgIds?.length) record.msgIds = ctx.msgIds;
+  tap.settle(record, reasonCode, reason);
+}
+
+function sessionEvent(kind: TappedSession['kind'], session: Session): TappedSession {
+  return {
+    kind,
+    ts: Date.now(),
+    sessionId: session.id,
+    clientId: session.client.id,
+    deviceId: session.device.id,
+    deviceName: session.device.name,
+    gateway: session.gateway,
   };
 }
 

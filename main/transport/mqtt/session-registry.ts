@@ -2,6 +2,7 @@ import type { Client } from 'aedes';
 import type { DeviceRow } from '../../platform/devices.ts';
 import type { LimitScope } from '../rate-limiter.ts';
 import { topicMatches } from './topic-filter.ts';
+import type { TrafficTap } from './traffic-tap.ts';
 
 /** One MQTT connection, authenticated as a device (which may be a gateway). */
 export interface Session {
@@ -28,6 +29,13 @@ export interface Session {
    * which packet a PUBACK is for only for sessions it stores.
    */
   unacked: (RpcRef | null)[];
+  connectedAt: number;
+  messagesIn: number;
+  messagesOut: number;
+  /** the answer to its last publish (null before the first) */
+  lastReasonCode: number | null;
+  /** the inspector's tap (records only while enabled) */
+  tap: TrafficTap;
 }
 
 export interface RpcRef {
@@ -125,11 +133,15 @@ export class SessionRegistry {
 /** Writes a JSON message to a client whether or not it subscribed (ThingsBoard's own answers, e.g. provisioning). */
 export function writeJson(client: Client, topic: string, body: unknown, qos: 0 | 1 = 1): void {
   if (client.closed) return;
+  writePayload(client, topic, Buffer.from(JSON.stringify(body)), qos);
+}
+
+function writePayload(client: Client, topic: string, payload: Buffer, qos: 0 | 1): void {
   client.publish(
     {
       cmd: 'publish',
       topic,
-      payload: Buffer.from(JSON.stringify(body)),
+      payload,
       qos,
       retain: false,
       dup: false,
@@ -141,8 +153,15 @@ export function writeJson(client: Client, topic: string, body: unknown, qos: 0 |
 
 export function publishUnsubscribed(session: Session, topic: string, body: unknown): void {
   if (session.client.closed) return;
-  writeJson(session.client, topic, body);
+  sendToSession(session, topic, body, 1);
   awaitAck(session, 1, null);
+}
+
+function sendToSession(session: Session, topic: string, body: unknown, qos: 0 | 1): void {
+  const payload = Buffer.from(JSON.stringify(body));
+  session.messagesOut++;
+  if (session.tap.enabled) session.tap.outgoing(session, topic, payload, qos);
+  writePayload(session.client, topic, payload, qos);
 }
 
 /** Sends a JSON message to one session on a topic it subscribed to; false if it did not. */
@@ -161,7 +180,7 @@ export function publishJson(
   for (const [filter, q] of session.subscriptions) if (topicMatches(filter, topic)) qos = Math.max(qos, q);
   if (qos < 0 || session.client.closed) return -1;
   const sent = Math.min(qos, 1) as 0 | 1;
-  writeJson(session.client, topic, body, sent);
+  sendToSession(session, topic, body, sent);
   awaitAck(session, sent, rpc);
   return sent;
 }
