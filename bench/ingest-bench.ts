@@ -10,7 +10,9 @@
  * ts_kv_latest, prepared, 1,000-row transactions, no journal).
  *
  * Env: BENCH_DURATION_S (measured seconds per load run, default 8), BENCH_WARMUP_S (1), BENCH_WINDOW
- * (in-flight publishes per gateway, 4). Last line: BENCH {"name":"ingest",...}.
+ * (in-flight publishes per gateway, 4). The platform runs three times: with the MQTT inspector off, on with
+ * nobody watching (the figures above are this run's), and on with a WebSocket following all traffic;
+ * inspectorIdleRatio and inspectorWatchedRatio compare the last two to the first. Last line: BENCH {"name":"ingest",...}.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -44,7 +46,14 @@ const WINDOW = Number(process.env.BENCH_WINDOW ?? 4);
 const RAW_SQLJS_ROWS = 300_000;
 /** a day ago: inside the default retention, never "now" */
 const BASE = Date.now() - 86_400_000;
-const TARGETS = { datapointsPerSec: 50_000, ratioToRawSqljs: 0.6, pubackP99Ms: 50, rssMB: 300 };
+const TARGETS = {
+  datapointsPerSec: 50_000,
+  ratioToRawSqljs: 0.6,
+  pubackP99Ms: 50,
+  rssMB: 300,
+  inspectorIdleRatio: 0.95,
+  inspectorWatchedRatio: 0.85,
+};
 
 /** VmRSS and VmHWM (peak) of a process, in MB. */
 function memoryOf(pid: number): { rssMB: number; peakMB: number } {
@@ -99,19 +108,55 @@ interface PlatformRun extends LoadResult {
   /** CPU time the server used during the whole load run (warm-up included) */
   serverCpuMs: number;
   storedCheck: string;
+  /** messages the inspector's WebSocket got (watched mode) */
+  watchedMessages: number;
 }
 
-async function platformRun(): Promise<PlatformRun> {
+/**
+ * How the MQTT traffic inspector runs: off (SANDBOARD_INSPECTOR_BUDGET_MB=0), on with nobody watching
+ * (the default), or on with a live WebSocket following all traffic, as the MQTT page does.
+ */
+type InspectorMode = 'off' | 'idle' | 'watched';
+
+/** A UI-like WebSocket following all MQTT traffic; returns how many messages it got and its close. */
+async function watchAllTraffic(
+  httpUrl: string,
+  token: string,
+): Promise<{ received: () => number; close(): void }> {
+  const ws = new WebSocket(`${httpUrl.replace(/^http/, 'ws')}/api/ws`);
+  let received = 0;
+  await new Promise<void>((resolve, reject) => {
+    ws.addEventListener('open', () => resolve());
+    ws.addEventListener('error', () => reject(new Error('live WebSocket failed')));
+  });
+  const watching = new Promise<void>((resolve) =>
+    ws.addEventListener('message', (e) => {
+      const m = JSON.parse(String(e.data)) as { type: string; messages?: unknown[] };
+      if (m.type === 'ready') {
+        ws.send(JSON.stringify({ type: 'mqttWatch', filter: {} }));
+        resolve();
+      }
+      if (m.type === 'mqttMessages') received += m.messages!.length;
+    }),
+  );
+  ws.send(JSON.stringify({ type: 'auth', token }));
+  await watching;
+  return { received: () => received, close: () => ws.close() };
+}
+
+async function platformRun(mode: InspectorMode): Promise<PlatformRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-ingest-'));
   // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
   const profileDir = process.env.BENCH_CPU_PROF;
-  const serve = await startServeChild(
-    dataDir,
-    profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
-  );
+  const serve = await startServeChild(dataDir, {
+    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+    SANDBOARD_INSPECTOR_BUDGET_MB: mode === 'off' ? '0' : '16',
+  });
+  let watcher: Awaited<ReturnType<typeof watchAllTraffic>> | undefined;
   try {
     const http = benchHttp(serve.urls.http);
     const token = await tenantToken(http);
+    if (mode === 'watched') watcher = await watchAllTraffic(serve.urls.http, token);
     const tokens = await createBenchGateways(http, token, GATEWAYS);
     const clients = await connectClients(serve.urls.mqtt, tokens);
     const connectStarted = performance.now();
@@ -140,8 +185,10 @@ async function platformRun(): Promise<PlatformRun> {
       throw new Error(`${deviceName(0, 0)}: ${stored.join('/')} points stored, ${expected} acknowledged`);
     }
     await closeClients(clients);
+    if (watcher && watcher.received() === 0) throw new Error('the inspector WebSocket received no message');
     return {
       ...result,
+      watchedMessages: watcher?.received() ?? 0,
       rssAfterConnectMB: afterConnect.rssMB,
       rssAfterIngestMB: afterIngest.rssMB,
       peakMB: afterIngest.peakMB,
@@ -150,6 +197,7 @@ async function platformRun(): Promise<PlatformRun> {
       storedCheck: `${deviceName(0, 0)}: ${stored[0]} points per key stored, ${expected} acknowledged`,
     };
   } finally {
+    watcher?.close();
     await serve.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -165,7 +213,11 @@ const aedes = await rawAedesRun();
 const rawRows = rowsOf(RAW_SQLJS_ROWS / GATEWAYS / DATAPOINTS_PER_PUBLISH);
 const rawSqljs = await rawSqljsInsertRate(rawRows);
 const rawSqljsTuned = await rawSqljsInsertRate(rawRows, { pragmas: SQLJS_SETTINGS });
-const platform = await platformRun();
+const inspectorOff = await platformRun('off');
+const platform = await platformRun('idle');
+const inspectorWatched = await platformRun('watched');
+const inspectorIdleRatio = platform.datapointsPerSec / inspectorOff.datapointsPerSec;
+const inspectorWatchedRatio = inspectorWatched.datapointsPerSec / inspectorOff.datapointsPerSec;
 const loadAfter = loadavg()[0]!;
 
 const pubackP50Ms = percentile(platform.latencies, 50);
@@ -189,6 +241,14 @@ printFigures({
     'datapoints/s',
   ],
   'sandboard: publishes acknowledged': [platform.publishesPerSec, 'publishes/s'],
+  'sandboard, MQTT inspector off': [inspectorOff.datapointsPerSec, 'datapoints/s'],
+  'sandboard, MQTT inspector on, a WebSocket following all traffic': [
+    inspectorWatched.datapointsPerSec,
+    'datapoints/s',
+  ],
+  'messages the inspector WebSocket received': inspectorWatched.watchedMessages,
+  'ratio inspector on, nobody watching / off (target >= 0.95)': inspectorIdleRatio,
+  'ratio inspector on, watched / off (target >= 0.85)': inspectorWatchedRatio,
   'sandboard: PUBACK p50': [pubackP50Ms, 'ms'],
   'sandboard: PUBACK p99 (target <= 50)': [pubackP99Ms, 'ms'],
   'sandboard: RSS with 1,000 devices connected (target <= 300)': [platform.rssAfterConnectMB, 'MB'],
@@ -208,6 +268,8 @@ const missed = [
   ratioToRawSqljs < TARGETS.ratioToRawSqljs && 'ratio to raw sql.js',
   pubackP99Ms > TARGETS.pubackP99Ms && 'PUBACK p99',
   rssMB > TARGETS.rssMB && 'RSS',
+  inspectorIdleRatio < TARGETS.inspectorIdleRatio && 'inspector idle ratio',
+  inspectorWatchedRatio < TARGETS.inspectorWatchedRatio && 'inspector watched ratio',
 ].filter(Boolean);
 console.log(missed.length ? `targets missed: ${missed.join(', ')}` : 'all targets met');
 printBench({
@@ -221,5 +283,9 @@ printBench({
   rssAfterIngestMB: platform.rssAfterIngestMB,
   datapointsPerServerCpuSec,
   cpuRatioToRawSqljs,
+  inspectorOffDatapointsPerSec: inspectorOff.datapointsPerSec,
+  inspectorWatchedDatapointsPerSec: inspectorWatched.datapointsPerSec,
+  inspectorIdleRatio,
+  inspectorWatchedRatio,
   loadAverage: loadAfter,
 });
