@@ -4,13 +4,15 @@ import {
   useContext,
   useEffect,
   useMemo,
+  useRef,
   useState,
   useSyncExternalStore,
   type ReactNode,
 } from 'react';
 import { useApi, useSessionStore } from '../api/api-context.tsx';
 import { LiveCache } from './live-cache.ts';
-import { LiveSocket, type LiveStatus } from './live-socket.ts';
+import type { MessageFilter } from '../../../shared/schemas/mqtt-inspector.ts';
+import { LiveSocket, type LiveStatus, type MqttMessagesMessage } from './live-socket.ts';
 import { StatsHistory, type StatsSample } from './stats-history.ts';
 
 interface LiveContextValue {
@@ -95,5 +97,21 @@ export function useStatsHistory(): StatsSample[] {
   return useSyncExternalStore(
     (onChange) => statsHistory.subscribe(onChange),
     () => statsHistory.snapshot,
+  );
+}
+
+/** Follows the MQTT inspector's traffic matching the filter while mounted (and while `on`). */
+export function useMqttTraffic(
+  filter: MessageFilter,
+  on: boolean,
+  listener: (m: MqttMessagesMessage) => void,
+): void {
+  const { socket } = useLive();
+  const key = JSON.stringify(filter);
+  const latest = useRef(listener);
+  latest.current = listener;
+  useEffect(
+    () => (on ? socket.watchMqtt(JSON.parse(key) as MessageFilter, (m) => latest.current(m)) : undefined),
+    [socket, key, on],
   );
 }

@@ -1,4 +1,7 @@
-import type { WsClientMessage, WsServerMessage } from '../../../shared/ws-messages.ts';
+import type { MessageFilter } from '../../../shared/schemas/mqtt-inspector.ts';
+import type { WsClientMessage, WsServerMessage, WsServerMessageOf } from '../../../shared/ws-messages.ts';
+
+export type MqttMessagesMessage = WsServerMessageOf<'mqttMessages'>;
 import { WS_PATH, WsCloseCode } from '../../../shared/ws-protocol.ts';
 
 export type LiveStatus = 'connecting' | 'open' | 'reconnecting' | 'closed';
@@ -38,6 +41,8 @@ export class LiveSocket {
   private readonly confirmed = new Set<string>();
   private readonly confirmedListeners = new Set<() => void>();
   private readonly options: LiveSocketOptions;
+  /** the MQTT page's traffic watch (one at a time), sent again after a reconnect */
+  private mqttWatch: { filter: MessageFilter; listener: (m: MqttMessagesMessage) => void } | null = null;
 
   constructor(options: LiveSocketOptions) {
     this.options = options;
@@ -104,6 +109,18 @@ export class LiveSocket {
     };
   }
 
+  /** Follows the MQTT inspector's traffic matching the filter until the returned function is called. */
+  watchMqtt(filter: MessageFilter, listener: (m: MqttMessagesMessage) => void): () => void {
+    const watch = { filter, listener };
+    this.mqttWatch = watch;
+    if (this.status === 'open') this.send({ type: 'mqttWatch', filter });
+    return () => {
+      if (this.mqttWatch !== watch) return;
+      this.mqttWatch = null;
+      if (this.status === 'open') this.send({ type: 'mqttUnwatch' });
+    };
+  }
+
   private setStatus(status: LiveStatus): void {
     if (this.status === status) return;
     this.status = status;
@@ -138,8 +155,10 @@ export class LiveSocket {
         this.everOpened = true;
         this.setStatus('open');
         for (const deviceId of this.follows.keys()) this.send({ type: 'subscribe', deviceId });
+        if (this.mqttWatch) this.send({ type: 'mqttWatch', filter: this.mqttWatch.filter });
         if (reconnected) this.options.onReconnected();
       }
+      if (message.type === 'mqttMessages') this.mqttWatch?.listener(message);
       if (message.type === 'subscribed' && this.follows.has(message.deviceId))
         this.setConfirmed(message.deviceId, true);
       this.options.onMessage(message);

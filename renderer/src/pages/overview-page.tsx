@@ -30,7 +30,13 @@ function Counters({ stats }: { stats: PlatformStats | undefined }) {
         value={n(stats?.connectedSessions)}
         testId="stat-sessions"
         note={
-          stats && !stats.mqttBroker ? 'Always 0 for now: the MQTT broker arrives in step 3' : 'MQTT clients'
+          stats && !stats.mqttBroker ? (
+            'Always 0 for now: the MQTT broker arrives in step 3'
+          ) : (
+            <Anchor component={Link} to="/mqtt?tab=sessions" size="xs" data-testid="sessions-link">
+              MQTT clients: see them
+            </Anchor>
+          )
         }
       />
       <StatTile

@@ -12,6 +12,7 @@ export const PAGE_COMPONENTS: Record<PageId, LazyExoticComponent<ComponentType<{
   assets: lazy(() => import('../pages/assets/assets-page.tsx')),
   asset: lazy(() => import('../pages/assets/asset-detail-page.tsx')),
   alarms: lazy(() => import('../pages/alarms/alarms-page.tsx')),
+  mqtt: lazy(() => import('../pages/mqtt/mqtt-page.tsx')),
   gateways: lazy(() => import('../pages/gateways-page.tsx')),
   simulation: lazy(() => import('../pages/simulation/simulation-detail-page.tsx')),
   'rest-connector': lazy(() => import('../pages/rest-connector/rest-connector-page.tsx')),
