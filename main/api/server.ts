@@ -34,6 +34,8 @@ import { registerRestConnectorRoutes } from './routes/rest-connector-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
 import { registerMqttRoutes } from './routes/mqtt-routes.ts';
+import { registerMqttClientRoutes } from './routes/mqtt-client-routes.ts';
+import type { MqttClientManager } from '../mqtt-client/client-manager.ts';
 import type { MqttInspector } from '../transport/mqtt/mqtt-inspector.ts';
 import { registerRpcAndClaimRoutes } from './routes/rpc-routes.ts';
 import { registerRuleChainRoutes } from './routes/rule-chain-routes.ts';
@@ -63,6 +65,8 @@ export interface ApiServerOptions {
   deviceTransport?: { core: TransportCore; defaultTimeoutMs: number };
   /** the broker's sessions and traffic inspector, for the MQTT page */
   mqttInspector?: MqttInspector;
+  /** the in-app MQTT client's connections */
+  mqttClients?: MqttClientManager;
   /** desktop installs: the shell's per-launch secret (see shell-proof.ts) */
   shellSecret?: string;
   /** with it, rule chain tests run (POST /api/sandboard/ruleChain/{id}/test), each in a scratch platform */
@@ -132,6 +136,12 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
     registerTransportLimitsRoutes(api, { services, limiter: core.limiter });
   }
   if (options.mqttInspector) registerMqttRoutes(api, { inspector: options.mqttInspector });
+  if (options.mqttClients)
+    registerMqttClientRoutes(api, {
+      services,
+      manager: options.mqttClients,
+      brokerUrl: () => options.links?.urls?.()?.mqtt,
+    });
   await registerExplorerRoutes(app);
   // The UI's own endpoints, its live WebSocket, and the built UI itself at /.
   const stats = new LiveStats(services, options.links);

@@ -18,7 +18,13 @@ export async function setupHttp(
   deps: RouteDeps,
   options: Pick<
     ApiServerOptions,
-    'analytics' | 'links' | 'restConnectors' | 'deviceTransport' | 'chainTests' | 'mqttInspector'
+    | 'analytics'
+    | 'links'
+    | 'restConnectors'
+    | 'deviceTransport'
+    | 'chainTests'
+    | 'mqttInspector'
+    | 'mqttClients'
   > & {
     analytics: Analytics;
   },

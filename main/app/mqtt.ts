@@ -3,6 +3,7 @@ import type { Services } from '../platform/services.ts';
 import type { RuleEngine } from '../rule-engine/rule-engine.ts';
 import type { TransportCore } from '../transport/device-messages.ts';
 import { setupMqttTransport, type MqttTransport } from '../transport/mqtt/mqtt-transport.ts';
+import { MqttClientManager } from '../mqtt-client/client-manager.ts';
 import { createTransportCore } from '../transport/transport-core.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
@@ -42,4 +43,11 @@ export async function setupMqtt(
   });
   life.onStop(() => mqtt.close());
   return mqtt;
+}
+
+/** The in-app MQTT client's connections (closed when the platform stops). */
+export function setupMqttClients(life: Lifecycle): MqttClientManager {
+  const clients = new MqttClientManager();
+  life.onStop(() => clients.stop());
+  return clients;
 }

@@ -12,7 +12,7 @@ import { setupConnectors } from './connectors.ts';
 import { setupDomain } from './domain.ts';
 import { setupHttp } from './http.ts';
 import { Lifecycle } from './lifecycle.ts';
-import { setupMqtt, setupTransportCore } from './mqtt.ts';
+import { setupMqtt, setupMqttClients, setupTransportCore } from './mqtt.ts';
 import { setupRuleEngine } from './rule-engine.ts';
 import { startScratchRules } from './scratch-rules.ts';
 import { setupStore } from './store.ts';
@@ -70,6 +70,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
         restConnectors,
         deviceTransport: { core: transport, defaultTimeoutMs: config.httpRequestTimeoutMs },
         mqttInspector: mqtt.inspector,
+        mqttClients: setupMqttClients(life),
         links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions },
         chainTests: { scratchRules: startScratchRules },
       },

@@ -18,9 +18,12 @@ const MAY_IMPORT: Record<string, string[]> = {
   'main/gateway': ['shared', ...LEAVES],
   // the platform only through its protocols and its services' public face, never the store
   'main/simulator': ['main/gateway', 'main/platform', 'shared', ...LEAVES],
+  // the in-app MQTT client: a client of any broker, nothing of the platform's
+  'main/mqtt-client': ['shared', ...LEAVES],
   // the platform side that hosts gateway runtimes
   'main/connectors': ['main/gateway', 'main/platform', 'shared', ...LEAVES],
   'main/api': [
+    'main/mqtt-client',
     'main/connectors',
     'main/simulator',
     'main/analytics',
@@ -35,6 +38,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // the composition root: above everything but the command line
   'main/app': [
     'main/api',
+    'main/mqtt-client',
     'main/connectors',
     'main/simulator',
     'main/gateway',

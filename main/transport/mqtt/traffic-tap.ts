@@ -1,12 +1,19 @@
 import { MqttTap, type TappedPublish } from '../../../shared/mqtt-tap-events.ts';
 import { TypedEvents } from '../../../shared/typed-events.ts';
-import type { Session } from './session-registry.ts';
 import { TrafficRing } from './traffic-ring.ts';
 
 const MAX_TOPICS = 1_000;
 /** the last payload a topic keeps beyond the ring is cut to this */
 const LAST_PAYLOAD_BYTES = 4_096;
 const RATE_WINDOW_MS = 10_000;
+
+/** What the tap reads of a session. */
+export interface TapSession {
+  id: string;
+  client: { id: string; version?: number | undefined };
+  device: { id: string; name: string };
+  gateway: boolean;
+}
 
 export interface TopicEntry {
   deviceId: string;
@@ -103,7 +110,7 @@ export class TrafficTap {
 
   /** A publish from a client; settle it once the platform answered. */
   incoming(
-    session: Session,
+    session: TapSession,
     packet: { topic: string; qos: number; retain: boolean; properties?: object },
     payload: Buffer,
   ): TappedPublish {
@@ -117,7 +124,7 @@ export class TrafficTap {
   }
 
   /** A publish the platform sent a client. */
-  outgoing(session: Session, topic: string, payload: Buffer, qos: number): void {
+  outgoing(session: TapSession, topic: string, payload: Buffer, qos: number): void {
     const r = this.make(session, 'out', topic, qos, false, payload, undefined);
     r.reasonCode = 0;
     this.keep(r);
@@ -133,7 +140,7 @@ export class TrafficTap {
   }
 
   private make(
-    session: Session,
+    session: TapSession,
     direction: 'in' | 'out',
     topic: string,
     qos: number,
