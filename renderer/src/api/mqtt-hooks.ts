@@ -3,6 +3,18 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from './api-context.tsx';
 import {
   clearMqttMessages,
+  clientConnections,
+  clientPublish,
+  clientRpcRules,
+  clientState,
+  clientStopRepeat,
+  clientSubscribe,
+  clientUnsubscribe,
+  closeClientConnection,
+  openClientConnection,
+  type ClientConnectRequest,
+  type ClientPublishRequest,
+  type RpcRule,
   disconnectMqttSession,
   inspectorStatus,
   mqttMessages,
@@ -83,4 +95,64 @@ export function useClearMqttMessages() {
     mutationFn: () => clearMqttMessages(client),
     onSuccess: () => qc.invalidateQueries({ queryKey: mqttKeys.all }),
   });
+}
+
+export function useClientConnections() {
+  const client = useApi();
+  return useQuery({ queryKey: ['mqtt', 'clients'], queryFn: () => clientConnections(client) });
+}
+
+export function useClientState(id: string) {
+  const client = useApi();
+  return useQuery({
+    queryKey: ['mqtt', 'clients', id],
+    queryFn: () => clientState(client, id),
+    refetchInterval: 1_000,
+  });
+}
+
+export function useOpenClientConnection() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ClientConnectRequest) => openClientConnection(client, body),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['mqtt', 'clients'] }),
+  });
+}
+
+export function useCloseClientConnection() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => closeClientConnection(client, id),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['mqtt', 'clients'] }),
+  });
+}
+
+/** The client's actions on one connection; each refreshes its state when done. */
+export function useClientActions(id: string) {
+  const client = useApi();
+  const qc = useQueryClient();
+  const refresh = () => qc.invalidateQueries({ queryKey: ['mqtt', 'clients', id] });
+  const publish = useMutation({
+    mutationFn: (b: ClientPublishRequest) => clientPublish(client, id, b),
+    onSettled: refresh,
+  });
+  const stopRepeat = useMutation({
+    mutationFn: (r: string) => clientStopRepeat(client, id, r),
+    onSettled: refresh,
+  });
+  const subscribe = useMutation({
+    mutationFn: (t: string) => clientSubscribe(client, id, t),
+    onSettled: refresh,
+  });
+  const unsubscribe = useMutation({
+    mutationFn: (t: string) => clientUnsubscribe(client, id, t),
+    onSettled: refresh,
+  });
+  const rpcRules = useMutation({
+    mutationFn: (r: RpcRule[]) => clientRpcRules(client, id, r),
+    onSettled: refresh,
+  });
+  return { publish, stopRepeat, subscribe, unsubscribe, rpcRules };
 }

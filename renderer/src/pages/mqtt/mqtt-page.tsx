@@ -5,11 +5,12 @@ import { useInspectorStatus, useSaveInspectorSettings } from '../../api/mqtt-hoo
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatNumber } from '../../components/format.ts';
 import { PageHeader } from '../../components/page-header.tsx';
+import { ClientTab } from './client-tab.tsx';
 import { SessionsTab } from './sessions-tab.tsx';
 import { TopicsTab } from './topics-tab.tsx';
 import { TrafficTab } from './traffic-tab.tsx';
 
-const TABS = ['sessions', 'traffic', 'topics'] as const;
+const TABS = ['sessions', 'traffic', 'topics', 'client'] as const;
 type Tab = (typeof TABS)[number];
 
 const MB = 1024 * 1024;
@@ -79,6 +80,9 @@ export default function MqttPage() {
           <Tabs.Tab value="topics" data-testid="tab-topics">
             Topics
           </Tabs.Tab>
+          <Tabs.Tab value="client" data-testid="tab-client">
+            Client
+          </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="sessions" pt="md">
           <SessionsTab />
@@ -88,6 +92,9 @@ export default function MqttPage() {
         </Tabs.Panel>
         <Tabs.Panel value="topics" pt="md">
           <TopicsTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="client" pt="md">
+          <ClientTab />
         </Tabs.Panel>
       </Tabs>
     </>
