@@ -191,7 +191,6 @@ function ConnectionPanel({ connection }: { connection: ClientConnection }) {
     contentType: '',
     userProperties: '',
   });
-  const [lastSent, setLastSent] = useState<ClientSentMessage | null>(null);
   const [everyMs, setEveryMs] = useState<number | string>(1000);
   const [subscribeTo, setSubscribeTo] = useState('v1/devices/me/attributes');
   const [rpcMethod, setRpcMethod] = useState('');
@@ -208,6 +207,8 @@ function ConnectionPanel({ connection }: { connection: ClientConnection }) {
   );
   const mine = snippets.filter((s) => s.deviceType === '' || s.deviceType === deviceType);
   const s = state.data;
+  const published = actions.publish.data;
+  const lastSent = published && 'reasonCode' in published ? published : (s?.sent[0] ?? null);
 
   const request = () => {
     let userProperties: Record<string, string> | undefined;
@@ -235,9 +236,7 @@ function ConnectionPanel({ connection }: { connection: ClientConnection }) {
     };
   };
   const publish = (topic?: string, payload?: string) =>
-    actions.publish.mutate(topic ? { topic, payload: payload ?? '', qos: 1 } : request(), {
-      onSuccess: (r) => 'reasonCode' in r && setLastSent(r),
-    });
+    actions.publish.mutate(topic ? { topic, payload: payload ?? '', qos: 1 } : request());
   const saveSnippets = (list: SavedSnippet[]) => {
     storeSnippets(list);
     setSnippets(list);
