@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import type { Page } from '@playwright/test';
 import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import { expect, logIn, test, waitForPage, type RestClient } from './support/fixtures.ts';
@@ -47,7 +48,7 @@ async function runMosquittoPub(command: string, token: string): Promise<void> {
   await client.endAsync();
 }
 
-async function connectInAppClient(page: import('@playwright/test').Page, deviceName: string): Promise<void> {
+async function connectInAppClient(page: Page, deviceName: string): Promise<void> {
   await page.getByTestId('tab-client').click();
   await page.getByTestId('client-device').click();
   await page.getByTestId('client-device').fill(deviceName);

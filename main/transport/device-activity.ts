@@ -7,6 +7,16 @@ interface ActivityState {
   device: DeviceRow;
   lastActivity: number;
   active: boolean;
+  /** the device's own `inactivityTimeout` server attribute (ms), as ThingsBoard's DefaultDeviceStateService reads it */
+  timeoutMs: number | undefined;
+}
+
+/** ThingsBoard's per-device inactivity timeout: a server attribute, in milliseconds. */
+export const INACTIVITY_TIMEOUT_KEY = 'inactivityTimeout';
+
+function timeoutOf(value: unknown): number | undefined {
+  const n = typeof value === 'string' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
 /**
@@ -21,11 +31,23 @@ export class DeviceActivity {
   private readonly timer: NodeJS.Timeout;
   private messages = 0;
 
+  private readonly onAttributes = (e: {
+    deviceId: string;
+    scope: string;
+    values: Record<string, unknown>;
+  }) => {
+    if (e.scope !== 'SERVER_SCOPE' || !(INACTIVITY_TIMEOUT_KEY in e.values)) return;
+    const s = this.state.get(e.deviceId);
+    if (s) s.timeoutMs = timeoutOf(e.values[INACTIVITY_TIMEOUT_KEY]);
+  };
+
   constructor(services: Services, engine: RuleEngine, inactivityTimeoutMs: number) {
     this.services = services;
     this.engine = engine;
     this.timeoutMs = inactivityTimeoutMs;
-    this.timer = setInterval(() => this.sweep(), Math.max(1000, Math.min(inactivityTimeoutMs / 2, 10_000)));
+    services.ctx.events.on('attributes', this.onAttributes);
+    // every second: a device's own timeout may be much shorter than the default
+    this.timer = setInterval(() => this.sweep(), 1000);
     this.timer.unref();
   }
 
@@ -48,7 +70,12 @@ export class DeviceActivity {
       if (s.active) return;
       s.active = true;
     } else {
-      this.state.set(device.id, { device, lastActivity: now, active: true });
+      this.state.set(device.id, {
+        device,
+        lastActivity: now,
+        active: true,
+        timeoutMs: this.storedTimeout(device.id),
+      });
     }
     this.event('ACTIVITY_EVENT', device, { active: true, lastActivityTime: now });
   }
@@ -64,12 +91,18 @@ export class DeviceActivity {
 
   stop(): void {
     clearInterval(this.timer);
+    this.services.ctx.events.off('attributes', this.onAttributes);
+  }
+
+  private storedTimeout(deviceId: string): number | undefined {
+    const [attr] = this.services.telemetry.attributes(deviceId, ['SERVER_SCOPE'], [INACTIVITY_TIMEOUT_KEY]);
+    return timeoutOf(attr?.value);
   }
 
   private sweep(): void {
     const now = Date.now();
     for (const s of this.state.values()) {
-      if (s.active && now - s.lastActivity >= this.timeoutMs) {
+      if (s.active && now - s.lastActivity >= (s.timeoutMs ?? this.timeoutMs)) {
         s.active = false;
         this.event('INACTIVITY_EVENT', s.device, { active: false, inactivityAlarmTime: now });
       }

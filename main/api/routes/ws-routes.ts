@@ -35,6 +35,7 @@ const TICK_MS = 1_000;
 /** how often a connection's token is checked again (logout, password change, expiry) */
 const RECHECK_MS = 10_000;
 const MAX_MESSAGE_CHARS = 16 * 1024;
+const CONNECTIVITY_MAX = 1_000;
 
 /** The expiry (epoch ms) of a JWT the auth service has already verified. */
 function tokenExpiry(token: string): number {
@@ -255,6 +256,8 @@ class LiveHub {
   readonly stats: LiveStats;
   private readonly connections = new Set<LiveConnection>();
   private readonly byDevice = new Map<string, Set<LiveConnection>>();
+  /** devices whose connectivity changed since the last tick */
+  private readonly connectivity = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private readonly detach: () => void;
 
@@ -265,13 +268,18 @@ class LiveHub {
     this.stats = stats;
     this.traffic = inspector ? new TrafficFeed(inspector) : undefined;
     this.timer = setInterval(() => {
+      this.flushConnectivity();
       for (const c of this.connections) c.tick();
     }, TICK_MS);
     this.timer.unref();
     const events = services.ctx.events;
     const handlers: { [K in keyof PlatformEventMap]?: (...args: PlatformEventMap[K]) => void } = {
       telemetry: (e) => this.toSubscribers(e.deviceId, { type: 'telemetry', ...e }),
-      attributes: (e) => this.toSubscribers(e.deviceId, { type: 'attributes', ...e }),
+      attributes: (e) => {
+        this.toSubscribers(e.deviceId, { type: 'attributes', ...e });
+        if (e.scope === 'SERVER_SCOPE' && 'active' in e.values && this.connectivity.size < CONNECTIVITY_MAX)
+          this.connectivity.add(e.deviceId);
+      },
       attributesDeleted: (e) => this.toSubscribers(e.deviceId, { type: 'attributesDeleted', ...e }),
       deviceSaved: (e) => {
         const customerId = this.stats.customerOf(e.deviceId);
@@ -309,6 +317,21 @@ class LiveHub {
 
   add(connection: LiveConnection): void {
     this.connections.add(connection);
+  }
+
+  /**
+   * A device went active or inactive (connect, disconnect, activity, inactivity timeout): device lists
+   * showing its status refetch; at most once a tick per device, however many transitions.
+   */
+  private flushConnectivity(): void {
+    if (this.connectivity.size === 0) return;
+    const changed = [...this.connectivity];
+    this.connectivity.clear();
+    for (const deviceId of changed) {
+      const customerId = this.stats.customerOf(deviceId);
+      const message: WsServerMessage = { type: 'device', deviceId, change: 'updated' };
+      for (const c of this.connections) if (c.maySee(customerId)) c.send(message);
+    }
   }
 
   remove(connection: LiveConnection): void {
