@@ -217,6 +217,9 @@ const inspectorOff = await platformRun('off');
 const platform = await platformRun('idle');
 const inspectorWatched = await platformRun('watched');
 const inspectorIdleRatio = platform.datapointsPerSec / inspectorOff.datapointsPerSec;
+/** datapoints per server CPU-second: steadier than datapoints/s when other processes share the CPUs */
+const perServerCpuSec = (r: PlatformRun) =>
+  (r.ackedPerGateway.reduce((a, b) => a + b, 0) * DATAPOINTS_PER_PUBLISH * 1000) / r.serverCpuMs;
 const inspectorWatchedRatio = inspectorWatched.datapointsPerSec / inspectorOff.datapointsPerSec;
 const loadAfter = loadavg()[0]!;
 
@@ -287,5 +290,7 @@ printBench({
   inspectorWatchedDatapointsPerSec: inspectorWatched.datapointsPerSec,
   inspectorIdleRatio,
   inspectorWatchedRatio,
+  inspectorIdleCpuRatio: perServerCpuSec(platform) / perServerCpuSec(inspectorOff),
+  inspectorWatchedCpuRatio: perServerCpuSec(inspectorWatched) / perServerCpuSec(inspectorOff),
   loadAverage: loadAfter,
 });
