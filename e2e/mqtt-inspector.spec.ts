@@ -53,6 +53,7 @@ async function connectInAppClient(page: Page, deviceName: string): Promise<void>
   await page.getByTestId('client-device').click();
   await page.getByTestId('client-device').fill(deviceName);
   await page.getByRole('option', { name: deviceName }).click();
+  await expect(page.getByTestId('client-device')).toHaveValue(deviceName);
   await page.getByTestId('client-connect').click();
   await expect(page.getByTestId('client-connection-tab')).toContainText(deviceName);
 }

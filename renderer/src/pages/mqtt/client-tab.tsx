@@ -83,8 +83,6 @@ function ConnectForm() {
             label="Connect as device or gateway"
             placeholder="Pick a device"
             searchable
-            searchValue={search}
-            onSearchChange={setSearch}
             data={options}
             value={deviceId}
             onChange={setDeviceId}
