@@ -46,14 +46,7 @@ import {
 function ConnectForm() {
   const user = useCurrentUser();
   const tenant = user.data?.authority === 'TENANT_ADMIN';
-  const [search, setSearch] = useState('');
-  const devices = useDevices({
-    page: 0,
-    pageSize: 50,
-    textSearch: search,
-    sortProperty: 'name',
-    sortOrder: 'ASC',
-  });
+  const devices = useDevices({ page: 0, pageSize: 500, sortProperty: 'name', sortOrder: 'ASC' });
   const [deviceId, setDeviceId] = useState<string | null>(null);
   const [version, setVersion] = useState<'4' | '5'>('4');
   const [custom, setCustom] = useState(false);
