@@ -8,6 +8,7 @@ import { navigate } from '../../router.tsx';
 import type { PageParams } from '../../shell/page-catalog.ts';
 import { entityDataSections } from '../entity-sections.tsx';
 import { ConnectExamplesCard } from './connect-examples-card.tsx';
+import { ConnectivityBadge } from './connectivity-badge.tsx';
 import { DeleteDeviceModal } from './delete-device-modal.tsx';
 import { DeviceClaimCard } from './device-claim-card.tsx';
 import { DeviceCredentialsCard } from './device-credentials-card.tsx';
@@ -39,6 +40,7 @@ export default function DeviceDetailPage({ params }: { params: PageParams }) {
           <Group gap="sm">
             <span data-testid="device-name">{d.name}</span>
             {gateway && <Badge variant="light">gateway</Badge>}
+            <ConnectivityBadge deviceId={d.id.id} />
           </Group>
         )
       }
