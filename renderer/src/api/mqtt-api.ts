@@ -7,9 +7,23 @@ import type {
   MqttSessionInfo,
   TopicStats,
 } from '../../../shared/schemas/mqtt-inspector.ts';
+import type {
+  ClientConnectRequest,
+  ClientConnection,
+  ClientPublishRequest,
+  ClientSentMessage,
+  ClientState,
+  RpcRule,
+} from '../../../shared/schemas/mqtt-client.ts';
 import type { ApiClient } from './client.ts';
 
 export type {
+  ClientConnectRequest,
+  ClientConnection,
+  ClientPublishRequest,
+  ClientSentMessage,
+  ClientState,
+  RpcRule,
   InspectedMessage,
   InspectorSettings,
   InspectorStatus,
@@ -54,23 +68,6 @@ export function saveInspectorSettings(
 ): Promise<InspectorStatus> {
   return client.request('POST', '/api/sandboard/mqtt/inspector', { body: settings });
 }
-
-export type {
-  ClientConnectRequest,
-  ClientConnection,
-  ClientPublishRequest,
-  ClientSentMessage,
-  ClientState,
-  RpcRule,
-} from '../../../shared/schemas/mqtt-client.ts';
-import type {
-  ClientConnectRequest,
-  ClientConnection,
-  ClientPublishRequest,
-  ClientSentMessage,
-  ClientState,
-  RpcRule,
-} from '../../../shared/schemas/mqtt-client.ts';
 
 const clientPath = (id: string) => `/api/sandboard/mqtt/clients/${encodeURIComponent(id)}`;
 
