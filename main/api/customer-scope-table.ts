@@ -21,6 +21,7 @@ const BOTH = "hasAnyAuthority('TENANT_ADMIN', 'CUSTOMER_USER')";
 const ALL = "hasAnyAuthority('SYS_ADMIN', 'TENANT_ADMIN', 'CUSTOMER_USER')";
 const SYS_TENANT = "hasAnyAuthority('SYS_ADMIN', 'TENANT_ADMIN')";
 const TOOL = 'Sandboard only: a tenant administrator tool';
+const MQTT_PAGE = 'Sandboard only: the MQTT page (a customer user: its own devices only)';
 const RULE_CHAINS = `Sandboard only: rule chains (RuleChainController: ${TENANT})`;
 
 export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
@@ -342,4 +343,21 @@ export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
     'customer',
     'Sandboard only (the UI of every user; store usage for tenant administrators only)',
   ],
+  ['GET', '/api/sandboard/mqtt/sessions', 'customer', MQTT_PAGE],
+  ['DELETE', '/api/sandboard/mqtt/sessions/:id', 'customer', MQTT_PAGE],
+  ['GET', '/api/sandboard/mqtt/messages', 'customer', MQTT_PAGE],
+  ['GET', '/api/sandboard/mqtt/messages/export', 'customer', MQTT_PAGE],
+  ['DELETE', '/api/sandboard/mqtt/messages', 'tenant', TOOL],
+  ['GET', '/api/sandboard/mqtt/topics', 'customer', MQTT_PAGE],
+  ['GET', '/api/sandboard/mqtt/inspector', 'customer', MQTT_PAGE],
+  ['POST', '/api/sandboard/mqtt/inspector', 'tenant', TOOL],
+  ['GET', '/api/sandboard/mqtt/clients', 'customer', MQTT_PAGE],
+  ['POST', '/api/sandboard/mqtt/clients', 'customer', MQTT_PAGE],
+  ['DELETE', '/api/sandboard/mqtt/clients/:id', 'customer', MQTT_PAGE],
+  ['GET', '/api/sandboard/mqtt/clients/:id', 'customer', MQTT_PAGE],
+  ['POST', '/api/sandboard/mqtt/clients/:id/publish', 'customer', MQTT_PAGE],
+  ['DELETE', '/api/sandboard/mqtt/clients/:id/repeats/:repeatId', 'customer', MQTT_PAGE],
+  ['POST', '/api/sandboard/mqtt/clients/:id/subscribe', 'customer', MQTT_PAGE],
+  ['POST', '/api/sandboard/mqtt/clients/:id/unsubscribe', 'customer', MQTT_PAGE],
+  ['POST', '/api/sandboard/mqtt/clients/:id/rpcRules', 'customer', MQTT_PAGE],
 ];

@@ -96,7 +96,8 @@ export function registerMqttClientRoutes(
       const principal = principalOf(request);
       const body = request.body;
       const device = body.deviceId ? services.devices.accessibleRow(body.deviceId, principal) : undefined;
-      if (!device && principal.authority !== 'TENANT_ADMIN') throw forbidden();
+      if (!device && principal.authority !== 'TENANT_ADMIN')
+        throw badRequestParams('A customer user connects as one of its devices: give deviceId');
       if (body.url && principal.authority !== 'TENANT_ADMIN') throw forbidden();
       const url = body.url ?? brokerUrl();
       if (!url) throw badRequestParams('The embedded broker is not listening');

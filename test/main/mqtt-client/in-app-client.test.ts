@@ -121,7 +121,7 @@ describe('in-app MQTT client', () => {
       token: customer.token,
       json: { url: api.p.urls.mqtt, username: device.accessToken },
     });
-    expect(byUrl.status).toBe(403);
+    expect(byUrl.status).toBe(400);
     const notTheirs = await api.p.http('/api/sandboard/mqtt/clients', {
       method: 'POST',
       token: customer.token,
