@@ -21,6 +21,7 @@ const BOTH = "hasAnyAuthority('TENANT_ADMIN', 'CUSTOMER_USER')";
 const ALL = "hasAnyAuthority('SYS_ADMIN', 'TENANT_ADMIN', 'CUSTOMER_USER')";
 const SYS_TENANT = "hasAnyAuthority('SYS_ADMIN', 'TENANT_ADMIN')";
 const TOOL = 'Sandboard only: a tenant administrator tool';
+const VIEWS = 'Sandboard only: table views (Trendz), read and run by customers over their own devices';
 const MQTT_PAGE = 'Sandboard only: the MQTT page (a customer user: its own devices only)';
 const RULE_CHAINS = `Sandboard only: rule chains (RuleChainController: ${TENANT})`;
 
@@ -309,11 +310,11 @@ export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
   ['GET', '/api/sandboard/simulations/:id/report/junit', 'tenant', TOOL],
   ['POST', '/api/sandboard/demo/edge-sync', 'tenant', TOOL],
   ['POST', '/api/tableView', 'tenant', TOOL],
-  ['GET', '/api/tableView/:id', 'tenant', TOOL],
+  ['GET', '/api/tableView/:id', 'customer', VIEWS],
   ['DELETE', '/api/tableView/:id', 'tenant', TOOL],
-  ['GET', '/api/tableViews', 'tenant', TOOL],
+  ['GET', '/api/tableViews', 'customer', VIEWS],
   ['POST', '/api/tableView/preview', 'tenant', TOOL],
-  ['POST', '/api/tableView/:id/report', 'tenant', TOOL],
+  ['POST', '/api/tableView/:id/report', 'customer', VIEWS],
   ['POST', '/api/sandboard/demo/smart-building', 'tenant', TOOL],
   ['GET', '/api/sandboard/demo/smart-building', 'tenant', TOOL],
   ['GET', '/api/sandboard/restConnectors/schema', 'tenant', TOOL],

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 
 /** A node whose user code was running when the process stopped, as the next start finds it. */
 interface Running {
@@ -84,10 +84,17 @@ export class UserCodeGuard {
     if (changed) this.write();
   }
 
-  /** Written to a temporary file, synced and renamed: the marker is on disk before the code runs. */
+  /**
+   * Written to a temporary file, synced and renamed: the marker is on disk before the code runs. With
+   * nothing running or suspended there is no file, so the data dir holds only what the user expects.
+   */
   private write(): void {
     const tmp = `${this.file}.tmp`;
     try {
+      if (Object.keys(this.state.running).length === 0 && Object.keys(this.state.suspended).length === 0) {
+        rmSync(this.file, { force: true });
+        return;
+      }
       const fd = openSync(tmp, 'w');
       try {
         writeSync(fd, JSON.stringify(this.state));

@@ -65,7 +65,12 @@ interface Packaged {
 
 async function packageApp(): Promise<Packaged> {
   if (!existsSync(join(ROOT, 'renderer', 'dist', 'index.html')))
-    runNode([require.resolve('vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts']);
+    runNode([
+      join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
+      'build',
+      '--config',
+      'renderer/vite.config.ts',
+    ]);
   runNode(['scripts/build-core.ts']);
   runNode(['scripts/build-electron.ts']);
   const mark = join(scratch('sandboard-mark-'), 'stand-in-ran');
