@@ -42,6 +42,10 @@ export interface PlatformConfig {
   storeBudgetBytes: number;
   /** the MQTT traffic inspector's ring buffer budget; 0 = the inspector is off at start */
   inspectorBudgetBytes: number;
+  /** one recording's file at most (DATA_DIR/recordings): reached, the recording stops, truncated */
+  recordingMaxBytes: number;
+  /** all recordings' files together at most */
+  recordingsMaxBytes: number;
   /** desktop installs: random per-install demo passwords in DATA_DIR/demo-logins.json (owner-only) */
   randomDemoPasswords: boolean;
   /** desktop installs: the shell's per-launch secret; responses prove they come from this core with it */
@@ -99,6 +103,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     reportWorkers: intFromEnv(env, 'SANDBOARD_REPORT_WORKERS', 0),
     storeBudgetBytes: intFromEnv(env, 'SANDBOARD_STORE_BUDGET_MB', 1024) * 1024 * 1024,
     inspectorBudgetBytes: intFromEnv(env, 'SANDBOARD_INSPECTOR_BUDGET_MB', 16) * 1024 * 1024,
+    recordingMaxBytes: intFromEnv(env, 'SANDBOARD_RECORDING_MAX_MB', 64) * 1024 * 1024,
+    recordingsMaxBytes: intFromEnv(env, 'SANDBOARD_RECORDINGS_MAX_MB', 1024) * 1024 * 1024,
     randomDemoPasswords: env.SANDBOARD_DEMO_PASSWORDS === 'random',
     ...(env.SANDBOARD_SHELL_SECRET ? { shellSecret: env.SANDBOARD_SHELL_SECRET } : {}),
   };

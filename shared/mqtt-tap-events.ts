@@ -41,10 +41,12 @@ export interface TappedSession {
 
 /**
  * What the MQTT inspector's tap publishes, for the inspector's own views and anyone else (a recorder):
- * `publish` once the platform answered an incoming publish (or when it sent one), `session` on connects
- * and disconnects.
+ * `received` when an incoming publish arrives, `publish` once the platform answered it (or when it sent
+ * one), `session` on connects and disconnects.
  */
 export const MqttTap = {
+  /** an incoming publish as it arrives, before the platform handles it (the same object `publish` settles) */
+  received: eventDescriptor<TappedPublish>('mqtt.received'),
   publish: eventDescriptor<TappedPublish>('mqtt.publish'),
   session: eventDescriptor<TappedSession>('mqtt.session'),
 };

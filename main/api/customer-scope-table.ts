@@ -361,4 +361,11 @@ export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
   ['POST', '/api/sandboard/mqtt/clients/:id/subscribe', 'customer', MQTT_PAGE],
   ['POST', '/api/sandboard/mqtt/clients/:id/unsubscribe', 'customer', MQTT_PAGE],
   ['POST', '/api/sandboard/mqtt/clients/:id/rpcRules', 'customer', MQTT_PAGE],
+  ['GET', '/api/sandboard/recordings', 'tenant', TOOL],
+  ['POST', '/api/sandboard/recordings', 'tenant', TOOL],
+  ['GET', '/api/sandboard/recordings/:id', 'tenant', TOOL],
+  ['PUT', '/api/sandboard/recordings/:id', 'tenant', TOOL],
+  ['DELETE', '/api/sandboard/recordings/:id', 'tenant', TOOL],
+  ['POST', '/api/sandboard/recordings/:id/stop', 'tenant', TOOL],
+  ['GET', '/api/sandboard/recordings/:id/file', 'tenant', TOOL],
 ];

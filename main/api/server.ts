@@ -34,6 +34,9 @@ import { registerRestConnectorRoutes } from './routes/rest-connector-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
 import { registerMqttRoutes } from './routes/mqtt-routes.ts';
+import { registerRecordingRoutes } from './routes/recording-routes.ts';
+import type { Recordings } from '../recording/recordings.ts';
+import type { DeviceHttpTap } from '../transport/http/device-http-tap.ts';
 import { registerMqttClientRoutes } from './routes/mqtt-client-routes.ts';
 import type { MqttClientManager } from '../mqtt-client/client-manager.ts';
 import type { MqttInspector } from '../transport/mqtt/mqtt-inspector.ts';
@@ -62,7 +65,9 @@ export interface ApiServerOptions {
   /** the app's REST connectors (gateway runtimes), for the REST Connector page */
   restConnectors?: RestConnectorManager;
   /** the transports' core: with it, the device HTTP API (/api/v1/{token}/...) is served */
-  deviceTransport?: { core: TransportCore; defaultTimeoutMs: number };
+  deviceTransport?: { core: TransportCore; defaultTimeoutMs: number; tap?: DeviceHttpTap };
+  /** recordings of device traffic and its outcomes (/api/sandboard/recordings) */
+  recordings?: Recordings;
   /** the broker's sessions and traffic inspector, for the MQTT page */
   mqttInspector?: MqttInspector;
   /** the in-app MQTT client's connections */
@@ -131,11 +136,12 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   registerTableViewRoutes(api, { services, analytics: options.analytics });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
   if (options.deviceTransport) {
-    const { core, defaultTimeoutMs } = options.deviceTransport;
-    await registerDeviceHttpRoutes(app, core, { defaultTimeoutMs });
+    const { core, defaultTimeoutMs, tap } = options.deviceTransport;
+    await registerDeviceHttpRoutes(app, core, { defaultTimeoutMs, ...(tap ? { tap } : {}) });
     registerTransportLimitsRoutes(api, { services, limiter: core.limiter });
   }
   if (options.mqttInspector) registerMqttRoutes(api, { inspector: options.mqttInspector });
+  if (options.recordings) registerRecordingRoutes(api, { recordings: options.recordings });
   if (options.mqttClients)
     registerMqttClientRoutes(api, {
       services,

@@ -25,6 +25,7 @@ export async function setupHttp(
     | 'chainTests'
     | 'mqttInspector'
     | 'mqttClients'
+    | 'recordings'
   > & {
     analytics: Analytics;
   },

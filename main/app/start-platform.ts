@@ -13,7 +13,9 @@ import { setupDomain } from './domain.ts';
 import { setupHttp } from './http.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { setupMqtt, setupMqttClients, setupTransportCore } from './mqtt.ts';
+import { setupRecordings } from './recordings.ts';
 import { setupRuleEngine } from './rule-engine.ts';
+import { DeviceHttpTap } from '../transport/http/device-http-tap.ts';
 import { startScratchRules } from './scratch-rules.ts';
 import { setupStore } from './store.ts';
 
@@ -57,6 +59,8 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     const mqtt = await setupMqtt(transport, config, life);
     const h = urlHost(config.host);
     const mqttUrl = `mqtt://${h}:${mqtt.port}`;
+    const httpTap = new DeviceHttpTap();
+    const recordings = await setupRecordings(services, mqtt, httpTap, config, life);
     const restConnectors = setupConnectors(services, () => mqttUrl, config, life);
     // Table views, report slots and workers: shared by the platform REST and the report API.
     const analytics = new Analytics(services, analyticsSettings(config));
@@ -68,7 +72,8 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
       {
         analytics,
         restConnectors,
-        deviceTransport: { core: transport, defaultTimeoutMs: config.httpRequestTimeoutMs },
+        deviceTransport: { core: transport, defaultTimeoutMs: config.httpRequestTimeoutMs, tap: httpTap },
+        recordings,
         mqttInspector: mqtt.inspector,
         mqttClients: setupMqttClients(life),
         links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions },

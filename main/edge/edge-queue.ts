@@ -149,6 +149,10 @@ export class EdgeQueue {
     // Groups become durable in order: so is every event inserted before these.
     if (last > this.durableSeq) this.durableSeq = last;
     this.notify(new Set(events.map((e) => e.edgeId)));
+    if (this.ctx.events.listenerCount('edgeEventsQueued'))
+      this.ctx.events.emit('edgeEventsQueued', {
+        events: events.map(({ edgeId, type, action, entityId }) => ({ edgeId, type, action, entityId })),
+      });
   }
 
   /** Wakes long polls of these edges (call once the events are durable). */

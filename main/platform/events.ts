@@ -40,6 +40,32 @@ export interface PlatformEventMap {
   relation: [RelationEvent];
   /** a persistent RPC moved on (its new status is on disk) */
   rpcStatus: [{ id: string; deviceId: string; status: RpcStatus | 'DELETED' }];
+  /** a server-side RPC request was made (it goes through the rule engine to the device) */
+  rpcRequest: [RpcRequestEvent];
+  /** a device answered a server-side RPC request */
+  rpcResponse: [{ deviceId: string; id: number; response: unknown }];
+  /** what the caller of a server-side RPC got in the end (persistent ones: their final status) */
+  rpcResult: [RpcResultEvent];
+  /** edge events are queued and durable */
+  edgeEventsQueued: [{ events: { edgeId: string; type: string; action: string; entityId: string }[] }];
+}
+
+export interface RpcRequestEvent {
+  deviceId: string;
+  id: number;
+  method: string;
+  params: unknown;
+  oneway: boolean;
+  persistent: boolean;
+}
+
+export interface RpcResultEvent {
+  deviceId: string;
+  id: number;
+  method: string;
+  /** SUCCESSFUL, TIMEOUT, NO_ACTIVE_CONNECTION, FAILED, EXPIRED... */
+  status: string;
+  response?: unknown;
 }
 
 export class PlatformEvents extends EventEmitter<PlatformEventMap> {}

@@ -165,14 +165,14 @@ export class RpcService {
       const expiry = setTimeout(() => {
         const p = this.pending.get(key);
         this.pending.delete(key);
-        reject(
-          p?.delivered
-            ? new RpcTimeoutError('TIMEOUT', `The device did not answer the RPC request within ${timeout} ms`)
-            : new RpcTimeoutError(
-                'NO_ACTIVE_CONNECTION',
-                `The device did not take the RPC request within ${timeout} ms (is it connected and subscribed to RPC?)`,
-              ),
-        );
+        const err = p?.delivered
+          ? new RpcTimeoutError('TIMEOUT', `The device did not answer the RPC request within ${timeout} ms`)
+          : new RpcTimeoutError(
+              'NO_ACTIVE_CONNECTION',
+              `The device did not take the RPC request within ${timeout} ms (is it connected and subscribed to RPC?)`,
+            );
+        if (p) this.emitResult(p, err.reason, { error: err.message });
+        reject(err);
       }, expirationTime - this.ctx.now());
       const request = { id, method: body.method, params: body.params ?? {} };
       this.pending.set(key, {
@@ -189,6 +189,7 @@ export class RpcService {
         this.fail(key, new PlatformError(503, ErrorCode.GENERAL, 'RPC transport is not running'));
         return;
       }
+      this.ctx.events.emit('rpcRequest', { deviceId: device.id, ...request, oneway, persistent: false });
       this.submit(this.requestMsg(device, request, oneway, expirationTime, false));
     });
   }
@@ -229,6 +230,7 @@ export class RpcService {
     if (!expired) {
       this.track(row, false);
       const request = { id: requestId, method: body.method, params: body.params ?? {} };
+      this.ctx.events.emit('rpcRequest', { deviceId: device.id, ...request, oneway, persistent: true });
       this.emitMsg(this.requestMsg(device, request, oneway, expirationTime, true, rpcId));
     }
     return { rpcId };
@@ -289,6 +291,7 @@ export class RpcService {
     const key = `${deviceId}:${requestId}`;
     const p = this.pending.get(key);
     if (!p) return false;
+    if (!p.oneway) this.ctx.events.emit('rpcResponse', { deviceId, id: requestId, response: result });
     if (!p.row) {
       this.settle(key, result);
       return true;
@@ -458,6 +461,24 @@ export class RpcService {
     const rpc = this.store.toRpc(row);
     this.emitMsg(this.statusMsg(rpc, `RPC_${row.status}`));
     this.ctx.events.emit('rpcStatus', { id: row.id, deviceId: row.device_id, status: row.status });
+    if (isFinal(row))
+      this.ctx.events.emit('rpcResult', {
+        deviceId: row.device_id,
+        id: row.request_id,
+        method: row.method,
+        status: row.status,
+        ...(row.response === null ? {} : { response: rpc.response }),
+      });
+  }
+
+  private emitResult(p: Pending, status: string, response?: unknown): void {
+    this.ctx.events.emit('rpcResult', {
+      deviceId: p.deviceId,
+      id: p.request.id,
+      method: p.request.method,
+      status,
+      ...(response === undefined ? {} : { response }),
+    });
   }
 
   private statusMsg(
@@ -517,6 +538,7 @@ export class RpcService {
     const p = this.pending.get(key);
     if (!p) return;
     this.untrack(key);
+    this.emitResult(p, 'SUCCESSFUL', result);
     p.resolve?.(result);
   }
 
@@ -524,6 +546,7 @@ export class RpcService {
     const p = this.pending.get(key);
     if (!p) return;
     this.untrack(key);
+    if (!p.row) this.emitResult(p, 'FAILED', { error: err.message });
     p.reject?.(err);
   }
 }

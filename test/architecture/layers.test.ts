@@ -22,7 +22,10 @@ const MAY_IMPORT: Record<string, string[]> = {
   'main/mqtt-client': ['shared', ...LEAVES],
   // the platform side that hosts gateway runtimes
   'main/connectors': ['main/gateway', 'main/platform', 'shared', ...LEAVES],
+  // recordings of device traffic: the transports' taps and the platform's events
+  'main/recording': ['main/transport', 'main/platform', 'shared', ...LEAVES],
   'main/api': [
+    'main/recording',
     'main/mqtt-client',
     'main/connectors',
     'main/simulator',
@@ -38,6 +41,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // the composition root: above everything but the command line
   'main/app': [
     'main/api',
+    'main/recording',
     'main/mqtt-client',
     'main/connectors',
     'main/simulator',

@@ -35,6 +35,7 @@ export class TrafficFeed {
     this.watchers.set(watcher, this.inspector.matcher(visibilityOf(principal), filter));
     if (this.stopListening) return;
     this.stopListening = this.inspector.tap.events.on(MqttTap.publish, (r) => {
+      if (!this.inspector.tap.enabled) return; // tapped for a recording, not kept by the inspector
       if (this.pending.length >= PENDING_MAX) {
         this.pending.shift();
         this.skipped++;

@@ -21,11 +21,14 @@ import {
 import { provisionDevice } from '../provisioning.ts';
 import { RateLimitedError, ReasonCode, TransportError } from '../transport-error.ts';
 import { LongPolls } from './long-polls.ts';
+import { DeviceHttpTapEvents, type DeviceHttpTap } from './device-http-tap.ts';
 import { jsonTooDeep, tooDeepMessage } from '../../../shared/limits.ts';
 
 export interface DeviceHttpOptions {
   /** a long poll's (and a client-side RPC's) wait when the request names none: HTTP_REQUEST_TIMEOUT */
   defaultTimeoutMs: number;
+  /** where answered calls are told (a recording listens) */
+  tap?: DeviceHttpTap;
 }
 
 /** ThingsBoard's transport.http.max_request_timeout. */
@@ -135,12 +138,51 @@ export async function registerDeviceHttpRoutes(
     return result;
   }
 
+  /** The device a tapped request is of (found once, on its way in). */
+  const tapped = new WeakMap<FastifyRequest, DeviceRow>();
+  const tapReceived = (tap: DeviceHttpTap, request: FastifyRequest) => {
+    if (!tap.active) return;
+    const token = (request.params as { token?: string } | undefined)?.token;
+    const device = token ? services.devices.findRowByToken(token) : undefined;
+    if (!device) return;
+    tapped.set(request, device);
+    // long polls (GETs) are not waited for: what comes while they wait is recorded before them
+    if (request.method === 'POST')
+      tap.events.emit(DeviceHttpTapEvents.received, { key: request, deviceId: device.id, ts: Date.now() });
+  };
+  const tapCall = (tap: DeviceHttpTap, request: FastifyRequest, reply: FastifyReply) => {
+    const token = (request.params as { token?: string } | undefined)?.token;
+    const device = tapped.get(request);
+    if (!token || !device) return;
+    const body = typeof request.body === 'string' && request.body !== '' ? request.body : undefined;
+    const at = request.url.indexOf(`/${token}`);
+    tap.events.emit(DeviceHttpTapEvents.call, {
+      key: request,
+      ts: Math.round(Date.now() - reply.elapsedTime),
+      deviceId: device.id,
+      deviceName: device.name,
+      method: request.method,
+      path:
+        at < 0
+          ? request.url
+          : `${request.url.slice(0, at)}/{token}${request.url.slice(at + token.length + 1)}`,
+      body,
+      contentType: request.headers['content-type'],
+      status: reply.statusCode,
+    });
+  };
+
   await app.register(
     async (api) => {
       // Devices post JSON with whatever content type their HTTP library sets (curl -d: form-urlencoded).
       api.removeAllContentTypeParsers();
       api.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
       const route = { config: { public: true }, schema: { hide: true } };
+      const tap = options.tap;
+      if (tap) {
+        api.addHook('onRequest', async (request) => tapReceived(tap, request));
+        api.addHook('onResponse', async (request, reply) => tapCall(tap, request, reply));
+      }
       /** A route of one device, found by the token in its path (401 when none has it). */
       const on = (
         method: 'GET' | 'POST',

@@ -102,7 +102,7 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
       const session = client ? registry.get(client) : undefined;
       if (session) {
         session.messagesIn++;
-        const record = tap.enabled ? tap.incoming(session, packet, payload) : undefined;
+        const record = tap.active ? tap.incoming(session, packet, payload) : undefined;
         const routeCtx = record ? tracedContext(ctx) : ctx;
         route(routeCtx, session, packet.topic, payload).then(
           () => {

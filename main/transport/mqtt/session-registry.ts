@@ -34,7 +34,7 @@ export interface Session {
   messagesOut: number;
   /** the answer to its last publish (null before the first) */
   lastReasonCode: number | null;
-  /** the inspector's tap (records only while enabled) */
+  /** the inspector's tap (taps only while active) */
   tap: TrafficTap;
 }
 
@@ -160,7 +160,7 @@ export function publishUnsubscribed(session: Session, topic: string, body: unkno
 function sendToSession(session: Session, topic: string, body: unknown, qos: 0 | 1): void {
   const payload = Buffer.from(JSON.stringify(body));
   session.messagesOut++;
-  if (session.tap.enabled) session.tap.outgoing(session, topic, payload, qos);
+  if (session.tap.active) session.tap.outgoing(session, topic, payload, qos);
   writePayload(session.client, topic, payload, qos);
 }
 

@@ -99,13 +99,40 @@ export class TrafficTap {
   readonly events = new TypedEvents();
   readonly ring: TrafficRing;
   readonly topics = new TopicTable();
-  enabled: boolean;
   recorded = 0;
+  /** publishes are tapped: the inspector is on, or someone holds the tap (a recording) */
+  active: boolean;
+  private inspecting: boolean;
+  private holders = 0;
   private seq = 0;
 
   constructor(options: { enabled: boolean; budgetBytes: number }) {
-    this.enabled = options.enabled;
+    this.inspecting = options.enabled;
+    this.active = options.enabled;
     this.ring = new TrafficRing(options.budgetBytes);
+  }
+
+  /** the inspector keeps what it taps (its ring and topic counters) */
+  get enabled(): boolean {
+    return this.inspecting;
+  }
+
+  set enabled(on: boolean) {
+    this.inspecting = on;
+    this.active = on || this.holders > 0;
+  }
+
+  /** Taps publishes (MqttTap events) while held, the inspector on or off; the function returned lets go. */
+  hold(): () => void {
+    this.holders++;
+    this.active = true;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.holders--;
+      this.active = this.inspecting || this.holders > 0;
+    };
   }
 
   /** A publish from a client; settle it once the platform answered. */
@@ -114,7 +141,9 @@ export class TrafficTap {
     packet: { topic: string; qos: number; retain: boolean; properties?: object },
     payload: Buffer,
   ): TappedPublish {
-    return this.make(session, 'in', packet.topic, packet.qos, packet.retain, payload, packet.properties);
+    const r = this.make(session, 'in', packet.topic, packet.qos, packet.retain, payload, packet.properties);
+    this.events.emit(MqttTap.received, r);
+    return r;
   }
 
   settle(r: TappedPublish, reasonCode: number, reason?: string): void {
@@ -172,9 +201,11 @@ export class TrafficTap {
   }
 
   private keep(r: TappedPublish): void {
-    this.recorded++;
-    this.ring.push(r);
-    this.topics.add(r);
+    if (this.inspecting) {
+      this.recorded++;
+      this.ring.push(r);
+      this.topics.add(r);
+    }
     this.events.emit(MqttTap.publish, r);
   }
 }
