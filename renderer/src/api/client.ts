@@ -169,6 +169,8 @@ interface RequestOptions {
   /** false: a public endpoint, sent without the session's token */
   auth?: boolean;
   headers?: Record<string, string>;
+  /** the body as text, not parsed (a JSON Lines download) */
+  text?: boolean;
 }
 
 function withQuery(path: string, query?: Query): string {
@@ -226,6 +228,7 @@ export class ApiClient {
     }
     if (!res.ok) throw await this.errorOf(res);
     const text = await res.text();
+    if (options.text) return text as T;
     return (text ? JSON.parse(text) : undefined) as T;
   }
 

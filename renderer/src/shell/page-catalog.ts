@@ -35,6 +35,7 @@ const PAGE_LIST = [
   { id: 'asset', label: 'Asset', path: '/assets/:id', nav: false, parent: 'assets' },
   { id: 'alarms', label: 'Alarms', path: '/alarms', nav: true },
   { id: 'mqtt', label: 'MQTT', path: '/mqtt', nav: true },
+  { id: 'recordings', label: 'Recordings', path: '/recordings', nav: true },
   { id: 'gateways', label: 'Gateways & Simulation', path: '/gateways', nav: true },
   { id: 'simulation', label: 'Simulation', path: '/gateways/:id', nav: false, parent: 'gateways' },
   { id: 'rest-connector', label: 'REST Connector', path: '/rest-connector', nav: true },

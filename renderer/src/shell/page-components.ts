@@ -13,6 +13,7 @@ export const PAGE_COMPONENTS: Record<PageId, LazyExoticComponent<ComponentType<{
   asset: lazy(() => import('../pages/assets/asset-detail-page.tsx')),
   alarms: lazy(() => import('../pages/alarms/alarms-page.tsx')),
   mqtt: lazy(() => import('../pages/mqtt/mqtt-page.tsx')),
+  recordings: lazy(() => import('../pages/recordings/recordings-page.tsx')),
   gateways: lazy(() => import('../pages/gateways-page.tsx')),
   simulation: lazy(() => import('../pages/simulation/simulation-detail-page.tsx')),
   'rest-connector': lazy(() => import('../pages/rest-connector/rest-connector-page.tsx')),

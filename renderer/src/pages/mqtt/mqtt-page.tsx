@@ -5,6 +5,7 @@ import { useInspectorStatus, useSaveInspectorSettings } from '../../api/mqtt-hoo
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatNumber } from '../../components/format.ts';
 import { PageHeader } from '../../components/page-header.tsx';
+import { RecordButton } from '../recordings/record-button.tsx';
 import { ClientTab } from './client-tab.tsx';
 import { SessionsTab } from './sessions-tab.tsx';
 import { TopicsTab } from './topics-tab.tsx';
@@ -67,7 +68,12 @@ export default function MqttPage() {
       <PageHeader
         title="MQTT"
         description="Clients of the embedded broker, every message with the platform's answer, and topics as a tree"
-        actions={<InspectorSettingsBar />}
+        actions={
+          <>
+            <InspectorSettingsBar />
+            <RecordButton filter={{}} scope="mqtt" what="every device and gateway" />
+          </>
+        }
       />
       <Tabs value={tab} onChange={(v) => v && setTab(v as Tab)} keepMounted={false}>
         <Tabs.List>

@@ -28,6 +28,7 @@ import { formatDateTime, formatNumber } from '../../components/format.ts';
 import { PageHeader } from '../../components/page-header.tsx';
 import { Link, navigate } from '../../router.tsx';
 import type { PageParams } from '../../shell/page-catalog.ts';
+import { RecordButton } from '../recordings/record-button.tsx';
 import { ScenarioEditor } from './scenario-editor.tsx';
 import {
   AttributeLog,
@@ -189,6 +190,14 @@ export default function SimulationDetailPage({ params }: { params: PageParams })
         }
         actions={
           <>
+            {active && (
+              <RecordButton
+                filter={{ devices: simulation.data.scenario.gateways.map((g) => g.name) }}
+                scope={`simulation.${id}`}
+                what="this simulation's gateways and their devices"
+                defaultName={s.name}
+              />
+            )}
             {active ? (
               <Button
                 color="red"
