@@ -44,11 +44,17 @@ export class Recordings {
     this.options = options;
   }
 
-  /** Opens the folder and reads what earlier runs left (a recording a crash cut is listed as interrupted). */
+  /**
+   * Reads what earlier runs left in the folder (a recording a crash cut is listed as interrupted); the
+   * folder itself is made by the first recording.
+   */
   static async open(sources: RecorderSources, options: RecordingsOptions): Promise<Recordings> {
-    await mkdir(options.dir, { recursive: true, mode: 0o700 });
     const recordings = new Recordings(sources, options);
-    for (const file of await readdir(options.dir)) {
+    const files = await readdir(options.dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    });
+    for (const file of files) {
       const id = file.endsWith('.ndjson') ? file.slice(0, -'.ndjson'.length) : '';
       if (!ID.test(id)) continue;
       const info = await scanRecording(
@@ -93,6 +99,7 @@ export class Recordings {
       );
     const id = randomUUID();
     const startedAt = new Date();
+    await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
     const recorder = await Recorder.start(this.sources, {
       id,
       name: request.name ?? `Recording ${startedAt.toISOString().slice(0, 19).replace('T', ' ')}`,
