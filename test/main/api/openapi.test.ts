@@ -28,6 +28,7 @@ const BODYLESS = new Set([
   'POST /api/edge/{edgeId}/device/{deviceId}',
   'POST /api/customer/{customerId}/edge/{edgeId}',
   'POST /api/sandboard/demo/edge-sync',
+  'POST /api/sandboard/recordings/{id}/stop',
   'POST /api/customer/{customerId}/asset/{assetId}',
   'POST /api/edge/{edgeId}/asset/{assetId}',
   'POST /api/assetProfile/{assetProfileId}/default',
