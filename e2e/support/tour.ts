@@ -107,6 +107,8 @@ export async function seed(rest: RestClient): Promise<Seeded> {
     readFileSync(new URL('../../shared/scenarios/smart-building-gateway.json', import.meta.url), 'utf8'),
   ) as unknown;
   const simulation = (await post('/api/sandboard/simulations', scenario)).id as string;
+  // a short recording: over before the tour reaches the Recordings page
+  await post('/api/sandboard/recordings', { durationMs: 200, name: 'Boiler warm-up' });
   const device = (await (await rest.request(`/api/device/${boiler}`, { auth })).json()) as {
     deviceProfileId: { id: string };
   };
@@ -142,6 +144,7 @@ const SETTLED: Partial<Record<PageId, (page: Page) => Promise<void>>> = {
   },
   gateways: (p) => expect(p.getByTestId('simulation-row')).toHaveCount(1),
   simulation: (p) => expect(p.getByTestId('gateway-status-row')).toHaveCount(2),
+  recordings: (p) => expect(p.getByTestId('recording-state')).toHaveText(['stopped']),
   'rest-connector': (p) => expect(p.getByTestId('connectors-table')).toBeVisible(),
   'rule-chains': (p) => expect(p.getByTestId('rule-node')).toHaveCount(8),
   edges: async (p) => {

@@ -159,7 +159,7 @@ const RpcRequest = Type.Object(
     id: Type.Union([Type.Integer(), Type.String()], { description: "the request's id as recorded" }),
     origin: Type.Union([Type.Literal('server'), Type.Literal('device')], {
       description:
-        'server: sent to the device (a replay sends it through the REST API); device: the device asked',
+        'server: sent to the device (a replay sends it through the REST API); device: the device asked, in the mqtt.publish just above (a replay sends that publish, not this)',
     }),
     method: Type.String({ maxLength: 255 }),
     params: Type.Optional(Type.Unknown()),
