@@ -7,6 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseRecording, type RecordingRecord, type RecordOf } from '../../../shared/schemas/recording.ts';
 import type { RecordingInfo, RecordingList } from '../../../shared/schemas/recordings-api.ts';
 import { alarm, numeric, profileWithAlarms, rule } from '../../fixtures/alarm-rules.ts';
+import {
+  assignDevice,
+  chainMetadata,
+  createEdge,
+  rootChainId,
+  withPushToEdge,
+} from '../../fixtures/edge-test-kit.ts';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.ts';
 import { expectTbError, okEmpty, okJson } from '../api/api-kit.ts';
 import { closeAll, connect, publish, publishOk, subscribeOk } from '../transport/mqtt/mqtt-kit.ts';
@@ -247,6 +254,42 @@ describe('recordings', () => {
       ['Gateway 1', 'v1/gateway/telemetry'],
     ]);
     expect(ofKind(topics, 'mqtt.connect')).toHaveLength(2);
+  });
+
+  it('counts the edge events queued for each edge while it records', async () => {
+    const s = await setup();
+    const edge = await createEdge(s.p.http, s.token, 'Plant edge');
+    await assignDevice(s.p.http, s.token, edge.id, s.thermostat.id);
+    const chainId = await rootChainId(s.p.http, s.token);
+    await okJson(
+      s.p.http('/api/ruleChain/metadata', {
+        method: 'POST',
+        token: s.token,
+        json: withPushToEdge(
+          await chainMetadata(s.p.http, s.token, chainId),
+          { scope: 'SERVER_SCOPE' },
+          false,
+        ),
+      }),
+    );
+    const rec = await start(s, { durationMs: 60_000, filter: { devices: ['Thermostat 1'] } });
+    const t1 = await connect(s.p.urls.mqtt, s.thermostat.token, 5);
+    const meter = await connect(s.p.urls.mqtt, s.other.token, 5);
+    await publishOk(t1, 'v1/devices/me/telemetry', { temperature: 21 });
+    await publishOk(t1, 'v1/devices/me/telemetry', { temperature: 22 });
+    await publishOk(meter, 'v1/devices/me/telemetry', { power: 3 });
+    await stop(s, rec.id);
+    const { records } = await fileOf(s, rec.id);
+    expect(ofKind(records, 'expect.edgeEvents')).toEqual([
+      {
+        kind: 'expect.edgeEvents',
+        t: expect.any(Number),
+        edge: 'Plant edge',
+        count: 2,
+        types: expect.any(Object),
+      },
+    ]);
+    expect(Object.values(ofKind(records, 'expect.edgeEvents')[0]!.types!).reduce((a, b) => a + b, 0)).toBe(2);
   });
 
   it('stops a recording at its size bound, truncated, saying so; keeps all recordings within their total bound; lists, renames and deletes', async () => {
