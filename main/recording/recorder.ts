@@ -24,7 +24,7 @@ import {
 import type { SessionRegistry } from '../transport/mqtt/session-registry.ts';
 import { topicMatches } from '../transport/mqtt/topic-filter.ts';
 import type { TrafficTap } from '../transport/mqtt/traffic-tap.ts';
-import { lineOf, MAX_PENDING_BYTES, RecordingFile } from './recording-file.ts';
+import { lineOf, MAX_PENDING_BYTES, mib, RecordingFile } from './recording-file.ts';
 
 /** What a recorder listens to and looks up. */
 export interface RecorderSources {
@@ -76,8 +76,6 @@ interface Slot {
   record: Unstamped | undefined;
   at: number;
 }
-
-const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 
 /**
  * One recording under way: it taps MQTT publishes and sessions, device HTTP API calls and the

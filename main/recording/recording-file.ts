@@ -96,3 +96,6 @@ export function lineOf(record: object): { line: string; bytes: number } {
   const line = `${JSON.stringify(record)}\n`;
   return { line, bytes: Buffer.byteLength(line) };
 }
+
+/** "64 MiB", "0.1 MiB" */
+export const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;

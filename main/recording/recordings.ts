@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { RecordingInfo, RecordingList, StartRecording } from '../../shared/schemas/recordings-api.ts';
 import { invalidArgument, notFound } from '../platform/errors.ts';
 import { Recorder, type RecorderSources } from './recorder.ts';
+import { mib } from './recording-file.ts';
 import { readHeaderLine, scanRecording } from './recording-scan.ts';
 
 export interface RecordingsOptions {
@@ -25,7 +26,6 @@ const MAX_KEPT = 1000;
 const MIN_ROOM_BYTES = 64 * 1024;
 
 const ID = /^[0-9a-f-]{36}$/;
-const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 
 /**
  * The recordings: one JSON Lines file each in DATA_DIR/recordings ({id}.ndjson, a renamed one's name in
