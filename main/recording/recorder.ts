@@ -55,7 +55,12 @@ const MAX_DEVICES = 100_000;
 const MAX_LATEST_KEYS = 200_000;
 const MAX_OPEN_DEVICE_RPC = 10_000;
 /** Records waiting behind a publish the platform has not answered yet. */
-const MAX_QUEUED = 100_000;
+const MAX_QUEUED = 20_000;
+/**
+ * A publish unanswered for this long keeps its place no longer: what waited behind it is written, and it
+ * is written when its answer comes.
+ */
+const MAX_WAIT_MS = 5_000;
 
 const DEVICE_RPC_REQUEST = /^v1\/devices\/me\/rpc\/request\/(\d+)$/;
 const DEVICE_RPC_RESPONSE = /^v1\/devices\/me\/rpc\/response\/(\d+)$/;
@@ -75,6 +80,9 @@ interface Slot {
   /** undefined: a publish (or a POST) not answered yet */
   record: Unstamped | undefined;
   at: number;
+  /** what it waits for, and since when */
+  key?: object;
+  since?: number;
 }
 
 /**
@@ -267,13 +275,16 @@ export class Recorder {
     if (this.state !== 'recording') return;
     if (this.head === this.queue.length) this.write(record, at);
     else if (this.queue.length - this.head >= MAX_QUEUED) this.overflow();
-    else this.queue.push({ record, at });
+    else {
+      this.queue.push({ record, at });
+      this.drain();
+    }
   }
 
   /** A place in order for what `key` will be once answered. */
   private reserve(key: object, at: number): void {
     if (this.queue.length - this.head >= MAX_QUEUED) return this.overflow();
-    const slot: Slot = { record: undefined, at };
+    const slot: Slot = { record: undefined, at, key, since: Date.now() };
     this.queue.push(slot);
     this.waiting.set(key, slot);
   }
@@ -285,9 +296,20 @@ export class Recorder {
     this.waiting.delete(key);
     slot.record = record;
     slot.at = at;
+    this.drain();
+    return true;
+  }
+
+  /** Writes what is ready from the front; a place held too long is given up. */
+  private drain(): void {
     while (this.head < this.queue.length && this.state === 'recording') {
       const next = this.queue[this.head]!;
-      if (!next.record) break;
+      if (!next.record) {
+        if (Date.now() - next.since! <= MAX_WAIT_MS) break;
+        this.waiting.delete(next.key!);
+        this.head++;
+        continue;
+      }
       this.head++;
       this.write(next.record, next.at);
     }
@@ -298,7 +320,6 @@ export class Recorder {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
     }
-    return true;
   }
 
   private overflow(): void {
