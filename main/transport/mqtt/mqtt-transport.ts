@@ -103,7 +103,8 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
       if (session) {
         session.messagesIn++;
         const record = tap.active ? tap.incoming(session, packet, payload) : undefined;
-        const routeCtx = record ? tracedContext(ctx) : ctx;
+        // the inspector follows the rule engine messages a publish became; a recorder needs none
+        const routeCtx = record && tap.enabled ? tracedContext(ctx) : ctx;
         route(routeCtx, session, packet.topic, payload).then(
           () => {
             session.lastReasonCode = ReasonCode.SUCCESS;

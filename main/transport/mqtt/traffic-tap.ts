@@ -190,8 +190,9 @@ export class TrafficTap {
       topic,
       qos,
       retain,
-      // a copy: the packet's buffer may be a slice of a much larger socket read
-      payload: Uint8Array.prototype.slice.call(payload),
+      // the ring keeps a copy: the packet's buffer may be a slice of a much larger socket read (a
+      // listener alone, a recorder, reads it at once and keeps none)
+      payload: this.inspecting ? Uint8Array.prototype.slice.call(payload) : payload,
       properties:
         properties && Object.keys(properties).length ? (properties as Record<string, unknown>) : undefined,
       reasonCode: -1,
