@@ -50,6 +50,9 @@ export class Recordings {
    */
   static async open(sources: RecorderSources, options: RecordingsOptions): Promise<Recordings> {
     const recordings = new Recordings(sources, options);
+    // each recording under way listens to the platform's events once
+    const { events } = sources;
+    if (events.getMaxListeners() > 0) events.setMaxListeners(events.getMaxListeners() + MAX_ACTIVE);
     const files = await readdir(options.dir).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return [];
       throw err;
