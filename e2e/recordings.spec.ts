@@ -1,11 +1,12 @@
 import mqtt from 'mqtt';
-import { expect, logIn, openFromNav, test, waitForPage } from './support/fixtures.ts';
+import { expect, logIn, openFromNav, saveScreenshot, test, waitForPage } from './support/fixtures.ts';
 
 test('Record on the MQTT page records a device publishing, with live counters; the recording shows in the list, renamed, and downloads', async ({
   page,
   rest,
   sandboard,
 }) => {
+  test.setTimeout(120_000);
   const jwt = await rest.login();
   const device = await rest.newDevice(jwt, 'Recorded thermometer');
   await logIn(page);
@@ -23,6 +24,7 @@ test('Record on the MQTT page records a device publishing, with live counters; t
   await client.endAsync();
   // the device record, its connect, three publishes and the disconnect
   await expect(page.getByTestId('record-counters')).toContainText(/\b6 records\b/);
+  await saveScreenshot(page, 'mqtt-recording');
   await page.getByTestId('record-stop').click();
   await expect(page.getByTestId('record-done')).toContainText(/Recorded \d+ records/);
 
@@ -37,6 +39,7 @@ test('Record on the MQTT page records a device publishing, with live counters; t
   await page.getByTestId('rename-recording-save').click();
   const renamed = page.locator('[data-testid="recording-row"][data-name="E2E run, renamed"]');
   await expect(renamed).toBeVisible();
+  await saveScreenshot(page, 'recordings');
 
   const download = page.waitForEvent('download');
   await renamed.getByRole('button', { name: 'Download' }).click();

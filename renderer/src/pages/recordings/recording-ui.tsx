@@ -6,7 +6,9 @@ import { formatDuration, formatNumber } from '../../components/format.ts';
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const mb = bytes / 1024 / 1024;
+  if (mb >= 1024) return `${(mb / 1024).toFixed(mb % 1024 === 0 ? 0 : 1)} GB`;
+  return `${mb.toFixed(mb >= 10 ? 0 : 1)} MB`;
 }
 
 /** "1,204 records · 3.4 MB" */

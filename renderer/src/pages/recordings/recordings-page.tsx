@@ -120,7 +120,7 @@ export default function RecordingsPage() {
               <Table.Th>Started</Table.Th>
               <Table.Th>Duration</Table.Th>
               <Table.Th>Records</Table.Th>
-              <Table.Th>Of</Table.Th>
+              <Table.Th>What</Table.Th>
               <Table.Th>Actions</Table.Th>
             </Table.Tr>
           </Table.Thead>
