@@ -49,13 +49,20 @@ const insertSqls: string[] = [];
 /** INSERT of `rows` events (cached per row count: DurableDb prepares each distinct text once). */
 function insertSql(rows: number): string {
   return (insertSqls[rows] ??=
-    'INSERT INTO edge_events (id, created_time, edge_id, type, action, entity_id, uid, body, status) VALUES ' +
-    Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, ?, ?, 'PENDING')").join(', '));
+    'INSERT INTO edge_events (id, created_time, edge_id, type, action, entity_id, uid, body, edge_seq, status) VALUES ' +
+    Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING')").join(', '));
 }
 
 /** Columns a pull reads, in this order (arrays, not objects: sql.js names every column of every row). */
 const EVENT_COLUMNS =
-  'seq_id, id, created_time, type, action, entity_id, uid, body, status, retrieved_at, delivered_at';
+  'seq_id, id, created_time, type, action, entity_id, uid, body, status, retrieved_at, delivered_at, edge_seq';
+
+/** What a pull hands an edge: its next events, and the last edgeSeq given to any of its events so far. */
+export interface PullResult {
+  events: EdgeEvent[];
+  /** with no event in `events`, every event of the edge up to this edgeSeq has been acknowledged */
+  lastEdgeSeq: number;
+}
 
 /**
  * The durable edge event queue. Each edge reads its events in seqId order; an event moves
@@ -105,12 +112,14 @@ export class EdgeQueue {
   /**
    * Adds events inside the caller's write, in order (seqIds follow the array); they are durable when that
    * write resolves. One statement carries up to INSERT_ROWS events (a message fanned out to many edges).
+   * Each event also takes its edge's next edgeSeq, in the same write.
    */
   enqueue(w: Writer, events: NewEdgeEvent[]): void {
     const now = this.ctx.now();
+    const edgeSeqs = this.nextEdgeSeqs(w, events);
     for (let start = 0; start < events.length; start += INSERT_ROWS) {
       const chunk = events.length - start <= INSERT_ROWS ? events.length - start : INSERT_ROWS;
-      const params: Param[] = new Array<Param>(chunk * 8);
+      const params: Param[] = new Array<Param>(chunk * 9);
       let bodyJson: string | null = null;
       let bodyOf: unknown = undefined;
       for (let i = 0; i < chunk; i++) {
@@ -120,7 +129,7 @@ export class EdgeQueue {
           bodyOf = e.body;
           bodyJson = e.body === undefined ? null : JSON.stringify(e.body);
         }
-        const o = i * 8;
+        const o = i * 9;
         params[o] = randomUUID();
         params[o + 1] = now;
         params[o + 2] = e.edgeId;
@@ -129,10 +138,39 @@ export class EdgeQueue {
         params[o + 5] = e.entityId;
         params[o + 6] = randomUUID();
         params[o + 7] = bodyJson;
+        params[o + 8] = edgeSeqs[start + i]!;
       }
       w.run(insertSql(chunk), params);
     }
     this.enqueued += events.length;
+  }
+
+  /**
+   * The edgeSeq of each event (its edge's counter, counted on in array order), with the counters moved on
+   * in the same write: read, then one journaled UPDATE (a replay sets the same values).
+   */
+  private nextEdgeSeqs(w: Writer, events: NewEdgeEvent[]): number[] {
+    const added = new Map<string, number>();
+    for (const e of events) added.set(e.edgeId, (added.get(e.edgeId) ?? 0) + 1);
+    const ids = JSON.stringify([...added.keys()]);
+    const last = new Map<string, number>();
+    for (const r of w.all<{ id: string; event_seq: number }>(
+      'SELECT id, event_seq FROM edges WHERE id IN (SELECT value FROM json_each(?))',
+      [ids],
+    )) {
+      last.set(r.id, Number(r.event_seq));
+    }
+    const out = new Array<number>(events.length);
+    for (let i = 0; i < events.length; i++) {
+      const id = events[i]!.edgeId;
+      const n = (last.get(id) ?? 0) + 1;
+      last.set(id, n);
+      out[i] = n;
+    }
+    w.run('UPDATE edges SET event_seq = event_seq + j.value FROM json_each(?) AS j WHERE edges.id = j.key', [
+      JSON.stringify(Object.fromEntries(added)),
+    ]);
+    return out;
   }
 
   /**
@@ -170,6 +208,11 @@ export class EdgeQueue {
    * first event to arrive (long poll). Answers only once every event handed out is durable.
    */
   async pull(edgeId: string, maxEvents: number, waitMs: number): Promise<EdgeEvent[]> {
+    return (await this.pullWithLast(edgeId, maxEvents, waitMs)).events;
+  }
+
+  /** pull(), with the edge's last edgeSeq read in the same synchronous step as the last take. */
+  async pullWithLast(edgeId: string, maxEvents: number, waitMs: number): Promise<PullResult> {
     // take() is synchronous, so a notify cannot slip in between an empty take and the wait.
     let events = this.take(edgeId, maxEvents);
     const deadline = Date.now() + waitMs;
@@ -189,12 +232,20 @@ export class EdgeQueue {
       });
       events = this.take(edgeId, maxEvents);
     }
+    const lastEdgeSeq = this.lastEdgeSeq(edgeId);
     // Reads see writes whose group is not fsynced yet: answer once everything read is durable (a write
     // joining the current group resolves after it and every group before it).
     if (events.length > 0 && events.at(-1)!.seqId > this.durableSeq) {
       await this.ctx.db.write(() => undefined);
     }
-    return events;
+    return { events, lastEdgeSeq };
+  }
+
+  /** The last edgeSeq given to an event of this edge (0: none yet). */
+  lastEdgeSeq(edgeId: string): number {
+    return Number(
+      this.ctx.db.get<{ n: number }>('SELECT event_seq AS n FROM edges WHERE id = ?', [edgeId])?.n ?? 0,
+    );
   }
 
   /**
@@ -472,6 +523,7 @@ export class EdgeQueue {
       id: { id: r[1] as string },
       createdTime: r[2] as number,
       seqId: r[0] as number,
+      edgeSeq: r[11] as number,
       tenantId: refs.tenant,
       edgeId: refs.edge,
       type: r[3] as string,

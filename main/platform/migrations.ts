@@ -255,4 +255,25 @@ export const migrations: Migration[] = [
       w.run('CREATE INDEX alarm_comments_alarm ON alarm_comments(alarm_id, created_time)');
     },
   },
+  {
+    version: 59,
+    name: 'per-edge event sequence numbers',
+    up(w) {
+      // seq_id is one sequence across every edge (ThingsBoard's edge_event.seq_id too): an edge cannot tell a
+      // gap from another edge's events. edge_seq counts each edge's own events 1, 2, 3, ...; the edge keeps the
+      // last one given, so numbers go on after delivered events are dropped.
+      w.run('ALTER TABLE edges ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0');
+      w.run('ALTER TABLE edge_events ADD COLUMN edge_seq INTEGER NOT NULL DEFAULT 0');
+      w.run(
+        `UPDATE edge_events SET edge_seq = r.n FROM (
+           SELECT seq_id AS s, ROW_NUMBER() OVER (PARTITION BY edge_id ORDER BY seq_id) AS n FROM edge_events
+         ) AS r WHERE r.s = edge_events.seq_id`,
+      );
+      w.run(
+        `UPDATE edges SET event_seq = m.top FROM (
+           SELECT edge_id, MAX(edge_seq) AS top FROM edge_events GROUP BY edge_id
+         ) AS m WHERE m.edge_id = edges.id`,
+      );
+    },
+  },
 ];

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import {
   EDGE_SIMULATOR_DEFAULTS,
   EDGE_SIMULATOR_LIMITS,
+  type CutOffEdgeRequest,
+  type EdgeReceiveFaults,
   type EdgeSimulatorDetails,
   type EdgeSimulatorSummary,
   type SetEdgeSimulatorRateRequest,
@@ -115,6 +117,21 @@ export class EdgeSimulatorManager {
     return this.summary(entry);
   }
 
+  /** Cuts the edge off for a while; answers once no pull is in progress. */
+  async cutOff(id: string, request: CutOffEdgeRequest): Promise<EdgeSimulatorSummary> {
+    const entry = this.entry(id);
+    if (entry.simulator.state === 'error') throw conflict('The simulated edge stopped on an error');
+    await entry.simulator.cutOff(request.durationMs);
+    return this.summary(entry);
+  }
+
+  /** Faults on the receiving side from now on (replacing the previous ones; {} clears them). */
+  setFaults(id: string, faults: EdgeReceiveFaults): EdgeSimulatorSummary {
+    const entry = this.entry(id);
+    entry.simulator.setReceiveFaults(faults);
+    return this.summary(entry);
+  }
+
   /** Stops a simulator and forgets it. */
   async stop(id: string): Promise<void> {
     const entry = this.entry(id);
@@ -150,6 +167,8 @@ export class EdgeSimulatorManager {
       startedTime: e.startedTime,
       lastError: s.lastError,
       counters: s.counterValues(),
+      faults: s.receiveFaults,
+      cutOff: s.cutOffState(),
     };
   }
 }

@@ -1,8 +1,12 @@
 import type {
+  EdgeCutOff,
+  EdgeReceiveFaults,
   EdgeSimulatorCounters,
   EdgeSimulatorEvent,
   EdgeSimulatorState,
 } from '../../shared/schemas/edge-simulator.ts';
+import { CutOffCheck } from './edge-delivery-check.ts';
+import { ReceiveFaults } from './edge-receive-faults.ts';
 
 export interface EdgeSimulatorOptions {
   /** the platform's HTTP base URL (http://host:port) */
@@ -24,6 +28,7 @@ export interface EdgeSimulatorOptions {
 
 interface PulledEvent {
   seqId: number;
+  edgeSeq: number;
   uid: string;
   action: string;
   type: string;
@@ -50,6 +55,10 @@ class RefusedError extends Error {
  * (`Authorization: Basic`), acknowledges every batch it received, and drops events whose uid it has seen
  * (delivery is at-least-once). Paced to ratePerSec; paused, it stops pulling and the queue grows. A 401
  * or 403 (edge deleted, secret changed) stops it in state `error`; other failures are retried.
+ *
+ * Cut off for a while, it stops pulling, then reconnects by itself and checks with the edge's own event
+ * numbers (edgeSeq) that what was queued meanwhile arrives exactly once and in order. Faults injected on its
+ * receiving side (lost, duplicated, swapped events) give the check something to find.
  */
 export class EdgeSimulator {
   private readonly baseUrl: string;
@@ -68,8 +77,14 @@ export class EdgeSimulator {
     pulls: 0,
     errors: 0,
   };
-  private stateValue: EdgeSimulatorState = 'running';
+  private stateValue: Exclude<EdgeSimulatorState, 'cutOff'> = 'running';
   private paused = false;
+  /** no pull before this time (a cut-off) */
+  private cutOffUntil = 0;
+  private check: CutOffCheck | null = null;
+  private readonly faults = new ReceiveFaults();
+  /** the highest edgeSeq received, and the last edgeSeq of the edge at the last empty pull */
+  private highestEdgeSeq = 0;
   private stopped = false;
   private rate: number;
   private batch: number;
@@ -98,7 +113,37 @@ export class EdgeSimulator {
   }
 
   get state(): EdgeSimulatorState {
+    if (this.stateValue === 'running' && this.cutOffUntil > this.now()) return 'cutOff';
     return this.stateValue;
+  }
+
+  get receiveFaults(): EdgeReceiveFaults {
+    return this.faults.current;
+  }
+
+  /** The last cut-off and its check (null if none yet). */
+  cutOffState(): EdgeCutOff | null {
+    return this.check?.toJSON() ?? null;
+  }
+
+  setReceiveFaults(settings: EdgeReceiveFaults): void {
+    this.faults.set(settings);
+  }
+
+  /**
+   * Cuts the edge off for durationMs (a pull in progress finishes and is acknowledged first; resolves then).
+   * Everything numbered after the last event received so far is checked once it reconnects.
+   */
+  async cutOff(durationMs: number): Promise<void> {
+    if (this.stopped || this.stateValue === 'error') return;
+    const now = this.now();
+    this.cutOffUntil = now + durationMs;
+    this.check = new CutOffCheck(this.highestEdgeSeq, now, this.cutOffUntil);
+    this.wake?.();
+    if (this.idle) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    // A pull in progress may have brought newer events: the check starts after them.
+    this.check = new CutOffCheck(this.highestEdgeSeq, now, this.cutOffUntil);
   }
 
   get ratePerSec(): number {
@@ -136,9 +181,11 @@ export class EdgeSimulator {
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** Pulls again; a cut-off edge reconnects now. */
   resume(): void {
     if (this.stopped || this.stateValue === 'error') return;
     this.paused = false;
+    this.cutOffUntil = 0;
     this.stateValue = 'running';
     this.wake?.();
   }
@@ -167,16 +214,33 @@ export class EdgeSimulator {
         await this.idleUntilWoken();
         continue;
       }
+      const cut = this.cutOffUntil - this.now();
+      if (cut > 0) {
+        this.idle = true;
+        this.releaseIdleWaiters();
+        await this.sleep(cut);
+        this.idle = false;
+        continue;
+      }
+      this.check?.reconnected(this.now());
       const wait = this.nextPullAt - this.now();
       if (wait > 0) {
         await this.sleep(wait);
         continue;
       }
       try {
-        const events = await this.pull();
+        const { events, lastEdgeSeq } = await this.pull();
         this.counters.pulls++;
+        const check = this.check?.done === false ? this.check : null;
+        check?.window(lastEdgeSeq);
+        const handed = this.faults.apply(events, (kind, edgeSeq) => check?.injectedFault(kind, edgeSeq));
+        let pulledUpTo: number | null = null;
+        for (const e of events) if (pulledUpTo === null || e.edgeSeq > pulledUpTo) pulledUpTo = e.edgeSeq;
+        if (events.length === 0 && lastEdgeSeq > this.highestEdgeSeq) this.highestEdgeSeq = lastEdgeSeq;
+        if (handed.length > 0) this.receive(handed);
+        check?.pulled(pulledUpTo, handed, this.now());
         if (events.length > 0) {
-          this.receive(events);
+          // Lost events are acknowledged too: the platform sees them delivered.
           await this.ack(events.map((e) => e.seqId));
           if (this.rate > 0)
             this.nextPullAt = Math.max(this.nextPullAt, this.now()) + (events.length / this.rate) * 1000;
@@ -197,12 +261,11 @@ export class EdgeSimulator {
     this.releaseIdleWaiters();
   }
 
-  private async pull(): Promise<PulledEvent[]> {
-    const body = (await this.post('/api/edge/queue/pull', {
+  private async pull(): Promise<{ events: PulledEvent[]; lastEdgeSeq: number }> {
+    return (await this.post('/api/edge/queue/pull', {
       maxEvents: this.batch,
       waitMs: this.paused ? 0 : this.waitMs,
-    })) as { events: PulledEvent[] };
-    return body.events;
+    })) as { events: PulledEvent[]; lastEdgeSeq: number };
   }
 
   private async ack(seqIds: number[]): Promise<void> {
@@ -245,8 +308,10 @@ export class EdgeSimulator {
       }
       if (this.counters.lastSeqId === null || e.seqId > this.counters.lastSeqId)
         this.counters.lastSeqId = e.seqId;
+      if (e.edgeSeq > this.highestEdgeSeq) this.highestEdgeSeq = e.edgeSeq;
       this.recent.push({
         seqId: e.seqId,
+        edgeSeq: e.edgeSeq,
         uid: e.uid,
         action: e.action,
         type: e.type,

@@ -43,6 +43,10 @@ export const EdgeEvent = Type.Object({
   id: Type.Object({ id: Type.String() }),
   createdTime: Type.Integer(),
   seqId: Type.Integer({ description: 'Monotonic; an edge receives its events in seqId order' }),
+  edgeSeq: Type.Integer({
+    description:
+      "This edge's own event number: 1, 2, 3, ... with no gap (seqId is shared by every edge); an edge checks with it that nothing is missing",
+  }),
   tenantId: EntityId('TENANT'),
   edgeId: EntityId('EDGE'),
   type: Type.String({ description: 'Entity type of the event (DEVICE, EDGE, ...)' }),
@@ -73,6 +77,10 @@ export const PullRequest = Type.Object({
 export const PullResponse = Type.Object({
   events: Type.Array(EdgeEvent),
   ackTimeoutMs: Type.Integer({ description: 'Events not acknowledged within this time go back to PENDING' }),
+  lastEdgeSeq: Type.Integer({
+    description:
+      'The last edgeSeq given to an event of this edge so far; an empty pull means every event up to it was acknowledged',
+  }),
 });
 
 export const AckRequest = Type.Object({

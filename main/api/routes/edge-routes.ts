@@ -224,8 +224,12 @@ export function registerEdgeRoutes(app: Api, { services, edgeQueue }: RouteDeps)
     },
     async (request) => {
       const edge = edgeOf(request);
-      const events = await edgeQueue.pull(edge.id, request.body.maxEvents ?? 500, request.body.waitMs ?? 0);
-      return { events, ackTimeoutMs: edgeQueue.ackTimeoutMs };
+      const { events, lastEdgeSeq } = await edgeQueue.pullWithLast(
+        edge.id,
+        request.body.maxEvents ?? 500,
+        request.body.waitMs ?? 0,
+      );
+      return { events, ackTimeoutMs: edgeQueue.ackTimeoutMs, lastEdgeSeq };
     },
   );
   app.post(

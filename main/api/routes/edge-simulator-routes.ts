@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../../shared/schemas/common.ts';
 import {
+  CutOffEdgeRequest,
+  EdgeReceiveFaults,
   EdgeSimulatorDetails,
   EdgeSimulatorSummary,
   SetEdgeSimulatorRateRequest,
@@ -130,6 +132,40 @@ export function registerEdgeSimulatorRoutes(app: Api, { services }: RouteDeps): 
     async (request) => {
       admin(request);
       return manager.setRate(request.params.id, request.body);
+    },
+  );
+  app.post(
+    `${BASE}/:id/cutOff`,
+    {
+      schema: {
+        tags,
+        summary:
+          'Cut the edge off for durationMs (events queue up), then it reconnects by itself and checks that every event queued meanwhile arrives exactly once and in order: see cutOff.verdict',
+        params: IdParam,
+        body: CutOffEdgeRequest,
+        response: { 200: EdgeSimulatorSummary, ...errors },
+      },
+    },
+    async (request) => {
+      admin(request);
+      return manager.cutOff(request.params.id, request.body);
+    },
+  );
+  app.post(
+    `${BASE}/:id/faults`,
+    {
+      schema: {
+        tags,
+        summary:
+          "Test hooks: faults on the edge's receiving side (lose, duplicate or swap a share of the events it pulls) so a cut-off verdict has something to name; {} clears them",
+        params: IdParam,
+        body: EdgeReceiveFaults,
+        response: { 200: EdgeSimulatorSummary, ...authErrors },
+      },
+    },
+    async (request) => {
+      admin(request);
+      return manager.setFaults(request.params.id, request.body);
     },
   );
   app.delete(
