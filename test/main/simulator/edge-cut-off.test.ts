@@ -1,0 +1,239 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  EdgeCutOff,
+  EdgeSimulatorDetails,
+  EdgeSimulatorSummary,
+} from '../../../shared/schemas/edge-simulator.ts';
+import { expectTbError, okEmpty, okJson, useSharedPlatform, type ApiPlatform } from '../api/api-kit.ts';
+import { closeAll, connect, newDevice, publishOk } from '../transport/mqtt/mqtt-kit.ts';
+import {
+  assignDevice,
+  chainMetadata,
+  createEdge,
+  queueCounts,
+  rootChainId,
+  withPushToEdge,
+} from '../../fixtures/edge-test-kit.ts';
+
+/**
+ * Cutting a simulated edge off against the real platform (MQTT telemetry, push to edge, the HTTP edge API):
+ * what is queued meanwhile arrives on reconnect, and the edge's verdict names every event that its
+ * receiving side lost, handled twice or took out of order (faults injected on purpose).
+ */
+const BASE = '/api/sandboard/edgeSimulators';
+const TS = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
+const LONG = 600_000;
+
+/** Resolves once check() passes (the simulator's state has no push channel, so it is polled). */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('edge cut-off verdict', () => {
+  const platform = useSharedPlatform();
+  let p: ApiPlatform;
+  let token: string;
+  let counter = 0;
+  afterEach(closeAll);
+
+  beforeAll(async () => {
+    p = platform();
+    token = await p.login();
+    const rootId = await rootChainId(p.http, token);
+    await okJson(
+      p.http('/api/ruleChain/metadata', {
+        method: 'POST',
+        token,
+        json: withPushToEdge(await chainMetadata(p.http, token, rootId), { scope: 'SERVER_SCOPE' }, false),
+      }),
+    );
+  });
+
+  const post = <T>(path: string, json: unknown) =>
+    okJson<T>(p.http(`${BASE}${path}`, { method: 'POST', token, json }));
+  const status = (id: string) => okJson<EdgeSimulatorDetails>(p.http(`${BASE}/${id}`, { token }));
+
+  /** An edge with a device assigned and a simulated edge that has received `before` events. */
+  async function running(before: number) {
+    const n = ++counter;
+    const edge = await createEdge(p.http, token, `cut-edge-${n}`);
+    const device = await newDevice({ p, token }, `cut-device-${n}`);
+    await assignDevice(p.http, token, edge.id, device.id.id);
+    const mqtt = await connect(p.urls.mqtt, device.accessToken, 5);
+    let sent = 0;
+    const publish = async (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const k = sent++;
+        await publishOk(mqtt, 'v1/devices/me/telemetry', { ts: TS + k, values: { k } });
+      }
+    };
+    const sim = await post<EdgeSimulatorDetails>('', {
+      edgeId: edge.id,
+      secret: edge.secret,
+      ratePerSec: 0,
+      batchSize: 7,
+      waitMs: 200,
+    });
+    await publish(before);
+    await eventually(async () => expect((await status(sim.id)).counters.acknowledged).toBe(before));
+    const counts = () => queueCounts(p.http, token, edge.id);
+    return { edge, sim, publish, counts };
+  }
+
+  /** Cut off for long, `count` events queued meanwhile, faults set, reconnected: the finished check. */
+  async function cutOffRun(before: number, count: number, faults: Record<string, number>) {
+    const { sim, publish, counts } = await running(before);
+    const cut = await post<EdgeSimulatorSummary>(`/${sim.id}/cutOff`, { durationMs: LONG });
+    expect(cut.state).toBe('cutOff');
+    expect(cut.cutOff).toEqual(
+      expect.objectContaining({ phase: 'cutOff', afterEdgeSeq: before, toEdgeSeq: null, verdict: null }),
+    );
+    await publish(count);
+    expect(await counts()).toEqual({ PENDING: count, RETRIEVED: 0, DELIVERED: before });
+    expect((await status(sim.id)).counters.pulled).toBe(before);
+    await post(`/${sim.id}/faults`, faults);
+    expect((await post<EdgeSimulatorSummary>(`/${sim.id}/resume`, {})).state).toBe('running');
+    const done = await eventually(async () => {
+      const s = await status(sim.id);
+      expect(s.cutOff?.phase).toBe('done');
+      return s;
+    });
+    // Everything was acknowledged, lost events too.
+    expect(await counts()).toEqual({ PENDING: 0, RETRIEVED: 0, DELIVERED: before + count });
+    await okEmpty(p.http(`${BASE}/${sim.id}`, { method: 'DELETE', token }));
+    return done.cutOff!;
+  }
+
+  function expectVerdictNamesInjected(cutOff: EdgeCutOff) {
+    const v = cutOff.verdict!;
+    expect(v.missing).toEqual(cutOff.injected.dropped);
+    expect(v.duplicated).toEqual(cutOff.injected.duplicated);
+    expect(v.outOfOrder).toEqual(cutOff.injected.reordered);
+  }
+
+  it('delivers what was queued while cut off, each event once and in order: a clean verdict', async () => {
+    const cutOff = await cutOffRun(3, 20, {});
+    expect(cutOff.verdict).toEqual({
+      clean: true,
+      fromEdgeSeq: 4,
+      toEdgeSeq: 23,
+      expected: 20,
+      received: 20,
+      missing: { count: 0, edgeSeqs: [] },
+      duplicated: { count: 0, edgeSeqs: [] },
+      outOfOrder: { count: 0, edgeSeqs: [] },
+      unchecked: 0,
+    });
+    expect(cutOff.reconnectedTime).toBeGreaterThanOrEqual(cutOff.startedTime);
+    expect(cutOff.doneTime).toBeGreaterThanOrEqual(cutOff.reconnectedTime!);
+  });
+
+  it('reconnects by itself when the period ends', async () => {
+    const { sim, publish, counts } = await running(2);
+    const cut = await post<EdgeSimulatorSummary>(`/${sim.id}/cutOff`, { durationMs: 500 });
+    await publish(5);
+    const done = await eventually(async () => {
+      const s = await status(sim.id);
+      expect(s.cutOff?.phase).toBe('done');
+      return s;
+    });
+    expect(done.state).toBe('running');
+    const c = done.cutOff!;
+    expect(c.untilTime).toBe(cut.cutOff!.untilTime);
+    expect(c.reconnectedTime).toBeGreaterThanOrEqual(c.untilTime);
+    expect(c.verdict).toEqual(
+      expect.objectContaining({ clean: true, fromEdgeSeq: 3, received: c.verdict!.expected }),
+    );
+    await eventually(async () => expect(await counts()).toEqual({ PENDING: 0, RETRIEVED: 0, DELIVERED: 7 }));
+    // The recent events carry the edge's own numbers.
+    expect(done.recentEvents.map((e) => e.edgeSeq).slice(0, 1)).toEqual([c.verdict!.toEdgeSeq]);
+  });
+
+  it('names every lost event, down to the last one queued', async () => {
+    const cutOff = await cutOffRun(1, 12, { drop: 1 });
+    expect(cutOff.verdict).toEqual(
+      expect.objectContaining({
+        clean: false,
+        expected: 12,
+        received: 0,
+        missing: { count: 12, edgeSeqs: range(2, 13) },
+        duplicated: { count: 0, edgeSeqs: [] },
+        outOfOrder: { count: 0, edgeSeqs: [] },
+      }),
+    );
+    expectVerdictNamesInjected(cutOff);
+  });
+
+  it('names every event handled twice', async () => {
+    const cutOff = await cutOffRun(2, 10, { duplicate: 1 });
+    expect(cutOff.verdict).toEqual(
+      expect.objectContaining({
+        clean: false,
+        received: 20,
+        missing: { count: 0, edgeSeqs: [] },
+        duplicated: { count: 10, edgeSeqs: range(3, 12) },
+        outOfOrder: { count: 0, edgeSeqs: [] },
+      }),
+    );
+    expectVerdictNamesInjected(cutOff);
+  });
+
+  it('names events taken out of order', async () => {
+    // Batches of 7 (3..9, 10..16): pairs swapped within each, the last of a batch stays.
+    const cutOff = await cutOffRun(2, 14, { reorder: 1 });
+    expect(cutOff.verdict).toEqual(
+      expect.objectContaining({
+        clean: false,
+        missing: { count: 0, edgeSeqs: [] },
+        duplicated: { count: 0, edgeSeqs: [] },
+        outOfOrder: { count: 6, edgeSeqs: [3, 5, 7, 10, 12, 14] },
+      }),
+    );
+    expectVerdictNamesInjected(cutOff);
+  });
+
+  it('names exactly the injected gaps, duplicates and reorderings when they are mixed', async () => {
+    const cutOff = await cutOffRun(0, 60, { drop: 0.15, duplicate: 0.15, reorder: 0.15, seed: 7 });
+    const v = cutOff.verdict!;
+    expect(v.clean).toBe(false);
+    expect(v.missing.count).toBeGreaterThan(0);
+    expect(v.duplicated.count).toBeGreaterThan(0);
+    expect(v.outOfOrder.count).toBeGreaterThan(0);
+    expect(v.received).toBe(60 - v.missing.count + v.duplicated.count);
+    expectVerdictNamesInjected(cutOff);
+  });
+
+  it('refuses a cut-off period and faults out of bounds, naming the field', async () => {
+    const { sim } = await running(0);
+    await expectTbError(
+      await p.http(`${BASE}/${sim.id}/cutOff`, { method: 'POST', token, json: { durationMs: 10 } }),
+      400,
+      30,
+      /durationMs/,
+    );
+    await expectTbError(
+      await p.http(`${BASE}/${sim.id}/faults`, { method: 'POST', token, json: { drop: 2 } }),
+      400,
+      30,
+      /drop/,
+    );
+    await expectTbError(
+      await p.http(`${BASE}/missing/cutOff`, { method: 'POST', token, json: { durationMs: 1000 } }),
+      404,
+      32,
+    );
+    const cleared = await post<EdgeSimulatorSummary>(`/${sim.id}/faults`, {});
+    expect(cleared.faults).toEqual({});
+    await okEmpty(p.http(`${BASE}/${sim.id}`, { method: 'DELETE', token }));
+  });
+});
