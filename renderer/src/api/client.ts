@@ -26,6 +26,8 @@ import type { RuleChain, RuleChainMetadata } from '../../../shared/rule-engine.t
 import type { TestScriptRequest, TestScriptResponse } from '../../../shared/schemas/rule-script.ts';
 import type { Edge, EdgeEvent, EdgeEventStatus, SaveEdgeRequest } from '../../../shared/schemas/edge.ts';
 import type {
+  CutOffEdgeRequest,
+  EdgeReceiveFaults,
   EdgeSimulatorDetails,
   EdgeSimulatorSummary,
   SetEdgeSimulatorRateRequest,
@@ -624,6 +626,14 @@ export class ApiClient {
 
   setEdgeSimulatorRate(id: string, body: SetEdgeSimulatorRateRequest): Promise<EdgeSimulatorSummary> {
     return this.request('POST', `/api/sandboard/edgeSimulators/${enc(id)}/rate`, { body });
+  }
+
+  cutOffEdgeSimulator(id: string, body: CutOffEdgeRequest): Promise<EdgeSimulatorSummary> {
+    return this.request('POST', `/api/sandboard/edgeSimulators/${enc(id)}/cutOff`, { body });
+  }
+
+  setEdgeSimulatorFaults(id: string, body: EdgeReceiveFaults): Promise<EdgeSimulatorSummary> {
+    return this.request('POST', `/api/sandboard/edgeSimulators/${enc(id)}/faults`, { body });
   }
 
   stopEdgeSimulator(id: string): Promise<void> {

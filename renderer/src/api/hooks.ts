@@ -12,6 +12,7 @@ import { useApi, useSession } from './api-context.tsx';
 import type { SaveEdgeRequest } from '../../../shared/schemas/edge.ts';
 import type { TestScriptRequest } from '../../../shared/schemas/rule-script.ts';
 import type {
+  EdgeReceiveFaults,
   SetEdgeSimulatorRateRequest,
   StartEdgeSimulatorRequest,
 } from '../../../shared/schemas/edge-simulator.ts';
@@ -633,6 +634,20 @@ export function useSetEdgeSimulatorRate() {
   const client = useApi();
   return useEdgeSimulatorMutation(({ id, body }: { id: string; body: SetEdgeSimulatorRateRequest }) =>
     client.setEdgeSimulatorRate(id, body),
+  );
+}
+
+export function useCutOffEdgeSimulator() {
+  const client = useApi();
+  return useEdgeSimulatorMutation(({ id, durationMs }: { id: string; durationMs: number }) =>
+    client.cutOffEdgeSimulator(id, { durationMs }),
+  );
+}
+
+export function useSetEdgeSimulatorFaults() {
+  const client = useApi();
+  return useEdgeSimulatorMutation(({ id, faults }: { id: string; faults: EdgeReceiveFaults }) =>
+    client.setEdgeSimulatorFaults(id, faults),
   );
 }
 

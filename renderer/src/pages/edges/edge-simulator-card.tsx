@@ -29,8 +29,9 @@ import {
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatNumber, formatTime } from '../../components/format.ts';
 import { StatTile } from '../../components/stat-tile.tsx';
+import { EdgeCutOffPanel } from './edge-cut-off-panel.tsx';
 
-const STATE_COLORS = { running: 'teal', paused: 'yellow', error: 'red' } as const;
+const STATE_COLORS = { running: 'teal', paused: 'yellow', cutOff: 'orange', error: 'red' } as const;
 
 function StartForm({ edge }: { edge: Edge }) {
   const remembered = useEdgeSecret(edge.id.id);
@@ -121,7 +122,7 @@ function RunningSimulator({ summary }: { summary: EdgeSimulatorSummary }) {
       <Group justify="space-between">
         <Group gap="xs">
           <Badge variant="light" color={STATE_COLORS[s.state]} data-testid="edge-simulator-state">
-            {s.state}
+            {s.state === 'cutOff' ? 'cut off' : s.state}
           </Badge>
           <Text size="xs" c="dimmed">
             {s.ratePerSec === 0 ? 'unlimited rate' : `${formatNumber(s.ratePerSec)} events/s at most`} ·
@@ -186,6 +187,7 @@ function RunningSimulator({ summary }: { summary: EdgeSimulatorSummary }) {
           Change rate
         </Button>
       </Group>
+      <EdgeCutOffPanel summary={s} />
       <Text size="sm" fw={600}>
         Recent events received
       </Text>
@@ -203,8 +205,8 @@ function RunningSimulator({ summary }: { summary: EdgeSimulatorSummary }) {
               {events.slice(0, 50).map((e) => (
                 <Table.Tr key={`${e.seqId}-${e.receivedTime}`}>
                   <Table.Td>
-                    <Text size="xs" ff="monospace">
-                      #{e.seqId}
+                    <Text size="xs" ff="monospace" title={`seqId ${e.seqId} (shared by every edge)`}>
+                      #{e.edgeSeq}
                     </Text>
                   </Table.Td>
                   <Table.Td>
