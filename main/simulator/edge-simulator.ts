@@ -81,6 +81,8 @@ export class EdgeSimulator {
   private paused = false;
   /** no pull before this time (a cut-off) */
   private cutOffUntil = 0;
+  /** the loop waits out a cut-off (no pull in progress) */
+  private disconnected = false;
   private check: CutOffCheck | null = null;
   private readonly faults = new ReceiveFaults();
   /** the highest edgeSeq received, and the last edgeSeq of the edge at the last empty pull */
@@ -113,7 +115,7 @@ export class EdgeSimulator {
   }
 
   get state(): EdgeSimulatorState {
-    if (this.stateValue === 'running' && this.cutOffUntil > this.now()) return 'cutOff';
+    if (this.stateValue === 'running' && this.disconnected) return 'cutOff';
     return this.stateValue;
   }
 
@@ -217,9 +219,11 @@ export class EdgeSimulator {
       const cut = this.cutOffUntil - this.now();
       if (cut > 0) {
         this.idle = true;
+        this.disconnected = true;
         this.releaseIdleWaiters();
         await this.sleep(cut);
         this.idle = false;
+        this.disconnected = false;
         continue;
       }
       this.check?.reconnected(this.now());
