@@ -296,6 +296,8 @@ export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
   ['POST', '/api/sandboard/edgeSimulators/:id/pause', 'tenant', TOOL],
   ['POST', '/api/sandboard/edgeSimulators/:id/resume', 'tenant', TOOL],
   ['POST', '/api/sandboard/edgeSimulators/:id/rate', 'tenant', TOOL],
+  ['POST', '/api/sandboard/edgeSimulators/:id/cutOff', 'tenant', TOOL],
+  ['POST', '/api/sandboard/edgeSimulators/:id/faults', 'tenant', TOOL],
   ['GET', '/api/sandboard/simulations', 'tenant', TOOL],
   ['POST', '/api/sandboard/simulations', 'tenant', TOOL],
   ['GET', '/api/sandboard/simulations/:id', 'tenant', TOOL],
