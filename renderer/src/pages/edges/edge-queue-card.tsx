@@ -66,6 +66,11 @@ function EventRow({ e, deviceName }: { e: EdgeEvent; deviceName: string | undefi
     <Table.Tr data-testid="edge-event" data-status={e.status} data-action={e.action}>
       <Table.Td>
         <Text size="xs" ff="monospace">
+          #{e.edgeSeq}
+        </Text>
+      </Table.Td>
+      <Table.Td>
+        <Text size="xs" ff="monospace">
           {e.seqId}
         </Text>
       </Table.Td>
@@ -188,7 +193,7 @@ export function EdgeQueueCard({ edge }: { edge: Edge }) {
             w={140}
           />
         </Group>
-        <Table.ScrollContainer minWidth={560}>
+        <Table.ScrollContainer minWidth={600}>
           <Table
             verticalSpacing={4}
             data-testid="edge-events"
@@ -196,7 +201,10 @@ export function EdgeQueueCard({ edge }: { edge: Edge }) {
           >
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>seqId</Table.Th>
+                <Table.Th title="This edge's own event number (the simulated edge's verdict names these)">
+                  Edge #
+                </Table.Th>
+                <Table.Th title="One sequence shared by every edge">seqId</Table.Th>
                 <Table.Th>Event</Table.Th>
                 <Table.Th>Status</Table.Th>
                 <Table.Th>Body</Table.Th>
@@ -207,7 +215,7 @@ export function EdgeQueueCard({ edge }: { edge: Edge }) {
                 <EventRow key={e.id.id} e={e} deviceName={names.get(e.entityId)} />
               ))}
               {events.data && events.data.data.length === 0 && (
-                <EmptyTableRow columns={4}>
+                <EmptyTableRow columns={5}>
                   {status === 'ALL'
                     ? 'No events yet. Telemetry of an assigned device reaches the queue through a “push to edge” node of the root chain.'
                     : `No ${status.toLowerCase()} events.`}
