@@ -112,6 +112,12 @@ describe('push to edge under SIGKILL', () => {
           // Everything queued since the last check, in pull order, each device's messages in publish order.
           const events = await new EdgeClient(serve.urls.http, edge).drain();
           check(events, devices, cycle);
+          // The edge's own numbers go on across kills with no gap and no repeat: each was taken in the
+          // write that stored its event.
+          expect(
+            events.map((e) => e.edgeSeq),
+            `cycle ${cycle}: edgeSeq`,
+          ).toEqual(Array.from({ length: events.length }, (_, i) => delivered + 1 + i));
           delivered += events.length;
           expect(await queueCounts(http, token, edge.id)).toEqual({
             PENDING: 0,
