@@ -188,6 +188,7 @@ export class EdgeSimulator {
     if (this.stopped || this.stateValue === 'error') return;
     this.paused = false;
     this.cutOffUntil = 0;
+    this.disconnected = false;
     this.stateValue = 'running';
     this.wake?.();
   }

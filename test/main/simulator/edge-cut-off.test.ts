@@ -5,15 +5,8 @@ import type {
   EdgeSimulatorSummary,
 } from '../../../shared/schemas/edge-simulator.ts';
 import { expectTbError, okEmpty, okJson, useSharedPlatform, type ApiPlatform } from '../api/api-kit.ts';
-import { closeAll, connect, newDevice, publishOk } from '../transport/mqtt/mqtt-kit.ts';
-import {
-  assignDevice,
-  chainMetadata,
-  createEdge,
-  queueCounts,
-  rootChainId,
-  withPushToEdge,
-} from '../../fixtures/edge-test-kit.ts';
+import { closeAll } from '../transport/mqtt/mqtt-kit.ts';
+import { edgeWithDevice, eventually, pushTelemetryToEdges } from '../../fixtures/edge-simulator-kit.ts';
 
 /**
  * Cutting a simulated edge off against the real platform (MQTT telemetry, push to edge, the HTTP edge API):
@@ -21,21 +14,7 @@ import {
  * receiving side lost, handled twice or took out of order (faults injected on purpose).
  */
 const BASE = '/api/sandboard/edgeSimulators';
-const TS = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
 const LONG = 600_000;
-
-/** Resolves once check() passes (the simulator's state has no push channel, so it is polled). */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -49,14 +28,7 @@ describe('edge cut-off verdict', () => {
   beforeAll(async () => {
     p = platform();
     token = await p.login();
-    const rootId = await rootChainId(p.http, token);
-    await okJson(
-      p.http('/api/ruleChain/metadata', {
-        method: 'POST',
-        token,
-        json: withPushToEdge(await chainMetadata(p.http, token, rootId), { scope: 'SERVER_SCOPE' }, false),
-      }),
-    );
+    await pushTelemetryToEdges(p, token);
   });
 
   const post = <T>(path: string, json: unknown) =>
@@ -65,18 +37,7 @@ describe('edge cut-off verdict', () => {
 
   /** An edge with a device assigned and a simulated edge that has received `before` events. */
   async function running(before: number) {
-    const n = ++counter;
-    const edge = await createEdge(p.http, token, `cut-edge-${n}`);
-    const device = await newDevice({ p, token }, `cut-device-${n}`);
-    await assignDevice(p.http, token, edge.id, device.id.id);
-    const mqtt = await connect(p.urls.mqtt, device.accessToken, 5);
-    let sent = 0;
-    const publish = async (count: number) => {
-      for (let i = 0; i < count; i++) {
-        const k = sent++;
-        await publishOk(mqtt, 'v1/devices/me/telemetry', { ts: TS + k, values: { k } });
-      }
-    };
+    const { edge, publish, counts } = await edgeWithDevice(p, token, `cut-${++counter}`);
     const sim = await post<EdgeSimulatorDetails>('', {
       edgeId: edge.id,
       secret: edge.secret,
@@ -86,7 +47,6 @@ describe('edge cut-off verdict', () => {
     });
     await publish(before);
     await eventually(async () => expect((await status(sim.id)).counters.acknowledged).toBe(before));
-    const counts = () => queueCounts(p.http, token, edge.id);
     return { edge, sim, publish, counts };
   }
 
@@ -107,7 +67,7 @@ describe('edge cut-off verdict', () => {
       const s = await status(sim.id);
       expect(s.cutOff?.phase).toBe('done');
       return s;
-    });
+    }, 20_000);
     // Everything was acknowledged, lost events too.
     expect(await counts()).toEqual({ PENDING: 0, RETRIEVED: 0, DELIVERED: before + count });
     await okEmpty(p.http(`${BASE}/${sim.id}`, { method: 'DELETE', token }));
@@ -146,7 +106,7 @@ describe('edge cut-off verdict', () => {
       const s = await status(sim.id);
       expect(s.cutOff?.phase).toBe('done');
       return s;
-    });
+    }, 20_000);
     expect(done.state).toBe('running');
     const c = done.cutOff!;
     expect(c.untilTime).toBe(cut.cutOff!.untilTime);

@@ -5,37 +5,22 @@ import { afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vite
 import type { EdgeSimulatorDetails, EdgeSimulatorSummary } from '../../../shared/schemas/edge-simulator.ts';
 import { EdgeSimulator } from '../../../main/simulator/edge-simulator.ts';
 import { expectTbError, okEmpty, okJson, useSharedPlatform, type ApiPlatform } from '../api/api-kit.ts';
-import { closeAll, connect, newDevice, publishOk } from '../transport/mqtt/mqtt-kit.ts';
+import { closeAll } from '../transport/mqtt/mqtt-kit.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
+import { createEdge, type QueueCounts } from '../../fixtures/edge-test-kit.ts';
 import {
-  assignDevice,
-  chainMetadata,
-  createEdge,
-  queueCounts,
-  rootChainId,
-  withPushToEdge,
-  type QueueCounts,
-} from '../../fixtures/edge-test-kit.ts';
+  edgeWithDevice,
+  eventually,
+  pushTelemetryToEdges,
+  TELEMETRY_TS,
+} from '../../fixtures/edge-simulator-kit.ts';
 
 /**
  * The edge simulator against the real platform: a simulated edge pulls an edge's queue over the real HTTP
  * edge API and acknowledges it; pausing lets the queue grow, resuming drains it.
  */
 const BASE = '/api/sandboard/edgeSimulators';
-const TS = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
-
-/** Resolves once check() passes; the queue and the counters have no push channel, so they are polled. */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
+const TS = TELEMETRY_TS;
 
 describe('edge simulator REST against the platform', () => {
   const platform = useSharedPlatform();
@@ -47,31 +32,11 @@ describe('edge simulator REST against the platform', () => {
   beforeAll(async () => {
     p = platform();
     token = await p.login();
-    const rootId = await rootChainId(p.http, token);
-    await okJson(
-      p.http('/api/ruleChain/metadata', {
-        method: 'POST',
-        token,
-        json: withPushToEdge(await chainMetadata(p.http, token, rootId), { scope: 'SERVER_SCOPE' }, false),
-      }),
-    );
+    await pushTelemetryToEdges(p, token);
   });
 
   async function setup() {
-    const n = ++counter;
-    const edge = await createEdge(p.http, token, `sim-edge-${n}`);
-    const device = await newDevice({ p, token }, `sim-device-${n}`);
-    await assignDevice(p.http, token, edge.id, device.id.id);
-    const mqtt = await connect(p.urls.mqtt, device.accessToken, 5);
-    let sent = 0;
-    const publish = async (count: number) => {
-      for (let i = 0; i < count; i++) {
-        const k = sent++;
-        await publishOk(mqtt, 'v1/devices/me/telemetry', { ts: TS + k, values: { k } });
-      }
-    };
-    const counts = () => queueCounts(p.http, token, edge.id);
-    return { edge, device, publish, counts };
+    return edgeWithDevice(p, token, `sim-${++counter}`);
   }
 
   const start = (body: Record<string, unknown>) =>
