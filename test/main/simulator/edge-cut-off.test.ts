@@ -7,6 +7,7 @@ import type {
 import { expectTbError, okEmpty, okJson, useSharedPlatform, type ApiPlatform } from '../api/api-kit.ts';
 import { closeAll } from '../transport/mqtt/mqtt-kit.ts';
 import { edgeWithDevice, eventually, pushTelemetryToEdges } from '../../fixtures/edge-simulator-kit.ts';
+import { assignDevice, createEdge, queueCounts } from '../../fixtures/edge-test-kit.ts';
 
 /**
  * Cutting a simulated edge off against the real platform (MQTT telemetry, push to edge, the HTTP edge API):
@@ -96,6 +97,32 @@ describe('edge cut-off verdict', () => {
     });
     expect(cutOff.reconnectedTime).toBeGreaterThanOrEqual(cutOff.startedTime);
     expect(cutOff.doneTime).toBeGreaterThanOrEqual(cutOff.reconnectedTime!);
+  });
+
+  it('judges by the edge’s own numbers: seqIds shared with another edge leave no false gap', async () => {
+    const { edge, device, publish, counts } = await edgeWithDevice(p, token, `cut-${++counter}`);
+    // The device belongs to a second edge too: every message takes one seqId for each edge.
+    const other = await createEdge(p.http, token, `cut-${counter}-other`);
+    await assignDevice(p.http, token, other.id, device.id.id);
+    const sim = await post<EdgeSimulatorDetails>('', { edgeId: edge.id, secret: edge.secret, ratePerSec: 0 });
+    await publish(2);
+    await eventually(async () => expect((await status(sim.id)).counters.acknowledged).toBe(2));
+    await post(`/${sim.id}/cutOff`, { durationMs: LONG });
+    await publish(8);
+    expect(await queueCounts(p.http, token, other.id)).toEqual({ PENDING: 10, RETRIEVED: 0, DELIVERED: 0 });
+    await post(`/${sim.id}/resume`, {});
+    const done = await eventually(async () => {
+      const s = await status(sim.id);
+      expect(s.cutOff?.phase).toBe('done');
+      return s;
+    }, 20_000);
+    expect(done.cutOff!.verdict).toEqual(
+      expect.objectContaining({ clean: true, fromEdgeSeq: 3, toEdgeSeq: 10, expected: 8, received: 8 }),
+    );
+    const seqIds = done.recentEvents.map((e) => e.seqId).reverse();
+    expect(seqIds[1]! - seqIds[0]!).toBe(2);
+    expect(await counts()).toEqual({ PENDING: 0, RETRIEVED: 0, DELIVERED: 10 });
+    await okEmpty(p.http(`${BASE}/${sim.id}`, { method: 'DELETE', token }));
   });
 
   it('reconnects by itself when the period ends', async () => {
