@@ -5,7 +5,7 @@ test('cut a simulated edge off: a clean verdict, then one naming the duplicates 
   page,
   rest,
 }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const jwt = await rest.login();
   const auth = `Bearer ${jwt}`;
   await pushRestTelemetryToEdges(rest, jwt);
