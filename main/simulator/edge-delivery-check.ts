@@ -32,7 +32,9 @@ export class SeqList {
 export class CutOffCheck {
   readonly startedTime: number;
   readonly untilTime: number;
-  private readonly afterEdgeSeq: number;
+  private afterEdgeSeq: number;
+  /** afterEdgeSeq is final: the edge stopped pulling with it */
+  private fixed = false;
   private phase: EdgeCutOff['phase'] = 'cutOff';
   private reconnectedTime: number | null = null;
   private doneTime: number | null = null;
@@ -58,9 +60,19 @@ export class CutOffCheck {
     return this.phase === 'done';
   }
 
-  /** The edge is connected again: what it pulls from now on is judged. */
-  reconnected(now: number): void {
+  /** The edge stopped pulling, having received every event up to `afterEdgeSeq`. */
+  disconnected(afterEdgeSeq: number): void {
+    if (this.phase !== 'cutOff' || this.fixed) return;
+    this.fix(afterEdgeSeq);
+  }
+
+  /**
+   * The edge is connected again: what it pulls from now on is judged (if it was reconnected before it
+   * stopped pulling, from what it had received by now).
+   */
+  reconnected(now: number, afterEdgeSeq: number): void {
     if (this.phase !== 'cutOff') return;
+    if (!this.fixed) this.fix(afterEdgeSeq);
     this.phase = 'draining';
     this.reconnectedTime = now;
   }
@@ -108,6 +120,12 @@ export class CutOffCheck {
       },
       verdict: this.verdict,
     };
+  }
+
+  private fix(afterEdgeSeq: number): void {
+    this.afterEdgeSeq = afterEdgeSeq;
+    this.maxSeen = afterEdgeSeq;
+    this.fixed = true;
   }
 
   private judged(edgeSeq: number): boolean {

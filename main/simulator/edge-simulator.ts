@@ -139,13 +139,12 @@ export class EdgeSimulator {
   async cutOff(durationMs: number): Promise<void> {
     if (this.stopped || this.stateValue === 'error') return;
     const now = this.now();
-    this.cutOffUntil = now + durationMs;
-    this.check = new CutOffCheck(this.highestEdgeSeq, now, this.cutOffUntil);
+    const until = now + durationMs;
+    this.cutOffUntil = until;
+    this.check = new CutOffCheck(this.highestEdgeSeq, now, until);
     this.wake?.();
     if (this.idle) return;
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    // A pull in progress may have brought newer events: the check starts after them.
-    this.check = new CutOffCheck(this.highestEdgeSeq, now, this.cutOffUntil);
   }
 
   get ratePerSec(): number {
@@ -191,6 +190,8 @@ export class EdgeSimulator {
     this.disconnected = false;
     this.stateValue = 'running';
     this.wake?.();
+    // A pause or cut-off still waiting for a pull to end answers now.
+    this.releaseIdleWaiters();
   }
 
   setRate(ratePerSec: number, batchSize?: number): void {
@@ -219,6 +220,8 @@ export class EdgeSimulator {
       }
       const cut = this.cutOffUntil - this.now();
       if (cut > 0) {
+        // A pull in progress when the cut-off came may have brought newer events: the check starts after them.
+        this.check?.disconnected(this.highestEdgeSeq);
         this.idle = true;
         this.disconnected = true;
         this.releaseIdleWaiters();
@@ -227,7 +230,7 @@ export class EdgeSimulator {
         this.disconnected = false;
         continue;
       }
-      this.check?.reconnected(this.now());
+      this.check?.reconnected(this.now(), this.highestEdgeSeq);
       const wait = this.nextPullAt - this.now();
       if (wait > 0) {
         await this.sleep(wait);

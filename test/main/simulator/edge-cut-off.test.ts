@@ -200,6 +200,29 @@ describe('edge cut-off verdict', () => {
     expectVerdictNamesInjected(cutOff);
   });
 
+  it('answers a cut-off that is reconnected while a long poll is still waiting', async () => {
+    const { edge, publish } = await edgeWithDevice(p, token, `cut-${++counter}`);
+    const sim = await post<EdgeSimulatorDetails>('', {
+      edgeId: edge.id,
+      secret: edge.secret,
+      waitMs: 10_000,
+    });
+    await eventually(async () => expect((await status(sim.id)).counters.pulls).toBe(0));
+    // The first pull waits for an event: the cut-off waits for it, until the edge is reconnected.
+    const cutting = post<EdgeSimulatorSummary>(`/${sim.id}/cutOff`, { durationMs: LONG });
+    await eventually(async () => expect((await status(sim.id)).cutOff?.phase).toBe('cutOff'));
+    await post(`/${sim.id}/resume`, {});
+    expect((await cutting).cutOff?.phase).toMatch(/cutOff|draining/);
+    await publish(3);
+    const done = await eventually(async () => {
+      const s = await status(sim.id);
+      expect(s.cutOff?.phase).toBe('done');
+      return s;
+    }, 20_000);
+    expect(done.cutOff!.verdict!.clean).toBe(true);
+    await okEmpty(p.http(`${BASE}/${sim.id}`, { method: 'DELETE', token }));
+  });
+
   it('refuses a cut-off period and faults out of bounds, naming the field', async () => {
     const { sim } = await running(0);
     await expectTbError(

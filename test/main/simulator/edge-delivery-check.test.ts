@@ -8,20 +8,22 @@ const seqs = (...n: number[]) => n.map((edgeSeq) => ({ edgeSeq }));
 
 function reconnected(after: number, last: number): CutOffCheck {
   const check = new CutOffCheck(after, 1000, 2000);
-  check.reconnected(2000);
+  check.reconnected(2000, after);
   check.window(last);
   return check;
 }
 
 describe('cut-off check', () => {
-  it('judges nothing before reconnect, and an empty queue is a clean verdict of no events', () => {
+  it('judges nothing before reconnect, from the last event before the edge stopped; an empty queue is a clean verdict of no events', () => {
     const check = new CutOffCheck(7, 1000, 2000);
     check.window(9);
     check.pulled(9, seqs(8, 9), 1500);
     expect(check.toJSON()).toEqual(
       expect.objectContaining({ phase: 'cutOff', toEdgeSeq: null, verdict: null }),
     );
-    check.reconnected(2000);
+    // Fixed when the edge stopped pulling, not by what it holds when it reconnects.
+    check.disconnected(7);
+    check.reconnected(2000, 99);
     check.window(7);
     check.pulled(null, [], 2100);
     expect(check.toJSON().verdict).toEqual(
