@@ -114,8 +114,10 @@ export class EdgeSimulator {
     this.loop = this.run();
   }
 
+  /** Paused or cut off only once no pull is in progress: what is queued from then on waits. */
   get state(): EdgeSimulatorState {
     if (this.stateValue === 'running' && this.disconnected) return 'cutOff';
+    if (this.stateValue === 'paused' && !this.idle) return 'running';
     return this.stateValue;
   }
 
