@@ -5,7 +5,7 @@ test('create an edge, assign a device, and inspect its queue and a simulated edg
   page,
   rest,
 }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(180_000);
   const jwt = await rest.login();
   await pushRestTelemetryToEdges(rest, jwt);
   const created = await rest.request('/api/device', {
