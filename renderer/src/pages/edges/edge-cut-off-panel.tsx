@@ -12,7 +12,7 @@ import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatNumber, formatTime } from '../../components/format.ts';
 
 const FAULTS = [
-  { key: 'drop', label: 'Lose', note: 'acknowledged, never handled' },
+  { key: 'drop', label: 'Lose', note: 'acknowledged, then lost' },
   { key: 'duplicate', label: 'Duplicate', note: 'handled twice' },
   { key: 'reorder', label: 'Reorder', note: 'swapped with the next' },
 ] as const;

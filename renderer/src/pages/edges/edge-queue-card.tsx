@@ -201,7 +201,10 @@ export function EdgeQueueCard({ edge }: { edge: Edge }) {
           >
             <Table.Thead>
               <Table.Tr>
-                <Table.Th title="This edge's own event number (the simulated edge's verdict names these)">
+                <Table.Th
+                  title="This edge's own event number (the simulated edge's verdict names these)"
+                  style={{ whiteSpace: 'nowrap' }}
+                >
                   Edge #
                 </Table.Th>
                 <Table.Th title="One sequence shared by every edge">seqId</Table.Th>
