@@ -123,7 +123,7 @@ async function watchAllTraffic(
   httpUrl: string,
   token: string,
 ): Promise<{ received: () => number; close(): void }> {
-  const ws = new WebSocket(`${httpUrl.replace(/^http/, 'ws')}/api/ws`);
+  const ws = new WebSocket(`${httpUrl.replace(/^http/, 'ws')}/api/sandboard/ws`);
   let received = 0;
   await new Promise<void>((resolve, reject) => {
     ws.addEventListener('open', () => resolve());

@@ -22,6 +22,7 @@ export default defineConfig({
   server: {
     host: '127.0.0.1',
     proxy: {
+      '/api/sandboard/ws': { ...proxy, ws: true },
       '/api/ws': { ...proxy, ws: true },
       '/api': proxy,
       '/swagger-ui': proxy,

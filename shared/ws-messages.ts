@@ -1,5 +1,6 @@
 /**
- * The live WebSocket at /api/ws: one definition of every message for the server and the UI.
+ * The UI's live WebSocket at /api/sandboard/ws (/api/ws is ThingsBoard's, see tb-ws.ts): one
+ * definition of every message for the server and the UI.
  *
  * The client authenticates with its JWT, either as the `token` query parameter or as the first message
  * ({type:'auth', token}); it sends {type:'auth'} again after each refresh. Until authenticated it gets

@@ -2,7 +2,7 @@
  * Constants of the live WebSocket protocol (see ws-messages.ts for the messages). Plain values, no
  * schema library, so the UI's bundle can import them for free.
  */
-export const WS_PATH = '/api/ws';
+export const WS_PATH = '/api/sandboard/ws';
 
 /** Close codes (4000-4999 are the application's own). */
 export const WsCloseCode = {

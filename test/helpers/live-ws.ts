@@ -54,7 +54,7 @@ export class LiveClient {
 }
 
 export function liveUrl(p: { urls: { http: string } }, query = ''): string {
-  return `${p.urls.http.replace(/^http/, 'ws')}/api/ws${query}`;
+  return `${p.urls.http.replace(/^http/, 'ws')}/api/sandboard/ws${query}`;
 }
 
 export async function connectLive(p: { urls: { http: string } }, token: string): Promise<LiveClient> {

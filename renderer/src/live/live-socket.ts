@@ -26,7 +26,7 @@ function defaultUrl(): string {
 }
 
 /**
- * The browser's end of /api/ws: authenticates with the token as its first message (never a cookie),
+ * The browser's end of /api/sandboard/ws: authenticates with the token as its first message (never a cookie),
  * sends it again after each refresh, follows devices by reference count, and reconnects with backoff.
  */
 export class LiveSocket {

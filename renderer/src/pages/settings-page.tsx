@@ -90,7 +90,7 @@ function PlatformCard() {
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>Live updates</Table.Th>
-                <Table.Td>WebSocket /api/ws: {live}</Table.Td>
+                <Table.Td>WebSocket /api/sandboard/ws: {live}</Table.Td>
               </Table.Tr>
             </Table.Tbody>
           </Table>

@@ -19,7 +19,7 @@ function upgrade(
     const req = httpRequest({
       host: url.hostname,
       port: url.port,
-      path: '/api/ws',
+      path: '/api/sandboard/ws',
       headers: {
         connection: 'Upgrade',
         upgrade: 'websocket',

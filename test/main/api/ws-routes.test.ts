@@ -3,7 +3,7 @@ import { startTestPlatform } from '../../helpers/platform.ts';
 import { LiveClient as Client, connectLive as connect, liveUrl as wsUrl } from '../../helpers/live-ws.ts';
 import { CUSTOMER, createDevice, okEmpty, withLoginPair } from './api-kit.ts';
 
-describe('live WebSocket /api/ws', () => {
+describe('live WebSocket /api/sandboard/ws', () => {
   it('refuses a connection without a valid token', async () => {
     const p = withLoginPair(await startTestPlatform());
     const bad = new Client(wsUrl(p));
