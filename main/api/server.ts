@@ -52,6 +52,7 @@ import { registerTenantRoutes } from './routes/tenant-routes.ts';
 import { registerUserRoutes } from './routes/user-routes.ts';
 import { registerUiRoutes } from './routes/ui-routes.ts';
 import { registerWsRoutes } from './routes/ws-routes.ts';
+import { registerTbWsRoutes } from './tb-ws/tb-ws-routes.ts';
 
 export interface ApiServerOptions {
   version: string;
@@ -159,6 +160,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
     allowedHosts: options.allowedHosts,
     ...(options.mqttInspector ? { mqttInspector: options.mqttInspector } : {}),
   });
+  registerTbWsRoutes(app, { services });
   await registerUiRoutes(app);
   return app;
 }

@@ -1,0 +1,309 @@
+import type { Static } from 'typebox';
+import type { EntityData, TsValue } from '../../../shared/schemas/entity-query.ts';
+import { ATTRIBUTE_SCOPES } from '../../../shared/schemas/telemetry.ts';
+import {
+  SubscriptionErrorCode,
+  TB_WS_LIMITS,
+  type AggKey,
+  type EntityDataCmd,
+  type WsCmd,
+} from '../../../shared/schemas/tb-ws.ts';
+import type { Aggregation } from '../../platform/telemetry-repository.ts';
+import type { Services } from '../../platform/services.ts';
+import {
+  AlarmCountSub,
+  AlarmDataSub,
+  AlarmStatusSub,
+  AttributesSub,
+  EntityCountSub,
+  EntityDataSub,
+  TimeseriesSub,
+  aggregateKeys,
+  cmdFrame,
+  telemetryFrame,
+} from './tb-ws-subs.ts';
+import type { LiveSub } from './tb-ws-hub.ts';
+import { CmdError, type TbWsSession } from './tb-ws-session.ts';
+
+type Target = { id: string; num: number; entityType: string };
+
+const splitKeys = (keys: string | null | undefined) =>
+  keys
+    ? keys
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean)
+    : [];
+
+function target(services: Services, entityType: string, id: string): Target {
+  return { id, num: services.directory.telemetryNum(entityType, id), entityType };
+}
+
+/** The entity of a v1 command, which the session's user must be allowed to read. */
+function v1Target(
+  session: TbWsSession,
+  cmd: { entityType?: string | null; entityId?: string | null },
+): Target {
+  if (!cmd.entityId) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Device id is empty!');
+  const entityType = cmd.entityType || 'DEVICE';
+  session.services.directory.require({ entityType, id: cmd.entityId }, session.principal!, 'read');
+  return target(session.services, entityType, cmd.entityId);
+}
+
+/** Adds a subscription under its cmdId, within the session's bound. */
+function subscribe(session: TbWsSession, sub: LiveSub, follow: 'entities' | 'watch'): void {
+  if (!session.subs.has(sub.cmdId) && session.subs.size >= TB_WS_LIMITS.maxSubscriptionsPerSession)
+    throw new CmdError(
+      SubscriptionErrorCode.BAD_REQUEST,
+      `Max subscriptions limit reached! (${TB_WS_LIMITS.maxSubscriptionsPerSession} a session)`,
+    );
+  session.setSub(sub.cmdId, sub);
+  if (follow === 'entities') session.hub.follow(sub);
+  else session.hub.watch(sub);
+}
+
+const asPoints = (list: { ts: number; value: unknown }[]) =>
+  list.map((p): [number, string] => [p.ts, String(p.value)]);
+
+/** Runs a command of the cmds array (errors are thrown, and become its error update). */
+export function handleCmd(session: TbWsSession, cmd: WsCmd): void {
+  const services = session.services;
+  const principal = session.principal!;
+  switch (cmd.type) {
+    case 'ATTRIBUTES': {
+      if (cmd.unsubscribe) return session.setSub(cmd.cmdId, null);
+      const t = v1Target(session, cmd);
+      const keys = splitKeys(cmd.keys);
+      const scope = cmd.scope ?? null;
+      const data: Record<string, [number, string][]> = {};
+      for (const a of services.telemetry.attributes(t.id, scope ? [scope] : ATTRIBUTE_SCOPES, keys))
+        data[a.key] = [[a.lastUpdateTs, valueOf(a.value)]];
+      subscribe(
+        session,
+        new AttributesSub(session, cmd.cmdId, t.id, scope, keys.length ? keys : null),
+        'entities',
+      );
+      session.deliver(telemetryFrame(cmd.cmdId, data));
+      return;
+    }
+    case 'TIMESERIES': {
+      if (cmd.unsubscribe) return session.setSub(cmd.cmdId, null);
+      const t = v1Target(session, cmd);
+      const keys = splitKeys(cmd.keys);
+      const now = services.ctx.now();
+      const windowed = (cmd.timeWindow ?? 0) > 0 || (cmd.startTs ?? 0) > 0;
+      const startTs = cmd.startTs || now - (cmd.timeWindow ?? 0);
+      const found = services.telemetry.timeseries(t, {
+        ...(keys.length ? { keys } : {}),
+        ...(windowed
+          ? {
+              startTs,
+              endTs: cmd.timeWindow ? startTs + cmd.timeWindow : now,
+              interval: cmd.interval,
+              limit: cmd.limit || TB_WS_LIMITS.defaultLimit,
+              agg: (cmd.agg ?? 'NONE') as Aggregation,
+            }
+          : {}),
+        strict: false,
+      });
+      const data = Object.fromEntries(Object.entries(found).map(([k, list]) => [k, asPoints(list)]));
+      subscribe(session, new TimeseriesSub(session, cmd.cmdId, t.id, keys.length ? keys : null), 'entities');
+      session.deliver(telemetryFrame(cmd.cmdId, data));
+      return;
+    }
+    case 'TIMESERIES_HISTORY': {
+      const t = v1Target(session, cmd);
+      const keys = splitKeys(cmd.keys);
+      if (keys.length === 0) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Keys are empty!');
+      const found = services.telemetry.timeseries(t, {
+        keys,
+        startTs: cmd.startTs ?? 0,
+        endTs: cmd.endTs ?? services.ctx.now(),
+        interval: cmd.interval,
+        limit: cmd.limit || TB_WS_LIMITS.defaultLimit,
+        agg: (cmd.agg ?? 'NONE') as Aggregation,
+        strict: false,
+      });
+      const data = Object.fromEntries(keys.map((k) => [k, asPoints(found[k] ?? [])]));
+      session.deliver(telemetryFrame(cmd.cmdId, data));
+      return;
+    }
+    case 'ENTITY_DATA':
+      return entityData(session, cmd);
+    case 'ENTITY_COUNT': {
+      if (!cmd.query) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Query is empty!');
+      if (session.subs.has(cmd.cmdId)) return; // ThingsBoard ignores a duplicate
+      const sub = new EntityCountSub(session, cmd.cmdId, services, cmd.query);
+      const first = sub.first();
+      subscribe(session, sub, 'watch');
+      session.deliver(first);
+      return;
+    }
+    case 'ALARM_DATA': {
+      if (!cmd.query) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Query is empty!');
+      const sub = new AlarmDataSub(session, cmd.cmdId, services, cmd.query);
+      const first = sub.first();
+      subscribe(session, sub, 'watch');
+      session.deliver(first);
+      return;
+    }
+    case 'ALARM_COUNT': {
+      if (session.subs.has(cmd.cmdId)) return;
+      const sub = new AlarmCountSub(session, cmd.cmdId, services, cmd.query ?? {});
+      const first = sub.first();
+      subscribe(session, sub, 'watch');
+      session.deliver(first);
+      return;
+    }
+    case 'ALARM_STATUS': {
+      if (!cmd.originatorId) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Originator id is empty!');
+      services.directory.require(cmd.originatorId, principal, 'read');
+      const sub = new AlarmStatusSub(
+        session,
+        cmd.cmdId,
+        services,
+        cmd.originatorId.id,
+        cmd.typeList ?? undefined,
+        cmd.severityList ?? undefined,
+      );
+      const first = sub.first();
+      subscribe(session, sub, 'watch');
+      session.deliver(first);
+      return;
+    }
+    default:
+      // the *_UNSUBSCRIBE commands
+      session.setSub(cmd.cmdId, null);
+  }
+}
+
+const valueOf = (v: unknown) =>
+  v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+
+/**
+ * ENTITY_DATA as DefaultTbEntityDataSubscriptionService runs it: the query (when given) picks the
+ * entities; history and aggregated commands answer once; latestCmd and tsCmd answer and subscribe. The
+ * first answer is a `data` page, the next ones `update` lists.
+ */
+function entityData(session: TbWsSession, cmd: EntityDataCmd & { type: 'ENTITY_DATA' }): void {
+  const services = session.services;
+  const existing = session.subs.get(cmd.cmdId);
+  let eds: EntityDataSub;
+  if (existing instanceof EntityDataSub) eds = existing;
+  else {
+    if (!cmd.query) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Query is empty!');
+    eds = new EntityDataSub(session, cmd.cmdId, services);
+  }
+  const hasAnyCmd = !!(cmd.latestCmd || cmd.tsCmd || cmd.historyCmd || cmd.aggHistoryCmd || cmd.aggTsCmd);
+  let page: { data: EntityData[]; totalPages: number; totalElements: number; hasNext: boolean } | null = null;
+  if (cmd.query) {
+    const latestValues = [...(cmd.query.latestValues ?? [])];
+    for (const key of cmd.latestCmd?.keys ?? [])
+      if (!latestValues.some((k) => k.type === key.type && k.key === key.key)) latestValues.push(key);
+    const pageSize = Math.min(cmd.query.pageLink.pageSize, TB_WS_LIMITS.maxEntitiesPerDataSubscription);
+    page = services.entityQuery.find(
+      { ...cmd.query, latestValues, pageLink: { ...cmd.query.pageLink, pageSize } },
+      session.principal!,
+    );
+  }
+  if (hasAnyCmd || page) {
+    session.hub.remove(eds);
+    eds.clear();
+  }
+  if (page) eds.refs = new Map(page.data.map((e) => [e.entityId.id, e.entityId]));
+  const refs = [...eds.refs.values()];
+  const entities = new Map<string, Record<string, unknown>>(
+    (page?.data ?? refs.map((entityId) => ({ entityId, latest: {}, timeseries: {} }))).map((e) => [
+      e.entityId.id,
+      { ...e },
+    ]),
+  );
+
+  const ts = cmd.historyCmd ?? cmd.tsCmd;
+  if (ts) {
+    const startTs = ts.startTs;
+    const endTs = cmd.historyCmd ? cmd.historyCmd.endTs : startTs + (cmd.tsCmd?.timeWindow ?? 0);
+    const agg = (ts.agg ?? 'NONE') as Aggregation;
+    for (const ref of refs) {
+      const found = services.telemetry.timeseries(target(services, ref.entityType, ref.id), {
+        keys: ts.keys,
+        startTs,
+        endTs,
+        interval: ts.interval,
+        limit: ts.limit || TB_WS_LIMITS.defaultLimit,
+        agg,
+        strict: false,
+      });
+      const timeseries: Record<string, TsValue[]> = {};
+      for (const key of ts.keys)
+        timeseries[key] = (found[key] ?? []).map((p) => ({ ts: p.ts, value: String(p.value) }));
+      entities.get(ref.id)!.timeseries = timeseries;
+    }
+    if (cmd.tsCmd) {
+      if (agg === 'NONE') eds.series = new Set(cmd.tsCmd.keys);
+      else
+        eds.aggregated = {
+          kind: 'series',
+          keys: cmd.tsCmd.keys.map((key) => ({ key, agg })),
+          startTs,
+          interval: cmd.tsCmd.interval ?? 0,
+          limit: cmd.tsCmd.limit || TB_WS_LIMITS.defaultLimit,
+        };
+    }
+  }
+  const aggCmd = cmd.aggHistoryCmd ?? cmd.aggTsCmd;
+  if (aggCmd) {
+    const startTs = aggCmd.startTs;
+    const endTs = cmd.aggHistoryCmd ? cmd.aggHistoryCmd.endTs : startTs + (cmd.aggTsCmd?.timeWindow ?? 0);
+    for (const ref of refs) {
+      const t = target(services, ref.entityType, ref.id);
+      const aggLatest: Record<number, { current: TsValue; previous?: TsValue }> = aggregateKeys(
+        services,
+        t,
+        aggCmd.keys.map(aggKey),
+        startTs,
+        endTs,
+      );
+      for (const k of aggCmd.keys as Static<typeof AggKey>[]) {
+        if (k.previousStartTs != null && k.previousEndTs != null && k.previousEndTs >= k.previousStartTs)
+          aggLatest[k.id]!.previous = aggregateKeys(
+            services,
+            t,
+            [aggKey(k)],
+            k.previousStartTs,
+            k.previousEndTs,
+          )[k.id]!.current;
+      }
+      entities.get(ref.id)!.aggLatest = aggLatest;
+    }
+    if (cmd.aggTsCmd)
+      eds.aggregated = {
+        kind: 'latest',
+        keys: cmd.aggTsCmd.keys.map(aggKey),
+        startTs,
+        interval: 0,
+        limit: 1,
+      };
+  }
+  for (const key of cmd.latestCmd?.keys ?? []) {
+    if (key.type === 'ENTITY_FIELD' || key.type === 'ALARM_FIELD') continue;
+    let set = eds.latest.get(key.type);
+    if (!set) eds.latest.set(key.type, (set = new Set()));
+    set.add(key.key);
+  }
+  eds.sealed();
+  const list = [...entities.values()];
+  if (!session.subs.has(cmd.cmdId)) subscribe(session, eds, 'entities');
+  else session.hub.follow(eds);
+  const fields = page
+    ? { data: { ...page, data: list }, update: null }
+    : { data: null, update: list.map((e) => ({ ...e, latest: cmd.latestCmd ? e.latest : null })) };
+  session.deliver(
+    cmdFrame(cmd.cmdId, 'ENTITY_DATA', {
+      ...fields,
+      allowedEntities: TB_WS_LIMITS.maxEntitiesPerDataSubscription,
+    }),
+  );
+}
+
+const aggKey = (k: Static<typeof AggKey>) => ({ id: k.id, key: k.key, agg: k.agg as Aggregation });
