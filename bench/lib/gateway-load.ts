@@ -102,7 +102,14 @@ export interface LoadResult {
  */
 export async function runLoad(
   clients: MqttClient[],
-  options: { window: number; warmupMs: number; durationMs: number; base: number },
+  options: {
+    window: number;
+    warmupMs: number;
+    durationMs: number;
+    base: number;
+    /** called at each PUBACK with the gateway, the publish's index and performance.now() */
+    onAck?: (gateway: number, i: number, at: number) => void;
+  },
 ): Promise<LoadResult> {
   const latencies: number[] = [];
   const ackedPerGateway = clients.map(() => 0);
@@ -116,8 +123,10 @@ export async function runLoad(
       const worker = async () => {
         while (performance.now() < stopAt) {
           const sent = performance.now();
-          await publishAsync(client, 'v1/gateway/telemetry', telemetryPayload(g, i++, options.base));
+          const index = i++;
+          await publishAsync(client, 'v1/gateway/telemetry', telemetryPayload(g, index, options.base));
           const now = performance.now();
+          options.onAck?.(g, index, now);
           ackedPerGateway[g]!++;
           if (now >= measureFrom && now <= stopAt) {
             acked++;
