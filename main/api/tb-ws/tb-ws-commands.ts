@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { EntityData, TsValue } from '../../../shared/schemas/entity-query.ts';
+import type { EntityData, EntityKey, TsValue } from '../../../shared/schemas/entity-query.ts';
 import { ATTRIBUTE_SCOPES } from '../../../shared/schemas/telemetry.ts';
 import {
   SubscriptionErrorCode,
@@ -22,10 +22,34 @@ import {
   cmdFrame,
   telemetryFrame,
 } from './tb-ws-subs.ts';
-import type { LiveSub } from './tb-ws-hub.ts';
-import { CmdError, type TbWsSession } from './tb-ws-session.ts';
+import type { LiveSub, TbWsHub, WsSink } from './tb-ws-hub.ts';
+
+/** A command that cannot be served: its error update says why. */
+export class CmdError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** What commands need of the session that runs them. */
+export interface CmdSession extends WsSink {
+  readonly subs: Map<number, LiveSub>;
+  readonly hub: TbWsHub;
+  readonly services: Services;
+  /** replaces (or drops, with null) the subscription of a cmdId */
+  setSub(cmdId: number, sub: LiveSub | null): void;
+}
 
 type Target = { id: string; num: number; entityType: string };
+/** An entity of an ENTITY_DATA answer as it is being filled. */
+interface EntityOut {
+  entityId: { entityType: string; id: string };
+  latest: unknown;
+  timeseries: Record<string, TsValue[]>;
+  aggLatest?: unknown;
+}
 
 const splitKeys = (keys: string | null | undefined) =>
   keys
@@ -41,7 +65,7 @@ function target(services: Services, entityType: string, id: string): Target {
 
 /** The entity of a v1 command, which the session's user must be allowed to read. */
 function v1Target(
-  session: TbWsSession,
+  session: CmdSession,
   cmd: { entityType?: string | null; entityId?: string | null },
 ): Target {
   if (!cmd.entityId) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Device id is empty!');
@@ -51,7 +75,7 @@ function v1Target(
 }
 
 /** Adds a subscription under its cmdId, within the session's bound. */
-function subscribe(session: TbWsSession, sub: LiveSub, follow: 'entities' | 'watch'): void {
+function subscribe(session: CmdSession, sub: LiveSub, follow: 'entities' | 'watch'): void {
   if (!session.subs.has(sub.cmdId) && session.subs.size >= TB_WS_LIMITS.maxSubscriptionsPerSession)
     throw new CmdError(
       SubscriptionErrorCode.BAD_REQUEST,
@@ -66,7 +90,7 @@ const asPoints = (list: { ts: number; value: unknown }[]) =>
   list.map((p): [number, string] => [p.ts, String(p.value)]);
 
 /** Runs a command of the cmds array (errors are thrown, and become its error update). */
-export function handleCmd(session: TbWsSession, cmd: WsCmd): void {
+export function handleCmd(session: CmdSession, cmd: WsCmd): void {
   const services = session.services;
   const principal = session.principal!;
   switch (cmd.type) {
@@ -185,7 +209,7 @@ const valueOf = (v: unknown) =>
  * entities; history and aggregated commands answer once; latestCmd and tsCmd answer and subscribe. The
  * first answer is a `data` page, the next ones `update` lists.
  */
-function entityData(session: TbWsSession, cmd: EntityDataCmd & { type: 'ENTITY_DATA' }): void {
+function entityData(session: CmdSession, cmd: EntityDataCmd & { type: 'ENTITY_DATA' }): void {
   const services = session.services;
   const existing = session.subs.get(cmd.cmdId);
   let eds: EntityDataSub;
@@ -212,7 +236,7 @@ function entityData(session: TbWsSession, cmd: EntityDataCmd & { type: 'ENTITY_D
   }
   if (page) eds.refs = new Map(page.data.map((e) => [e.entityId.id, e.entityId]));
   const refs = [...eds.refs.values()];
-  const entities = new Map<string, Record<string, unknown>>(
+  const entities = new Map<string, EntityOut>(
     (page?.data ?? refs.map((entityId) => ({ entityId, latest: {}, timeseries: {} }))).map((e) => [
       e.entityId.id,
       { ...e },
@@ -297,13 +321,54 @@ function entityData(session: TbWsSession, cmd: EntityDataCmd & { type: 'ENTITY_D
   else session.hub.follow(eds);
   const fields = page
     ? { data: { ...page, data: list }, update: null }
-    : { data: null, update: list.map((e) => ({ ...e, latest: cmd.latestCmd ? e.latest : null })) };
+    : {
+        data: null,
+        update: list.map((e) => ({
+          ...e,
+          latest: cmd.latestCmd ? latestOf(services, eds.refs.get(e.entityId.id)!, cmd.latestCmd.keys) : null,
+          timeseries: e.timeseries && Object.keys(e.timeseries).length ? e.timeseries : null,
+        })),
+      };
   session.deliver(
     cmdFrame(cmd.cmdId, 'ENTITY_DATA', {
       ...fields,
       allowedEntities: TB_WS_LIMITS.maxEntitiesPerDataSubscription,
     }),
   );
+}
+
+/** An entity's current values of latestCmd keys (a command without a query: its entities are known). */
+function latestOf(services: Services, ref: { entityType: string; id: string }, keys: EntityKey[]) {
+  const out: Record<string, Record<string, TsValue>> = {};
+  const tsKeys = keys.filter((k) => k.type === 'TIME_SERIES').map((k) => k.key);
+  if (tsKeys.length) {
+    const num = services.directory.telemetryNum(ref.entityType, ref.id);
+    out.TIME_SERIES = {};
+    for (const [key, p] of services.ctx.telemetry.latest(num, tsKeys))
+      out.TIME_SERIES[key] = { ts: p.ts, value: p.raw };
+  }
+  const attributeKeys = keys.filter((k) => k.type.endsWith('ATTRIBUTE'));
+  if (attributeKeys.length) {
+    const found = services.telemetry.attributes(
+      ref.id,
+      ATTRIBUTE_SCOPES,
+      attributeKeys.map((k) => k.key),
+    );
+    for (const k of attributeKeys) {
+      const scopes =
+        k.type === 'ATTRIBUTE'
+          ? ['SERVER_SCOPE', 'SHARED_SCOPE', 'CLIENT_SCOPE']
+          : [`${k.type.split('_')[0]}_SCOPE`];
+      for (const scope of scopes) {
+        const a = found.find((f) => f.scope === scope && f.key === k.key);
+        if (a) {
+          (out[k.type] ??= {})[k.key] = { ts: a.lastUpdateTs, value: valueOf(a.value) };
+          break;
+        }
+      }
+    }
+  }
+  return out;
 }
 
 const aggKey = (k: Static<typeof AggKey>) => ({ id: k.id, key: k.key, agg: k.agg as Aggregation });

@@ -14,7 +14,7 @@ import {
 import type { Principal } from '../../platform/auth/principal.ts';
 import { PlatformError } from '../../platform/errors.ts';
 import type { Services } from '../../platform/services.ts';
-import { handleCmd } from './tb-ws-commands.ts';
+import { CmdError, handleCmd } from './tb-ws-commands.ts';
 import type { LiveSub, TbWsHub, WsSink } from './tb-ws-hub.ts';
 import { telemetryFrame } from './tb-ws-subs.ts';
 
@@ -32,15 +32,6 @@ export interface TbSocket {
 }
 
 const OPEN = 1;
-
-/** A command that cannot be served: its error update says why. */
-export class CmdError extends Error {
-  readonly code: number;
-  constructor(code: number, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 class ParseError extends Error {}
 

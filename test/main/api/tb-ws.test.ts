@@ -106,6 +106,17 @@ describe("ThingsBoard's WebSocket API /api/ws", () => {
     await a.publish({ temperature: 22 });
     await ws.forCmd(2, (m) => m.update !== null);
     expect(ws.pending().filter((m) => m.cmdId === 1)).toEqual([]);
+
+    // a latestCmd without a query follows other keys of the same entities and answers their values
+    ws.send({
+      cmds: [
+        { type: 'ENTITY_DATA', cmdId: 2, latestCmd: { keys: [{ type: 'TIME_SERIES', key: 'humidity' }] } },
+      ],
+    });
+    const humidity = (await ws.forCmd(2)).update as Updates;
+    expect(humidity.find((e) => e.entityId.id === b.id)!.latest).toEqual({
+      TIME_SERIES: { humidity: { ts: expect.any(Number), value: '40' } },
+    });
     ws.ws.close();
     await Promise.all([a.client.endAsync(), b.client.endAsync()]);
   });
