@@ -218,6 +218,9 @@ describe("ThingsBoard's WebSocket API /api/ws", () => {
         json: { description: 'ws', expirationTime: 0, enabled: true },
       }),
     );
+    // a session that never authenticates is closed after auth_timeout_ms (10 s)
+    const silent = new TbWsClient(tbWsUrl(p));
+    await silent.opened();
     const count = {
       type: 'ENTITY_COUNT',
       cmdId: 1,
@@ -254,6 +257,7 @@ describe("ThingsBoard's WebSocket API /api/ws", () => {
     expect(await asCustomer.forCmd(1)).toMatchObject({ count: 0 });
     expect(await asCustomer.forCmd(2)).toMatchObject({ subscriptionId: 2, errorCode: 3, data: null });
     for (const c of [byApiKey, byUrl, asCustomer]) c.ws.close();
+    expect((await silent.closed).code).toBe(1008);
   });
 
   it('answers bad JSON, unknown types and over-limit subscriptions with error updates, other subscriptions live on', async () => {
