@@ -216,7 +216,7 @@ function entityData(session: CmdSession, cmd: EntityDataCmd & { type: 'ENTITY_DA
   if (existing instanceof EntityDataSub) eds = existing;
   else {
     if (!cmd.query) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Query is empty!');
-    eds = new EntityDataSub(session, cmd.cmdId, services);
+    eds = new EntityDataSub(session, cmd.cmdId, services, session.hub);
   }
   const hasAnyCmd = !!(cmd.latestCmd || cmd.tsCmd || cmd.historyCmd || cmd.aggHistoryCmd || cmd.aggTsCmd);
   let page: { data: EntityData[]; totalPages: number; totalElements: number; hasNext: boolean } | null = null;
@@ -225,10 +225,9 @@ function entityData(session: CmdSession, cmd: EntityDataCmd & { type: 'ENTITY_DA
     for (const key of cmd.latestCmd?.keys ?? [])
       if (!latestValues.some((k) => k.type === key.type && k.key === key.key)) latestValues.push(key);
     const pageSize = Math.min(cmd.query.pageLink.pageSize, TB_WS_LIMITS.maxEntitiesPerDataSubscription);
-    page = services.entityQuery.find(
-      { ...cmd.query, latestValues, pageLink: { ...cmd.query.pageLink, pageSize } },
-      session.principal!,
-    );
+    const query = { ...cmd.query, latestValues, pageLink: { ...cmd.query.pageLink, pageSize } };
+    page = services.entityQuery.find(query, session.principal!);
+    eds.dynamicQuery = cmd.query.pageLink.dynamic ? query : null;
   }
   if (hasAnyCmd || page) {
     session.hub.remove(eds);
@@ -319,6 +318,7 @@ function entityData(session: CmdSession, cmd: EntityDataCmd & { type: 'ENTITY_DA
   const list = [...entities.values()];
   if (!session.subs.has(cmd.cmdId)) subscribe(session, eds, 'entities');
   else session.hub.follow(eds);
+  if (eds.dynamicQuery) session.hub.watch(eds);
   const fields = page
     ? { data: { ...page, data: list }, update: null }
     : {

@@ -2,6 +2,7 @@ import type {
   AlarmCountQuery,
   AlarmDataQuery,
   EntityCountQuery,
+  EntityDataQuery,
   EntityKey,
   TsValue,
 } from '../../../shared/schemas/entity-query.ts';
@@ -11,7 +12,7 @@ import type { AlarmSeverity } from '../../../shared/schemas/alarms.ts';
 import type { Aggregation } from '../../platform/telemetry-repository.ts';
 import type { AlarmEvent } from '../../platform/events.ts';
 import type { Services } from '../../platform/services.ts';
-import { LiveSub, type FlushInput, type WsSink } from './tb-ws-hub.ts';
+import { LiveSub, type FlushInput, type TbWsHub, type WsSink } from './tb-ws-hub.ts';
 
 type Ref = { entityType: string; id: string };
 type Points = Record<string, [number, string][]>;
@@ -142,11 +143,39 @@ export class EntityDataSub extends LiveSub {
   latest = new Map<EntityKey['type'], Set<string>>();
   series: Set<string> | null = null;
   aggregated: AggregatedFollow | null = null;
+  /** a dynamic page link's query (pageLink.dynamic): run again when entities change */
+  dynamicQuery: EntityDataQuery | null = null;
+  private entitiesChanged = false;
   private signature = '';
+  private readonly hub: TbWsHub;
 
-  constructor(sink: WsSink, cmdId: number, services: Services) {
+  constructor(sink: WsSink, cmdId: number, services: Services, hub: TbWsHub) {
     super(sink, cmdId);
     this.services = services;
+    this.hub = hub;
+  }
+
+  override wantsEntityChange(): boolean {
+    if (!this.dynamicQuery) return false;
+    this.entitiesChanged = true;
+    return true;
+  }
+
+  /** Its query run again: a new data page when the entities it finds differ, else null. */
+  private requery(): string | null {
+    this.entitiesChanged = false;
+    const page = this.services.entityQuery.find(this.dynamicQuery!, this.sink.principal!);
+    const ids = page.data.map((e) => e.entityId.id);
+    if (ids.length === this.refs.size && ids.every((id) => this.refs.has(id))) return null;
+    this.hub.remove(this);
+    this.refs = new Map(page.data.map((e) => [e.entityId.id, e.entityId]));
+    this.hub.follow(this);
+    this.hub.watch(this);
+    return cmdFrame(this.cmdId, 'ENTITY_DATA', {
+      data: page,
+      update: null,
+      allowedEntities: TB_WS_LIMITS.maxEntitiesPerDataSubscription,
+    });
   }
 
   entities() {
@@ -188,6 +217,13 @@ export class EntityDataSub extends LiveSub {
   }
 
   flush(input: FlushInput): string | null {
+    if (this.entitiesChanged) {
+      const frame = this.requery();
+      if (frame) {
+        this.dirty.clear();
+        return frame;
+      }
+    }
     const fragments: string[] = [];
     for (const id of this.dirty) {
       const ref = this.refs.get(id);

@@ -121,6 +121,20 @@ describe("ThingsBoard's WebSocket API /api/ws", () => {
     await Promise.all([a.client.endAsync(), b.client.endAsync()]);
   });
 
+  it('runs a dynamic page link again when a device it would find is created', async () => {
+    const p = platform();
+    const token = await p.login();
+    const query = deviceTypeQuery('ws-dyn');
+    const ws = await openTbWs(p, { token }, [
+      { type: 'ENTITY_DATA', cmdId: 1, query: { ...query, pageLink: { ...query.pageLink, dynamic: true } } },
+    ]);
+    expect(await ws.forCmd(1)).toMatchObject({ data: { totalElements: 0, data: [] } });
+    const created = await createDevice(p, token, { name: 'ws-dyn-1', type: 'ws-dyn' });
+    const again = (await ws.forCmd(1)).data as Page;
+    expect(again.data.map((e) => e.entityId.id)).toEqual([created.id.id]);
+    ws.ws.close();
+  });
+
   it('serves ATTRIBUTES, TIMESERIES and TIMESERIES_HISTORY in TelemetrySubscriptionUpdate shapes', async () => {
     const p = platform();
     const token = await p.login();
@@ -181,6 +195,13 @@ describe("ThingsBoard's WebSocket API /api/ws", () => {
     ws.send({
       tsSubCmds: [{ entityType: 'DEVICE', entityId: d.id, scope: 'LATEST_TELEMETRY', cmdId: 10 }],
       attrSubCmds: [{ entityType: 'DEVICE', entityId: d.id, cmdId: 11 }],
+      entityDataCmds: [
+        {
+          cmdId: 13,
+          query: deviceTypeQuery('ws-legacy'),
+          latestCmd: { keys: [{ type: 'TIME_SERIES', key: 'speed' }] },
+        },
+      ],
       historyCmds: [
         {
           entityType: 'DEVICE',
@@ -195,8 +216,13 @@ describe("ThingsBoard's WebSocket API /api/ws", () => {
     expect((await ws.forCmd(10)).data).toEqual({ speed: [[expect.any(Number), '3']] });
     expect(await ws.forCmd(11)).toMatchObject({ subscriptionId: 11, errorCode: 0 });
     expect((await ws.forCmd(12)).data).toEqual({ speed: [[expect.any(Number), '3']] });
+    const page = (await ws.forCmd(13)).data as Page;
+    expect(page.data[0]!.latest.TIME_SERIES!.speed).toMatchObject({ value: '3' });
     await d.publish({ speed: 4 });
     expect((await ws.forCmd(10)).data).toEqual({ speed: [[expect.any(Number), '4']] });
+    expect(((await ws.forCmd(13)).update as Updates)[0]!.latest).toEqual({
+      TIME_SERIES: { speed: { ts: expect.any(Number), value: '4' } },
+    });
 
     // without ?token= the legacy endpoint has no way to authenticate
     const anonymous = new TbWsClient(tbWsUrl(p, '/api/ws/plugins/telemetry'));
