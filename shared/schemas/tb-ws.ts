@@ -103,13 +103,20 @@ export const AuthCmd = Type.Object({
 });
 export type AuthCmd = Static<typeof AuthCmd>;
 
-/** v1 (AttributesSubscriptionCmd, TimeseriesSubscriptionCmd): one entity, keys comma-separated. */
-const v1Target = {
+/** v1 (AttributesSubscriptionCmd, TimeseriesSubscriptionCmd, GetHistoryCmd): one entity, keys comma-separated. */
+const v1Entity = {
   cmdId: CmdId,
   entityType: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
   entityId: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
   keys: Type.Optional(Nullable(Type.String({ maxLength: 16_384 }))),
-  unsubscribe: Type.Optional(Type.Boolean()),
+};
+const v1Target = { ...v1Entity, unsubscribe: Type.Optional(Type.Boolean()) };
+/** a v1 time series read: a range, its aggregation and the points it returns at most */
+const v1Range = {
+  startTs: Type.Optional(Ts),
+  interval: Type.Optional(Ts),
+  limit: Type.Optional(Type.Integer()),
+  agg: Type.Optional(Nullable(TbAggregation)),
 };
 export const AttributesSubscriptionCmd = Type.Object({
   ...v1Target,
@@ -118,24 +125,11 @@ export const AttributesSubscriptionCmd = Type.Object({
 export type AttributesSubscriptionCmd = Static<typeof AttributesSubscriptionCmd>;
 export const TimeseriesSubscriptionCmd = Type.Object({
   ...v1Target,
-  startTs: Type.Optional(Ts),
+  ...v1Range,
   timeWindow: Type.Optional(Ts),
-  interval: Type.Optional(Ts),
-  limit: Type.Optional(Type.Integer()),
-  agg: Type.Optional(Nullable(TbAggregation)),
 });
 export type TimeseriesSubscriptionCmd = Static<typeof TimeseriesSubscriptionCmd>;
-export const GetHistoryCmd = Type.Object({
-  cmdId: CmdId,
-  entityType: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
-  entityId: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
-  keys: Type.Optional(Nullable(Type.String({ maxLength: 16_384 }))),
-  startTs: Type.Optional(Ts),
-  endTs: Type.Optional(Ts),
-  interval: Type.Optional(Ts),
-  limit: Type.Optional(Type.Integer()),
-  agg: Type.Optional(Nullable(TbAggregation)),
-});
+export const GetHistoryCmd = Type.Object({ ...v1Entity, ...v1Range, endTs: Type.Optional(Ts) });
 export type GetHistoryCmd = Static<typeof GetHistoryCmd>;
 
 const tsCmdProperties = {

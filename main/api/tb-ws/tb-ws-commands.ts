@@ -11,14 +11,14 @@ import {
 import type { Aggregation } from '../../platform/telemetry-repository.ts';
 import type { Services } from '../../platform/services.ts';
 import {
-  AlarmCountSub,
-  AlarmDataSub,
-  AlarmStatusSub,
   AttributesSub,
-  EntityCountSub,
   EntityDataSub,
   TimeseriesSub,
   aggregateKeys,
+  alarmCountSub,
+  alarmDataSub,
+  alarmStatusSub,
+  entityCountSub,
   cmdFrame,
   telemetryFrame,
 } from './tb-ws-subs.ts';
@@ -157,7 +157,7 @@ export function handleCmd(session: CmdSession, cmd: WsCmd): void {
     case 'ENTITY_COUNT': {
       if (!cmd.query) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Query is empty!');
       if (session.subs.has(cmd.cmdId)) return; // ThingsBoard ignores a duplicate
-      const sub = new EntityCountSub(session, cmd.cmdId, services, cmd.query);
+      const sub = entityCountSub(session, cmd.cmdId, services, cmd.query);
       const first = sub.first();
       subscribe(session, sub, 'watch');
       session.deliver(first);
@@ -165,7 +165,7 @@ export function handleCmd(session: CmdSession, cmd: WsCmd): void {
     }
     case 'ALARM_DATA': {
       if (!cmd.query) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Query is empty!');
-      const sub = new AlarmDataSub(session, cmd.cmdId, services, cmd.query);
+      const sub = alarmDataSub(session, cmd.cmdId, services, cmd.query);
       const first = sub.first();
       subscribe(session, sub, 'watch');
       session.deliver(first);
@@ -173,7 +173,7 @@ export function handleCmd(session: CmdSession, cmd: WsCmd): void {
     }
     case 'ALARM_COUNT': {
       if (session.subs.has(cmd.cmdId)) return;
-      const sub = new AlarmCountSub(session, cmd.cmdId, services, cmd.query ?? {});
+      const sub = alarmCountSub(session, cmd.cmdId, services, cmd.query ?? {});
       const first = sub.first();
       subscribe(session, sub, 'watch');
       session.deliver(first);
@@ -182,14 +182,11 @@ export function handleCmd(session: CmdSession, cmd: WsCmd): void {
     case 'ALARM_STATUS': {
       if (!cmd.originatorId) throw new CmdError(SubscriptionErrorCode.BAD_REQUEST, 'Originator id is empty!');
       services.directory.require(cmd.originatorId, principal, 'read');
-      const sub = new AlarmStatusSub(
-        session,
-        cmd.cmdId,
-        services,
-        cmd.originatorId.id,
-        cmd.typeList ?? undefined,
-        cmd.severityList ?? undefined,
-      );
+      const sub = alarmStatusSub(session, cmd.cmdId, services, {
+        originatorId: cmd.originatorId.id,
+        typeList: cmd.typeList,
+        severityList: cmd.severityList,
+      });
       const first = sub.first();
       subscribe(session, sub, 'watch');
       session.deliver(first);

@@ -348,13 +348,31 @@ function maySeeAlarm(sink: WsSink, e: AlarmEvent): boolean {
   return p.authority === 'TENANT_ADMIN' || (!!p.customerId && e.alarm.customerId?.id === p.customerId);
 }
 
-/** A subscription answered by reading again: it sends only when the answer changed. */
-abstract class RereadSub extends LiveSub {
+/** What makes a RereadSub read again: alarm changes it may show, or entity changes. */
+export interface RereadTrigger {
+  alarm?: (e: AlarmEvent) => boolean;
+  entities?: boolean;
+}
+
+/** A subscription answered by reading again when its trigger fires: it sends only when the answer changed. */
+export class RereadSub extends LiveSub {
   private last = '';
+  private readonly read: () => string;
+  private readonly trigger: RereadTrigger;
+  constructor(sink: WsSink, cmdId: number, read: () => string, trigger: RereadTrigger) {
+    super(sink, cmdId);
+    this.read = read;
+    this.trigger = trigger;
+  }
   entities() {
     return [];
   }
-  protected abstract read(): string;
+  override wantsAlarm(e: AlarmEvent): boolean {
+    return this.trigger.alarm?.(e) ?? false;
+  }
+  override wantsEntityChange(): boolean {
+    return this.trigger.entities ?? false;
+  }
   /** The first answer (and the reference for later ones). */
   first(): string {
     this.last = this.read();
@@ -368,97 +386,56 @@ abstract class RereadSub extends LiveSub {
   }
 }
 
-export class EntityCountSub extends RereadSub {
-  private readonly services: Services;
-  private readonly query: EntityCountQuery;
-  constructor(sink: WsSink, cmdId: number, services: Services, query: EntityCountQuery) {
-    super(sink, cmdId);
-    this.services = services;
-    this.query = query;
-  }
-  override wantsEntityChange(): boolean {
-    return true;
-  }
-  protected read(): string {
-    const count = this.services.entityQuery.count(this.query, this.sink.principal!);
-    return cmdFrame(this.cmdId, 'COUNT_DATA', { count });
-  }
+/** ENTITY_COUNT: read again when devices or relations change. */
+export function entityCountSub(sink: WsSink, cmdId: number, services: Services, query: EntityCountQuery) {
+  const read = () =>
+    cmdFrame(cmdId, 'COUNT_DATA', { count: services.entityQuery.count(query, sink.principal!) });
+  return new RereadSub(sink, cmdId, read, { entities: true });
 }
 
-export class AlarmCountSub extends RereadSub {
-  private readonly services: Services;
-  private readonly query: AlarmCountQuery;
-  constructor(sink: WsSink, cmdId: number, services: Services, query: AlarmCountQuery) {
-    super(sink, cmdId);
-    this.services = services;
-    this.query = query;
-  }
-  override wantsAlarm(e: AlarmEvent): boolean {
-    return maySeeAlarm(this.sink, e);
-  }
-  protected read(): string {
-    const count = this.services.entityQuery.countAlarms(this.query, this.sink.principal!);
-    return cmdFrame(this.cmdId, 'ALARM_COUNT_DATA', { count });
-  }
+/** ALARM_COUNT: read again when an alarm the user may see changes. */
+export function alarmCountSub(sink: WsSink, cmdId: number, services: Services, query: AlarmCountQuery) {
+  const read = () =>
+    cmdFrame(cmdId, 'ALARM_COUNT_DATA', { count: services.entityQuery.countAlarms(query, sink.principal!) });
+  return new RereadSub(sink, cmdId, read, { alarm: (e) => maySeeAlarm(sink, e) });
 }
 
-export class AlarmDataSub extends RereadSub {
-  private readonly services: Services;
-  private readonly query: AlarmDataQuery;
-  constructor(sink: WsSink, cmdId: number, services: Services, query: AlarmDataQuery) {
-    super(sink, cmdId);
-    this.services = services;
-    const pageSize = Math.min(query.pageLink.pageSize, TB_WS_LIMITS.maxEntitiesPerAlarmSubscription);
-    this.query = { ...query, pageLink: { ...query.pageLink, pageSize } };
-  }
-  override wantsAlarm(e: AlarmEvent): boolean {
-    return maySeeAlarm(this.sink, e);
-  }
-  protected read(): string {
-    const principal = this.sink.principal!;
-    const data: PageDataOf<unknown> = this.services.entityQuery.findAlarms(this.query, principal);
-    const totalEntities = this.query.entityFilter
-      ? this.services.entityQuery.count({ entityFilter: this.query.entityFilter }, principal)
+/** ALARM_DATA: its page read again when an alarm the user may see changes. */
+export function alarmDataSub(sink: WsSink, cmdId: number, services: Services, query: AlarmDataQuery) {
+  const pageSize = Math.min(query.pageLink.pageSize, TB_WS_LIMITS.maxEntitiesPerAlarmSubscription);
+  const capped = { ...query, pageLink: { ...query.pageLink, pageSize } };
+  const read = () => {
+    const principal = sink.principal!;
+    const data: PageDataOf<unknown> = services.entityQuery.findAlarms(capped, principal);
+    const totalEntities = capped.entityFilter
+      ? services.entityQuery.count({ entityFilter: capped.entityFilter }, principal)
       : 0;
-    return cmdFrame(this.cmdId, 'ALARM_DATA', {
+    return cmdFrame(cmdId, 'ALARM_DATA', {
       data,
       update: null,
       allowedEntities: TB_WS_LIMITS.maxEntitiesPerAlarmSubscription,
       totalEntities,
     });
-  }
+  };
+  return new RereadSub(sink, cmdId, read, { alarm: (e) => maySeeAlarm(sink, e) });
 }
 
-export class AlarmStatusSub extends RereadSub {
-  private readonly services: Services;
-  private readonly originatorId: string;
-  private readonly typeList: string[] | undefined;
-  private readonly severityList: AlarmSeverity[] | undefined;
-  constructor(
-    sink: WsSink,
-    cmdId: number,
-    services: Services,
-    originatorId: string,
-    typeList: string[] | undefined,
-    severityList: AlarmSeverity[] | undefined,
-  ) {
-    super(sink, cmdId);
-    this.services = services;
-    this.originatorId = originatorId;
-    this.typeList = typeList;
-    this.severityList = severityList;
-  }
-  override wantsAlarm(e: AlarmEvent): boolean {
-    return e.alarm.originator.id === this.originatorId;
-  }
-  protected read(): string {
+/** ALARM_STATUS: whether the originator has an active alarm (of these types and severities). */
+export function alarmStatusSub(
+  sink: WsSink,
+  cmdId: number,
+  services: Services,
+  filter: { originatorId: string; typeList?: string[] | null; severityList?: AlarmSeverity[] | null },
+) {
+  const read = () => {
     const active =
-      this.services.alarms.count({
-        originatorIds: [this.originatorId],
+      services.alarms.count({
+        originatorIds: [filter.originatorId],
         statusList: ['ACTIVE'],
-        ...(this.typeList?.length ? { typeList: this.typeList } : {}),
-        ...(this.severityList?.length ? { severityList: this.severityList } : {}),
+        ...(filter.typeList?.length ? { typeList: filter.typeList } : {}),
+        ...(filter.severityList?.length ? { severityList: filter.severityList } : {}),
       }) > 0;
-    return cmdFrame(this.cmdId, 'ALARM_STATUS', { active });
-  }
+    return cmdFrame(cmdId, 'ALARM_STATUS', { active });
+  };
+  return new RereadSub(sink, cmdId, read, { alarm: (e) => e.alarm.originator.id === filter.originatorId });
 }
