@@ -273,6 +273,9 @@ describe("ThingsBoard's WebSocket API /api/ws", () => {
     await notJson.opened();
     notJson.send('{oops');
     expect((await notJson.closed).code).toBe(1007);
+    const binary = await openTbWs(p, { token });
+    binary.ws.send(new Uint8Array([1, 2, 3]));
+    expect((await binary.closed).code).toBe(1003);
 
     // a customer user sees its own devices only
     const customer = await p.login(CUSTOMER.username, CUSTOMER.password);
