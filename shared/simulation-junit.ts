@@ -50,6 +50,16 @@ export function junitXml(r: SimulationReport): string {
     ...(unanswered > 0 ? { failure: `${unanswered} of ${r.rpcRequests} RPC requests not answered` } : {}),
     out: `requests ${r.rpcRequests}, answered ${r.rpcAnswered}${silent ? `, left unanswered by rpcSilent ${silent}` : ''}`,
   });
+  if (r.scriptCalls > 0 || r.scriptErrors > 0)
+    cases.push({
+      name: 'device scripts run without errors',
+      ...(r.scriptErrors > 0
+        ? {
+            failure: `${r.scriptErrors} script error(s), ${r.scriptedDevicesStopped} device(s) stopped (the simulation page lists them with the line)`,
+          }
+        : {}),
+      out: `hook calls ${r.scriptCalls}, errors ${r.scriptErrors}, devices stopped ${r.scriptedDevicesStopped}`,
+    });
   for (const f of r.faults) {
     cases.push({
       name: `faults[${f.index}] ${f.kind} (${f.target})`,

@@ -53,6 +53,8 @@ export class Meter {
   rpcRequests = 0;
   attributeUpdates = 0;
   rpcAnswered = 0;
+  scriptCalls = 0;
+  scriptErrors = 0;
   readonly latency = new LatencySample();
   readonly failedByReason = new Map<string, number>();
   private readonly buckets = new Map<number, Bucket>();
@@ -72,7 +74,7 @@ export class Meter {
   reset(): void {
     this.sent = this.acknowledged = this.inFlight = this.skipped = 0;
     this.telemetryMessages = this.datapoints = this.rpcRequests = this.attributeUpdates = 0;
-    this.rpcAnswered = 0;
+    this.rpcAnswered = this.scriptCalls = this.scriptErrors = 0;
     this.latency.clear();
     this.failedByReason.clear();
     this.buckets.clear();
@@ -150,6 +152,16 @@ export class Meter {
     this.parent?.recordRpcAnswered();
   }
 
+  recordScriptCall(): void {
+    this.scriptCalls++;
+    this.parent?.recordScriptCall();
+  }
+
+  recordScriptError(): void {
+    this.scriptErrors++;
+    this.parent?.recordScriptError();
+  }
+
   recordAttributeUpdate(): void {
     this.attributeUpdates++;
     this.parent?.recordAttributeUpdate();
@@ -202,6 +214,8 @@ export class Meter {
       datapoints: this.datapoints,
       rpcRequests: this.rpcRequests,
       attributeUpdates: this.attributeUpdates,
+      scriptCalls: this.scriptCalls,
+      scriptErrors: this.scriptErrors,
       messagesPerSecond: this.messagesPerSecond(),
     };
   }

@@ -84,6 +84,8 @@ export interface GatewayPlan {
   keys: KeySpec[];
   rpc: RpcRule[];
   attributes: Record<string, TelemetryValue>;
+  /** the devices' script (device-script.ts) */
+  script?: string;
 }
 
 export function gatewayPlan(g: GatewaySpec, seed: string | number = g.name): GatewayPlan {
@@ -99,6 +101,7 @@ export function gatewayPlan(g: GatewaySpec, seed: string | number = g.name): Gat
     keys: g.keys,
     rpc: g.rpc ?? [],
     attributes: g.attributes ?? {},
+    ...(g.script ? { script: g.script } : {}),
   };
 }
 

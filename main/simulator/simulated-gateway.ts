@@ -4,6 +4,7 @@ import type {
   GatewayState,
   GatewayStatus,
   RpcLogEntry,
+  ScriptErrorEntry,
   TelemetryValue,
 } from '../../shared/schemas/simulation.ts';
 import { FAILURE_REASONS } from '../../shared/schemas/simulation.ts';
@@ -16,6 +17,7 @@ import {
   type FaultBook,
   type GatewayFault,
 } from './faults.ts';
+import { DeviceScript, type ScriptOutcome } from './device-script.ts';
 import { deviceGeneratorFactory, type ValueGenerator } from './generators.ts';
 import {
   ConnectError,
@@ -50,6 +52,8 @@ export interface GatewayHooks {
   maxPeriods?: number;
   attributeLog: RingLog<Omit<AttributeLogEntry, 'seq'>>;
   rpcLog: RingLog<Omit<RpcLogEntry, 'seq'>>;
+  /** errors of the devices' scripts */
+  scriptLog?: RingLog<Omit<ScriptErrorEntry, 'seq'>>;
   /** the run's faults: this gateway injects those that concern it and counts them here */
   faults?: FaultBook;
   /** the gateway sent its last period */
@@ -156,6 +160,12 @@ export class SimulatedGateway {
   private readonly unannounced = new Map<string, number>();
   /** telemetry a reorder fault holds back until after the next period's */
   private held: FaultedMember[] = [];
+  /** the devices' script, when the gateway has one */
+  private readonly script: DeviceScript | null;
+  /** what scripts published since the last flush: sent together, as a period's telemetry is */
+  private scripted: { device: string; values: Record<string, unknown>; ts: number }[] = [];
+  private scriptedAttributes: string[] = [];
+  private flushScheduled = false;
 
   constructor(options: {
     plan: GatewayPlan;
@@ -177,6 +187,20 @@ export class SimulatedGateway {
       n: i + 1,
       generators: factories.map(([key, make]): [string, ValueGenerator] => [key, make(name, i + 1)]),
     }));
+    this.script = this.plan.script
+      ? new DeviceScript({
+          source: this.plan.script,
+          gateway: this.plan.name,
+          deviceType: this.plan.deviceType,
+          seed: this.plan.seed,
+          devices: this.devices,
+          onCall: () => this.meter.recordScriptCall(),
+          onError: (e) => {
+            this.meter.recordScriptError();
+            this.hooks.scriptLog?.push({ ts: Date.now(), gateway: this.plan.name, ...e });
+          },
+        })
+      : null;
     this.faults = gatewayFaults(
       this.hooks.faults?.faults ?? [],
       this.plan.name,
@@ -245,8 +269,18 @@ export class SimulatedGateway {
       devicesCount: this.plan.devices.length,
       connectedDevices: this.connected.size,
       deviceNames: this.plan.devices.slice(0, 100),
+      scriptedDevicesStopped: this.scriptedDevicesStopped,
       counters: this.meter.snapshot(),
     };
+  }
+
+  get scriptedDevicesStopped(): number {
+    return this.script?.stoppedCount ?? 0;
+  }
+
+  /** Frees the script's programs in the sandbox (the run is over). */
+  releaseScript(): void {
+    this.script?.release();
   }
 
   private refusedSummary(): string | null {
@@ -308,7 +342,11 @@ export class SimulatedGateway {
       this.forcedDrop = null;
     }
     this.scheduleFaults();
-    if (this.plan.devices.length && this.plan.keys.length && this.periods < this.maxPeriods) {
+    if (
+      this.plan.devices.length &&
+      (this.plan.keys.length || this.script) &&
+      this.periods < this.maxPeriods
+    ) {
       this.timer = setInterval(() => this.tick(), this.plan.periodMs);
       this.tick();
     }
@@ -382,6 +420,8 @@ export class SimulatedGateway {
       : [];
     for (const d of this.devices) {
       if (!this.connected.has(d.name)) continue;
+      if (this.script?.ready(d.name))
+        void this.script.tick(d.name, now, elapsedMs).then((out) => this.scriptPublished(d.name, out));
       const values: Record<string, TelemetryValue> = {};
       let n = 0;
       for (const [key, gen] of d.generators) {
@@ -390,37 +430,9 @@ export class SimulatedGateway {
         values[key] = v;
         n++;
       }
-      if (n === 0) continue;
-      const unannounced = this.unannounced.get(d.name);
-      if (faultsNow.length === 0 && unannounced === undefined) {
-        members.push(`${JSON.stringify(d.name)}:[${JSON.stringify({ ts: now, values })}]`);
-        points.push(n);
-        continue;
-      }
-      const f = this.applyTelemetryFaults(faultsNow, d.name, now, values, n);
-      if (f === null) continue;
-      if (unannounced !== undefined) {
-        this.unannounced.delete(d.name);
-        f.tags.push(unannounced);
-      }
-      if (f.tags.length) faulted.push(f);
-      else {
-        members.push(f.member);
-        points.push(n);
-      }
+      if (n > 0) this.addMember(d.name, now, values, n, faultsNow, members, points, faulted);
     }
-    let from = 0;
-    for (const chunk of chunkMembers(members)) {
-      this.meter.recordTelemetry(points.slice(from, (from += chunk.count)).reduce((a, b) => a + b, 0));
-      void this.publish(TOPIC.telemetry, chunk.payload, this.plan.qos);
-    }
-    const held = this.held;
-    this.held = [];
-    for (const f of faulted) {
-      if (f.reorder) this.held.push(f);
-      else this.sendFaulted(f);
-    }
-    for (const f of held) this.sendFaulted(f);
+    this.sendMembers(members, points, faulted, true);
     this.periods++;
     if (this.periods >= this.maxPeriods) {
       this.clearTimers();
@@ -429,12 +441,96 @@ export class SimulatedGateway {
     }
   }
 
+  /** One device's values as a member of the period's message, or (changed by a fault) one of its own. */
+  private addMember(
+    device: string,
+    ts: number,
+    values: Record<string, unknown>,
+    n: number,
+    faultsNow: GatewayFault[],
+    members: string[],
+    points: number[],
+    faulted: FaultedMember[],
+  ): void {
+    const unannounced = this.unannounced.get(device);
+    if (faultsNow.length === 0 && unannounced === undefined) {
+      members.push(`${JSON.stringify(device)}:[${JSON.stringify({ ts, values })}]`);
+      points.push(n);
+      return;
+    }
+    const f = this.applyTelemetryFaults(faultsNow, device, ts, values, n);
+    if (f === null) return;
+    if (unannounced !== undefined) {
+      this.unannounced.delete(device);
+      f.tags.push(unannounced);
+    }
+    if (f.tags.length) faulted.push(f);
+    else {
+      members.push(f.member);
+      points.push(n);
+    }
+  }
+
+  /** Sends a period's members in messages of up to 48 KB, and what faults changed (a reorder: a period late). */
+  private sendMembers(members: string[], points: number[], faulted: FaultedMember[], period: boolean): void {
+    let from = 0;
+    for (const chunk of chunkMembers(members)) {
+      this.meter.recordTelemetry(points.slice(from, (from += chunk.count)).reduce((a, b) => a + b, 0));
+      void this.publish(TOPIC.telemetry, chunk.payload, this.plan.qos);
+    }
+    const held = period ? this.held : [];
+    if (period) this.held = [];
+    for (const f of faulted) {
+      if (f.reorder) this.held.push(f);
+      else this.sendFaulted(f);
+    }
+    for (const f of held) this.sendFaulted(f);
+  }
+
+  /** What a script call published: sent with what the other devices' calls publish meanwhile. */
+  private scriptPublished(device: string, out: ScriptOutcome | null): void {
+    if (!out || (out.telemetry.length === 0 && out.attributes.length === 0)) return;
+    const ts = Date.now();
+    for (const values of out.telemetry) this.scripted.push({ device, values, ts });
+    for (const values of out.attributes)
+      this.scriptedAttributes.push(`${JSON.stringify(device)}:${JSON.stringify(values)}`);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // the sandbox answers a batch of calls at once: their results go out in the same messages
+    setImmediate(() => this.flushScripted());
+  }
+
+  private flushScripted(): void {
+    this.flushScheduled = false;
+    const scripted = this.scripted;
+    const attributes = this.scriptedAttributes;
+    this.scripted = [];
+    this.scriptedAttributes = [];
+    if (this.state !== 'connected' && this.state !== 'finished') return;
+    const elapsedMs = Date.now() - this.hooks.startedAt;
+    const faultsNow = this.faults.length
+      ? this.faults.filter(
+          (f) => TELEMETRY_FAULTS.has(f.fault.kind) && elapsedMs >= f.startMs && elapsedMs < f.endMs,
+        )
+      : [];
+    const members: string[] = [];
+    const points: number[] = [];
+    const faulted: FaultedMember[] = [];
+    for (const { device, values, ts } of scripted) {
+      if (!this.connected.has(device)) continue;
+      this.addMember(device, ts, values, Object.keys(values).length, faultsNow, members, points, faulted);
+    }
+    this.sendMembers(members, points, faulted, false);
+    for (const chunk of chunkMembers(attributes))
+      void this.publish(TOPIC.attributes, chunk.payload, this.plan.qos);
+  }
+
   /** A device's telemetry as the active faults make it; null when a fault drops it. */
   private applyTelemetryFaults(
     active: GatewayFault[],
     device: string,
     now: number,
-    values: Record<string, TelemetryValue>,
+    values: Record<string, unknown>,
     points: number,
   ): FaultedMember | null {
     const book = this.hooks.faults;
@@ -702,13 +798,21 @@ export class SimulatedGateway {
     if (!isObject(body) || typeof body.device !== 'string') return;
     if (topic === TOPIC.attributes) {
       this.meter.recordAttributeUpdate();
+      const data = isObject(body.data) ? body.data : {};
+      const deleted = Array.isArray(body.deleted) ? body.deleted.map(String) : undefined;
+      const now = Date.now();
       this.hooks.attributeLog.push({
-        ts: Date.now(),
+        ts: now,
         gateway: this.plan.name,
         device: body.device,
-        data: isObject(body.data) ? body.data : {},
-        ...(Array.isArray(body.deleted) ? { deleted: body.deleted.map(String) } : {}),
+        data,
+        ...(deleted ? { deleted } : {}),
       });
+      const device = body.device;
+      if (this.script?.runs(device))
+        void this.script
+          .attributes(device, data, deleted ?? [], now, now - this.hooks.startedAt)
+          .then((out) => this.scriptPublished(device, out));
     } else if (topic === TOPIC.rpc && isObject(body.data)) {
       void this.answerRpc(body.device, body.data);
     }
@@ -720,6 +824,7 @@ export class SimulatedGateway {
     const params = data.params;
     this.meter.recordRpc();
     const rule = findRpcRule(this.plan.rpc, method);
+    const scripted = this.script?.runs(device) ?? false;
     const entry = this.hooks.rpcLog.push({
       ts: Date.now(),
       gateway: this.plan.name,
@@ -727,11 +832,12 @@ export class SimulatedGateway {
       id,
       method,
       params: params ?? null,
-      responder: rule?.responder.kind ?? null,
-      status: rule ? 'pending' : 'ignored',
+      responder: scripted ? 'script' : (rule?.responder.kind ?? null),
+      status: rule || scripted ? 'pending' : 'ignored',
     });
-    if (!rule) return;
-    const [silent] = activeFaults(this.faults, 'rpcSilent', Date.now() - this.hooks.startedAt, device);
+    if (!rule && !scripted) return;
+    const now = Date.now();
+    const [silent] = activeFaults(this.faults, 'rpcSilent', now - this.hooks.startedAt, device);
     if (silent) {
       entry.status = 'ignored';
       this.hooks.faults?.injected(silent.index);
@@ -739,11 +845,22 @@ export class SimulatedGateway {
       return;
     }
     let reply: unknown;
-    try {
-      reply = await respond(rule.responder, { method, params }, this.abort.signal);
-    } catch {
-      entry.status = 'failed';
+    const out = scripted
+      ? await this.script!.rpc(device, method, params, now, now - this.hooks.startedAt)
+      : null;
+    this.scriptPublished(device, out);
+    if (out?.reply !== undefined) reply = out.reply;
+    else if (!rule) {
+      entry.status = out ? 'ignored' : 'failed';
       return;
+    } else {
+      entry.responder = rule.responder.kind;
+      try {
+        reply = await respond(rule.responder, { method, params }, this.abort.signal);
+      } catch {
+        entry.status = 'failed';
+        return;
+      }
     }
     const failure = await this.publish(TOPIC.rpc, { device, id, data: reply }, this.plan.qos);
     entry.status = failure === null ? 'answered' : 'failed';

@@ -33,6 +33,8 @@ const ZERO: SimulationCounters = {
   datapoints: 0,
   rpcRequests: 0,
   attributeUpdates: 0,
+  scriptCalls: 0,
+  scriptErrors: 0,
   messagesPerSecond: 0,
 };
 
@@ -153,6 +155,7 @@ export class SimulationManager {
         rpcLog: [],
         faults: [],
         faultMarkers: [],
+        scriptErrors: [],
       };
     const s = run.status();
     return {
@@ -164,6 +167,7 @@ export class SimulationManager {
       rpcLog: s.rpcLog,
       faults: s.faults,
       faultMarkers: s.faultMarkers,
+      scriptErrors: s.scriptErrors,
     };
   }
 

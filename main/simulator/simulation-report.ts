@@ -37,6 +37,9 @@ export function runReport(
     alarmsRaised,
     rpcRequests: m.rpcRequests,
     rpcAnswered: m.rpcAnswered,
+    scriptCalls: m.scriptCalls,
+    scriptErrors: m.scriptErrors,
+    scriptedDevicesStopped: run.gateways.reduce((n, g) => n + g.scriptedDevicesStopped, 0),
     latencyMs: m.latency.percentiles(),
   };
 }

@@ -6,6 +6,7 @@ import type {
   GatewayStatus,
   RateSample,
   RpcLogEntry,
+  ScriptErrorEntry,
   SimulationCounters,
   SimulationState,
 } from '../../shared/schemas/simulation.ts';
@@ -48,6 +49,7 @@ export interface RunStatus {
   rpcLog: RpcLogEntry[];
   faults: FaultCount[];
   faultMarkers: FaultMarker[];
+  scriptErrors: ScriptErrorEntry[];
 }
 
 /** One run of a scenario: its gateways, shared counters and logs, a duration timer, and how it ended. */
@@ -60,6 +62,7 @@ export class SimulationRun {
   readonly meter = new Meter();
   readonly attributeLog = new RingLog<Omit<AttributeLogEntry, 'seq'>>();
   readonly rpcLog = new RingLog<Omit<RpcLogEntry, 'seq'>>();
+  readonly scriptLog = new RingLog<Omit<ScriptErrorEntry, 'seq'>>();
   readonly faults: FaultBook;
   readonly gateways: SimulatedGateway[];
   private readonly durationMs: number;
@@ -83,6 +86,7 @@ export class SimulationRun {
       maxPeriods: options.maxPeriods,
       attributeLog: this.attributeLog,
       rpcLog: this.rpcLog,
+      scriptLog: this.scriptLog,
       faults: this.faults,
       onFinished: () => this.checkDone(),
       onFailed: (gw: SimulatedGateway, err: Error) => {
@@ -131,6 +135,7 @@ export class SimulationRun {
     this.meter.halt();
     if (this.durationTimer) clearTimeout(this.durationTimer);
     this.stopping = Promise.all(this.gateways.map((g) => g.stop())).then(() => {
+      for (const g of this.gateways) g.releaseScript();
       this.stoppedAt = Date.now();
       this.finishReason = reason;
       this.state = reason === 'error' ? 'failed' : 'stopped';
@@ -164,6 +169,7 @@ export class SimulationRun {
       rpcLog: this.rpcLog.list(),
       faults: this.faults.list(),
       faultMarkers: this.faults.markers.list(),
+      scriptErrors: this.scriptLog.list(),
     };
   }
 

@@ -25,6 +25,8 @@ export const SIMULATION_LIMITS = {
   minPeriodMs: 10,
   csvChars: 1_000_000,
   faults: 100,
+  scriptChars: 50_000,
+  scriptedDevicesPerScenario: 10_000,
 } as const;
 
 export const DEFAULT_DEVICE_NAME_PATTERN = '${gateway} Device ${n}';
@@ -230,6 +232,14 @@ export const GatewaySpec = obj({
   attributes: Type.Optional(
     Type.Record(Type.String(), TelemetryValue, {
       description: 'client attributes each device sends at connect; ${gateway}, ${device} and ${n} expand',
+    }),
+  ),
+  script: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: SIMULATION_LIMITS.scriptChars,
+      description:
+        "JavaScript run for each device in the QuickJS sandbox (the rule engine's limits): hooks onTick(ctx) (returns the telemetry to publish), onRpc(method, params, ctx) (returns the reply), onAttributes(shared, ctx); ctx.state is kept per device across calls; ctx.now, ctx.elapsedMs, ctx.device {name, n, gateway, type}, ctx.shared, ctx.random() (seeded), ctx.publish(values), ctx.publishAttributes(values). Its telemetry comes with that of keys",
     }),
   ),
 });
@@ -485,6 +495,12 @@ function semanticIssues(s: Scenario): ScenarioIssue[] {
       }
     });
   });
+  const scripted = s.gateways.reduce((n, g) => n + (g.script ? g.devicesCount : 0), 0);
+  if (scripted > SIMULATION_LIMITS.scriptedDevicesPerScenario)
+    issues.push({
+      path: 'gateways',
+      message: `must have at most ${SIMULATION_LIMITS.scriptedDevicesPerScenario} scripted devices in all (has ${scripted})`,
+    });
   if (devices > SIMULATION_LIMITS.devicesPerScenario)
     issues.push({
       path: 'gateways',
@@ -606,6 +622,11 @@ export const SimulationCounters = Type.Object({
   datapoints: Type.Integer({ description: 'telemetry values sent' }),
   rpcRequests: Type.Integer(),
   attributeUpdates: Type.Integer(),
+  scriptCalls: Type.Integer({ description: "calls of the devices' script hooks that ran" }),
+  scriptErrors: Type.Integer({
+    description:
+      'script calls that failed: a throw, a syntax error, past the time or memory limit, a bad result',
+  }),
   messagesPerSecond: Type.Number({ description: 'publishes per second over the last 5 s' }),
 });
 export type SimulationCounters = Static<typeof SimulationCounters>;
@@ -645,6 +666,9 @@ export const GatewayStatus = Type.Object({
   devicesCount: Type.Integer(),
   connectedDevices: Type.Integer(),
   deviceNames: Type.Array(Type.String(), { description: 'the first 100 device names' }),
+  scriptedDevicesStopped: Type.Integer({
+    description: 'devices whose script was stopped (a syntax error, past the time or memory limit)',
+  }),
   counters: SimulationCounters,
 });
 export type GatewayStatus = Static<typeof GatewayStatus>;
@@ -688,6 +712,25 @@ export const RpcLogEntry = Type.Object({
   answeredAt: Type.Optional(Type.Integer()),
 });
 export type RpcLogEntry = Static<typeof RpcLogEntry>;
+
+export const SCRIPT_HOOKS = ['onTick', 'onRpc', 'onAttributes'] as const;
+export type ScriptHook = (typeof SCRIPT_HOOKS)[number];
+
+export const ScriptErrorEntry = Type.Object({
+  seq: Type.Integer(),
+  ts: Type.Integer(),
+  gateway: Type.String(),
+  device: Type.Union([Type.String(), Type.Null()], {
+    description: 'the device; null: every device of the gateway (a syntax error)',
+  }),
+  hook: Type.Union([Type.String(), Type.Null()], {
+    description: 'onTick, onRpc, onAttributes; null: loading',
+  }),
+  line: Type.Union([Type.Integer(), Type.Null()], { description: "the script's line, when known" }),
+  message: Type.String(),
+  stopped: Type.Boolean({ description: 'the device runs its script no more (else it skipped this call)' }),
+});
+export type ScriptErrorEntry = Static<typeof ScriptErrorEntry>;
 
 /** What the platform answered to injected faults, besides the PUBACK reason codes of FAILURE_REASONS. */
 export const FAULT_ANSWERS: Record<string, string> = {
@@ -735,6 +778,9 @@ export const SimulationStatus = Type.Object({
   }),
   faultMarkers: Type.Array(FaultMarker, {
     description: 'where faults started and ended (the last 200, newest first)',
+  }),
+  scriptErrors: Type.Array(ScriptErrorEntry, {
+    description: "errors of the devices' scripts (the last 100, newest first)",
   }),
 });
 export type SimulationStatus = Static<typeof SimulationStatus>;
@@ -792,6 +838,9 @@ export const SimulationReport = Type.Object({
   }),
   rpcRequests: Type.Integer(),
   rpcAnswered: Type.Integer(),
+  scriptCalls: Type.Integer({ description: 'script hook calls that ran' }),
+  scriptErrors: Type.Integer({ description: 'script hook calls that failed' }),
+  scriptedDevicesStopped: Type.Integer({ description: 'devices whose script was stopped' }),
   latencyMs: Type.Union([LatencyPercentiles, Type.Null()]),
 });
 export type SimulationReport = Static<typeof SimulationReport>;

@@ -57,7 +57,7 @@ export type FailureReason = 'timeout' | 'memory' | 'runtime' | 'compile' | 'size
  */
 export type CallResult =
   | { callId: number; ok: true; text: string }
-  | { callId: number; ok: false; reason: FailureReason; error: string };
+  | { callId: number; ok: false; reason: FailureReason; error: string; line?: number };
 
 export interface WorkerReply {
   kind: 'results';
@@ -69,7 +69,7 @@ export interface WorkerReply {
 }
 
 /** The script's line of the first stack frame in the user's code ("at f (script:5:3)"). */
-function userLine(stack: unknown): number | null {
+export function userLine(stack: unknown): number | null {
   const m = typeof stack === 'string' ? /\(?script:(\d+)(?::\d+)?\)?/.exec(stack) : null;
   if (!m) return null;
   const line = Number(m[1]) - PROGRAM_LINE_OFFSET;

@@ -68,10 +68,17 @@ const SUSPECT_MS = 60_000;
 /** A failed invocation; `reason` says whether the script timed out, ran out of memory, threw, ... */
 export class ScriptError extends Error {
   readonly reason: FailureReason | 'suspended' | 'overloaded';
-  constructor(reason: FailureReason | 'suspended' | 'overloaded', message: string) {
+  /** the script's line where a timeout stopped it, when known */
+  readonly line: number | null;
+  constructor(
+    reason: FailureReason | 'suspended' | 'overloaded',
+    message: string,
+    line: number | null = null,
+  ) {
     super(message);
     this.name = 'ScriptError';
     this.reason = reason;
+    this.line = line;
   }
 }
 
@@ -480,7 +487,7 @@ export class ScriptSandbox {
         this.failQueued(script, new ScriptError('suspended', script.suspended));
       }
     }
-    w.reject(new ScriptError(r.reason, r.error));
+    w.reject(new ScriptError(r.reason, r.error, typeof r.line === 'number' ? r.line : null));
   }
 
   /** A result as the runner wrote it, checked again here: nothing larger or deeper than the limits. */

@@ -21,6 +21,7 @@ import {
 } from 'quickjs-emscripten-core';
 import {
   describeThrown,
+  userLine,
   type CallResult,
   type FailureReason,
   type InvokeCall,
@@ -88,9 +89,12 @@ let broken = false;
 
 class ScriptFailure extends Error {
   readonly reason: FailureReason;
-  constructor(reason: FailureReason, message: string) {
+  /** where the script was when it was stopped (a timeout), when its stack says */
+  readonly line: number | null;
+  constructor(reason: FailureReason, message: string, line: number | null = null) {
     super(message);
     this.reason = reason;
+    this.line = line;
   }
 }
 
@@ -103,14 +107,18 @@ function memoryMessage(p: ScriptProgram): string {
 }
 
 /** The name and message of an error QuickJS raised in the sandbox's own code (never a script's value). */
-function engineError(context: QuickJSContext, handle: QuickJSHandle): { name?: string; message?: string } {
+function engineError(
+  context: QuickJSContext,
+  handle: QuickJSHandle,
+): { name?: string; message?: string; stack?: string } {
   try {
     const e = context.dump(handle) as unknown;
     if (e === null || typeof e !== 'object') return { message: typeof e === 'string' ? e : String(e) };
-    const { name, message } = e as { name?: unknown; message?: unknown };
+    const { name, message, stack } = e as { name?: unknown; message?: unknown; stack?: unknown };
     return {
       name: typeof name === 'string' ? name : undefined,
       message: typeof message === 'string' ? message : undefined,
+      stack: typeof stack === 'string' ? stack.slice(0, 4000) : undefined,
     };
   } catch {
     return {};
@@ -121,7 +129,7 @@ function engineError(context: QuickJSContext, handle: QuickJSHandle): { name?: s
 function failureOf(p: ScriptProgram, inst: Instance, handle: QuickJSHandle): ScriptFailure {
   const e = engineError(inst.context, handle);
   if (e.name === 'InternalError' && e.message === 'interrupted')
-    return new ScriptFailure('timeout', timeoutMessage(p));
+    return new ScriptFailure('timeout', timeoutMessage(p), userLine(e.stack));
   if (e.message === undefined || e.message === 'out of memory')
     return new ScriptFailure('memory', memoryMessage(p));
   if (Date.now() > inst.deadline) return new ScriptFailure('timeout', timeoutMessage(p));
@@ -203,8 +211,8 @@ function instantiate(p: ScriptProgram): Instance {
  */
 function runScript(script: Script, calls: InvokeCall[], results: CallResult[], notRun: number[]): void {
   const p = script.program;
-  const fail = (c: InvokeCall, reason: FailureReason, error: string) =>
-    results.push({ callId: c.callId, ok: false, reason, error });
+  const fail = (c: InvokeCall, reason: FailureReason, error: string, line?: number | null) =>
+    results.push({ callId: c.callId, ok: false, reason, error, ...(line ? { line } : {}) });
   let inst: Instance;
   try {
     inst = script.instance ??= instantiate(p);
@@ -249,7 +257,7 @@ function runScript(script: Script, calls: InvokeCall[], results: CallResult[], n
   runnable.forEach((c, i) => {
     const text = out[i];
     if (text !== undefined) results.push(resultOf(c, text));
-    else if (i === out.length && failure) fail(c, failure.reason, failure.message);
+    else if (i === out.length && failure) fail(c, failure.reason, failure.message, failure.line);
     else if (failure) notRun.push(c.callId);
     else fail(c, 'runtime', 'The script sandbox gave no result');
   });

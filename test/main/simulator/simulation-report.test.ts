@@ -95,6 +95,9 @@ describe('simulation reports', () => {
       alarmsRaised: null,
       rpcRequests: 3,
       rpcAnswered: 2,
+      scriptCalls: 0,
+      scriptErrors: 0,
+      scriptedDevicesStopped: 0,
       latencyMs: null,
     };
     const xml = junitXml(base);

@@ -286,6 +286,8 @@ const NO_COUNTERS: Counters = {
   datapoints: 0,
   rpcRequests: 0,
   attributeUpdates: 0,
+  scriptCalls: 0,
+  scriptErrors: 0,
   messagesPerSecond: 0,
 };
 
@@ -302,6 +304,7 @@ function notStarted(g: Scenario['gateways'][number]): GatewayStatus {
     devicesCount: g.devicesCount,
     connectedDevices: 0,
     deviceNames: deviceNames({ ...g, devicesCount: Math.min(g.devicesCount, 100) }),
+    scriptedDevicesStopped: 0,
     counters: NO_COUNTERS,
   };
 }

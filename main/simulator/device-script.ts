@@ -1,0 +1,316 @@
+import type { ScriptHook } from '../../shared/schemas/simulation.ts';
+import { ScriptCompileError } from '../rule-engine/script/script-compile-error.ts';
+import { compileProgram } from '../rule-engine/script/script-program.ts';
+import { ScriptError, ScriptSandbox, type SandboxScript } from '../rule-engine/script/script-sandbox.ts';
+import { seededRandom } from './generators.ts';
+
+/**
+ * What the sandbox runs around a device's script: the script's own lines first (so that errors name its
+ * lines), then the dispatcher. Each call passes the device's state in and takes it back with what the hook
+ * published: nothing of a device stays in QuickJS between calls, so any worker may run any call, and a
+ * worker that is replaced loses nothing. Module-level variables of the script start over at every call.
+ */
+const DISPATCH = `
+;return (function (m, hooks) {
+  var out = { p: [], a: [], s: null, r: 0, h: false };
+  var rng = m.r | 0;
+  var ctx = {
+    state: m.s, now: m.now, elapsedMs: m.el, device: m.d, shared: m.sh,
+    random: function () {
+      rng = (rng + 0x6d2b79f5) | 0;
+      var t = Math.imul(rng ^ (rng >>> 15), 1 | rng);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    },
+    publish: function (values) { out.p.push(values); },
+    publishAttributes: function (values) { out.a.push(values); }
+  };
+  var fn = hooks[m.h];
+  if (typeof fn === 'function') {
+    out.h = true;
+    if (m.h === 'onTick') { var v = fn(ctx); if (v !== undefined && v !== null) out.p.push(v); }
+    else if (m.h === 'onRpc') { var reply = fn(m.method, m.params, ctx); if (reply !== undefined) out.reply = reply; }
+    else fn(m.u, ctx);
+  }
+  out.s = ctx.state;
+  out.r = rng;
+  return out;
+})(msg, {
+  onTick: typeof onTick === 'function' ? onTick : undefined,
+  onRpc: typeof onRpc === 'function' ? onRpc : undefined,
+  onAttributes: typeof onAttributes === 'function' ? onAttributes : undefined
+});`;
+
+const MiB = 1024 * 1024;
+/** Per device: its state, what it publishes and its reply, in JSON, in and out of a call. */
+const MAX_CALL_CHARS = 16_384;
+/** RPC requests and attribute updates waiting behind a device's running call; beyond, they are refused. */
+const MAX_WAITING = 50;
+const MAX_KEYS = 100;
+const MAX_KEY_CHARS = 255;
+
+let sandbox: ScriptSandbox | null = null;
+
+/**
+ * The simulator's own sandbox (two workers), apart from the rule chains': a device script that runs away
+ * holds up scripted devices at most, never the platform's chains. Limits are the rule engine's (time per
+ * call, QuickJS memory), with a smaller bound on what a call passes in and out.
+ */
+export function simulatorSandbox(): ScriptSandbox {
+  sandbox ??= new ScriptSandbox({
+    workers: 2,
+    limits: { maxArgsChars: MAX_CALL_CHARS * 2, maxResultChars: MAX_CALL_CHARS },
+    maxQueuedChars: 32 * MiB,
+    maxQueued: 50_000,
+  });
+  return sandbox;
+}
+
+/** A script failure as the simulation page lists it. */
+export interface DeviceScriptError {
+  device: string | null;
+  hook: ScriptHook | null;
+  line: number | null;
+  message: string;
+  stopped: boolean;
+}
+
+export interface ScriptedDevice {
+  name: string;
+  n: number;
+}
+
+/** What one hook call asks the gateway to do. */
+export interface ScriptOutcome {
+  telemetry: Record<string, unknown>[];
+  attributes: Record<string, unknown>[];
+  /** onRpc's reply; undefined when it gave none (or there is no onRpc): the gateway's RPC rules answer */
+  reply?: unknown;
+}
+
+type JsonObject = Record<string, unknown>;
+
+interface DeviceSlot {
+  info: { name: string; n: number; gateway: string; type: string };
+  state: JsonObject;
+  rng: number;
+  shared: JsonObject;
+  /** the device's calls run one after another: this is the last one queued */
+  tail: Promise<unknown>;
+  queued: number;
+  stopped: boolean;
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** "TypeError: x is undefined (line 3)" → 3 */
+function lineOf(message: string): number | null {
+  const m = /\(line (\d+)\)$/.exec(message);
+  return m ? Number(m[1]) : null;
+}
+
+/** A publish of the script, checked: a JSON object of at most 100 keys of up to 255 characters. */
+function checkValues(v: unknown, what: string): JsonObject {
+  if (!isObject(v)) throw new Error(`${what} must be an object of key: value`);
+  const keys = Object.keys(v);
+  if (keys.length > MAX_KEYS) throw new Error(`${what} has more than ${MAX_KEYS} keys`);
+  for (const k of keys) {
+    if (k.length === 0 || k.length > MAX_KEY_CHARS)
+      throw new Error(`${what} has a key that is empty or longer than ${MAX_KEY_CHARS} characters`);
+    const value = v[k];
+    if (value === null || value === undefined)
+      throw new Error(`${what}: '${k}' must be a number, a string, a boolean or a JSON object`);
+  }
+  return v;
+}
+
+/**
+ * The script of a gateway's devices, in the simulator's sandbox. Each device has its own state, seeded
+ * random stream and copy of its shared attributes; its calls run in order, one at a time. A device whose
+ * script throws skips that call; one that runs past the time or memory limit (or whose script does not
+ * compile) is stopped, and the other devices go on. Every failure goes to `onError`.
+ */
+export class DeviceScript {
+  private readonly script: SandboxScript | null;
+  private readonly devices = new Map<string, DeviceSlot>();
+  private readonly sandbox: ScriptSandbox;
+  private readonly onError: (e: DeviceScriptError) => void;
+  private readonly onCall: () => void;
+  private readonly lines: number;
+  calls = 0;
+  errors = 0;
+  stoppedCount = 0;
+
+  constructor(options: {
+    source: string;
+    gateway: string;
+    deviceType: string;
+    seed: string | number;
+    devices: ScriptedDevice[];
+    onError: (e: DeviceScriptError) => void;
+    /** a hook call ran (well or not) */
+    onCall?: () => void;
+    sandbox?: ScriptSandbox;
+  }) {
+    this.sandbox = options.sandbox ?? simulatorSandbox();
+    this.onError = options.onError;
+    this.onCall = options.onCall ?? (() => undefined);
+    this.lines = options.source.split('\n').length;
+    for (const d of options.devices)
+      this.devices.set(d.name, {
+        info: { name: d.name, n: d.n, gateway: options.gateway, type: options.deviceType },
+        state: {},
+        rng: Math.floor(seededRandom(options.seed, d.name, 'script')() * 4_294_967_296) | 0,
+        shared: {},
+        tail: Promise.resolve(),
+        queued: 0,
+        stopped: false,
+      });
+    let script: SandboxScript | null = null;
+    try {
+      script = this.sandbox.load(
+        'JS',
+        compileProgram('JS', options.source + DISPATCH, ['msg', 'metadata', 'msgType']),
+      );
+    } catch (err) {
+      const line = err instanceof ScriptCompileError ? Math.min(err.line, this.lines) : null;
+      const detail =
+        err instanceof ScriptCompileError ? err.message.replace(/^line \d+: /, '') : (err as Error).message;
+      this.stoppedCount = this.devices.size;
+      for (const slot of this.devices.values()) slot.stopped = true;
+      this.fail({ device: null, hook: null, line, message: `Syntax error: ${detail}`, stopped: true });
+    }
+    this.script = script;
+  }
+
+  /** Whether the device's script still runs. */
+  runs(device: string): boolean {
+    const slot = this.devices.get(device);
+    return slot !== undefined && !slot.stopped && this.script !== null;
+  }
+
+  /** Whether a tick of the device would run now (its script runs and no call of it waits). */
+  ready(device: string): boolean {
+    return this.runs(device) && this.devices.get(device)!.queued === 0;
+  }
+
+  /** onTick; null: skipped (stopped, busy, or it failed). */
+  tick(device: string, now: number, elapsedMs: number): Promise<ScriptOutcome | null> {
+    if (!this.ready(device)) return Promise.resolve(null);
+    return this.call(device, 'onTick', now, elapsedMs, {});
+  }
+
+  /** onRpc; null: not handled (no hook, stopped, or it failed). */
+  rpc(device: string, method: string, params: unknown, now: number, elapsedMs: number) {
+    return this.call(device, 'onRpc', now, elapsedMs, { method, params: params ?? null });
+  }
+
+  /** A shared attribute update: kept in ctx.shared, and passed to onAttributes. */
+  attributes(device: string, update: JsonObject, deleted: string[], now: number, elapsedMs: number) {
+    const slot = this.devices.get(device);
+    if (slot) {
+      const shared = { ...slot.shared, ...update };
+      for (const k of deleted) delete shared[k];
+      // the copy is bounded as a call's arguments are: an update that would overflow it is not kept
+      if (JSON.stringify(shared).length <= MAX_CALL_CHARS) slot.shared = shared;
+    }
+    return this.call(device, 'onAttributes', now, elapsedMs, { u: update });
+  }
+
+  release(): void {
+    if (this.script) this.sandbox.release(this.script);
+  }
+
+  private call(
+    device: string,
+    hook: ScriptHook,
+    now: number,
+    elapsedMs: number,
+    extra: JsonObject,
+  ): Promise<ScriptOutcome | null> {
+    const slot = this.devices.get(device);
+    if (!slot || slot.stopped || !this.script) return Promise.resolve(null);
+    if (slot.queued >= MAX_WAITING) {
+      this.fail({
+        device,
+        hook,
+        line: null,
+        message: `${MAX_WAITING} calls already wait for this device's script: this one is dropped`,
+        stopped: false,
+      });
+      return Promise.resolve(null);
+    }
+    slot.queued++;
+    const script = this.script;
+    const run = async (): Promise<ScriptOutcome | null> => {
+      if (slot.stopped) return null;
+      const msg = {
+        h: hook,
+        s: slot.state,
+        r: slot.rng,
+        d: slot.info,
+        sh: slot.shared,
+        now,
+        el: elapsedMs,
+        ...extra,
+      };
+      let result: unknown;
+      try {
+        result = await this.sandbox.invoke(script, msg, {}, hook);
+      } catch (err) {
+        if (err instanceof ScriptError && err.reason === 'overloaded') return null;
+        this.counted();
+        const stop = !(err instanceof ScriptError) || err.reason !== 'runtime';
+        this.fail({
+          device,
+          hook,
+          line: lineOf((err as Error).message) ?? (err instanceof ScriptError ? err.line : null),
+          message: (err as Error).message,
+          stopped: stop,
+        });
+        if (stop && !slot.stopped) {
+          slot.stopped = true;
+          this.stoppedCount++;
+        }
+        return null;
+      }
+      this.counted();
+      try {
+        return this.accept(slot, result, hook);
+      } catch (err) {
+        this.fail({ device, hook, line: null, message: (err as Error).message, stopped: false });
+        return null;
+      }
+    };
+    const done = slot.tail.then(run).finally(() => slot.queued--);
+    slot.tail = done.catch(() => undefined);
+    return done;
+  }
+
+  /** The dispatcher's result, checked again: nothing the script returns is trusted. */
+  private accept(slot: DeviceSlot, result: unknown, hook: ScriptHook): ScriptOutcome | null {
+    if (!isObject(result)) throw new Error('The script sandbox gave a result it cannot read');
+    const { p, a, s, r, h } = result;
+    if (!isObject(s)) throw new Error(`${hook}: ctx.state must stay an object`);
+    if (!Array.isArray(p) || !Array.isArray(a) || typeof r !== 'number')
+      throw new Error('The script sandbox gave a result it cannot read');
+    const telemetry = p.map((v, i) =>
+      checkValues(v, hook === 'onTick' && i === p.length - 1 ? `${hook}'s result` : 'ctx.publish()'),
+    );
+    const attributes = a.map((v) => checkValues(v, 'ctx.publishAttributes()'));
+    slot.state = s;
+    slot.rng = r | 0;
+    if (!h) return null;
+    return { telemetry, attributes, ...('reply' in result ? { reply: result.reply } : {}) };
+  }
+
+  private counted(): void {
+    this.calls++;
+    this.onCall();
+  }
+
+  private fail(e: DeviceScriptError): void {
+    this.errors++;
+    this.onError(e);
+  }
+}

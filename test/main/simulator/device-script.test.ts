@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Scenario } from '../../../shared/schemas/simulation.ts';
+import { DeviceScript, type DeviceScriptError } from '../../../main/simulator/device-script.ts';
+import { ScriptSandbox } from '../../../main/rule-engine/script/script-sandbox.ts';
+
+const THERMOSTATS = JSON.parse(
+  readFileSync(new URL('../../../shared/scenarios/scripted-thermostats.json', import.meta.url), 'utf8'),
+) as Scenario;
+const THERMOSTAT = THERMOSTATS.gateways[0]!.script!;
+
+const sandbox = new ScriptSandbox({ workers: 2, limits: { timeoutMs: 300, maxResultChars: 16_384 } });
+afterAll(() => sandbox.close());
+
+function deviceScript(source: string, names = ['A', 'B']) {
+  const errors: DeviceScriptError[] = [];
+  const script = new DeviceScript({
+    source,
+    gateway: 'G',
+    deviceType: 'thermostat',
+    seed: 'test',
+    devices: names.map((name, i) => ({ name, n: i + 1 })),
+    onError: (e) => errors.push(e),
+    sandbox,
+  });
+  return { script, errors };
+}
+
+describe('device scripts', () => {
+  it('keep state per device, follow a shared attribute and answer RPC (the shipped thermostat)', async () => {
+    const { script, errors } = deviceScript(THERMOSTAT);
+    const first = await script.tick('A', 1000, 0);
+    const start = first!.telemetry[0]!.temperature as number;
+    expect(start).toBeGreaterThan(17.9);
+    expect(first!.telemetry[0]).toMatchObject({ targetTemp: 21 });
+    await script.attributes('A', { targetTemp: 30 }, [], 2000, 1000);
+    let last = start;
+    for (let i = 0; i < 40; i++)
+      last = (await script.tick('A', 3000 + i, 0))!.telemetry[0]!.temperature as number;
+    expect(last).toBeCloseTo(30, 0);
+    // B has its own state: its target is still 21
+    expect((await script.tick('B', 1000, 0))!.telemetry[0]).toMatchObject({ targetTemp: 21 });
+    const state = await script.rpc('A', 'getState', null, 5000, 4000);
+    expect(state!.reply).toMatchObject({ targetTemp: 30, heating: false });
+    const set = await script.rpc('A', 'setTarget', { targetTemp: 19 }, 5000, 4000);
+    expect(set).toMatchObject({ reply: { targetTemp: 19 }, attributes: [{ targetTemp: 19 }] });
+    expect(errors).toEqual([]);
+  });
+
+  it('stops a device whose hook runs past the time limit, with the line, while the others go on', async () => {
+    const { script, errors } = deviceScript(
+      '// device 1 is stuck in a loop\nconst STEP = 1;\nfunction onTick(ctx) {\n  let i = 0;\n  while (ctx.device.n === 1) {\n    i += STEP;\n  }\n  return { x: ctx.device.n };\n}',
+    );
+    const [a, b] = await Promise.all([script.tick('A', 1, 0), script.tick('B', 1, 0)]);
+    expect(a).toBeNull();
+    expect(b!.telemetry).toEqual([{ x: 2 }]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        device: 'A',
+        hook: 'onTick',
+        message: 'Script execution exceeded the time limit of 300 ms',
+        stopped: true,
+      }),
+    ]);
+    // a line of onTick (QuickJS names the loop, or the function it is in)
+    expect(errors[0]!.line).toBeGreaterThanOrEqual(3);
+    expect(errors[0]!.line).toBeLessThanOrEqual(7);
+    expect(script.runs('A')).toBe(false);
+    expect((await script.tick('B', 2, 0))!.telemetry).toEqual([{ x: 2 }]);
+    expect(script.stoppedCount).toBe(1);
+  });
+
+  it('reports a syntax error with its line and runs none of the devices', async () => {
+    const { script, errors } = deviceScript('function onTick(ctx) {\n  return { x: 1 ;\n}');
+    expect(errors).toEqual([expect.objectContaining({ device: null, hook: null, line: 2, stopped: true })]);
+    expect(errors[0]!.message).toMatch(/^Syntax error: /);
+    expect(await script.tick('A', 1, 0)).toBeNull();
+    expect(script.stoppedCount).toBe(2);
+  });
+
+  it('skips a call that throws (with the line) and refuses results that are not telemetry', async () => {
+    const { script, errors } = deviceScript(
+      'function onTick(ctx) {\n  ctx.state.n = (ctx.state.n || 0) + 1;\n  if (ctx.elapsedMs === 0) return [1, 2];\n  if (ctx.elapsedMs === 1) null.x;\n  return { n: ctx.state.n };\n}',
+    );
+    expect(await script.tick('A', 1, 0)).toBeNull();
+    expect(await script.tick('A', 1, 1)).toBeNull();
+    // a call that failed keeps nothing of what it did to ctx.state
+    expect((await script.tick('A', 1, 2))!.telemetry).toEqual([{ n: 1 }]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        device: 'A',
+        line: null,
+        stopped: false,
+        message: expect.stringMatching(/must be an object/),
+      }),
+      expect.objectContaining({
+        device: 'A',
+        line: 4,
+        stopped: false,
+        message: expect.stringMatching(/TypeError/),
+      }),
+    ]);
+  });
+
+  it('stops a device whose script allocates past its memory limit', async () => {
+    // a time limit that cannot come first, so that the memory limit is what stops it
+    const roomy = new ScriptSandbox({ workers: 1, limits: { timeoutMs: 20_000 } });
+    try {
+      const errors: DeviceScriptError[] = [];
+      const script = new DeviceScript({
+        source: 'function onTick(ctx) {\n  const a = [];\n  for (;;) a.push("x".repeat(1000) + a.length);\n}',
+        gateway: 'G',
+        deviceType: 'hog',
+        seed: 1,
+        devices: [{ name: 'A', n: 1 }],
+        onError: (e) => errors.push(e),
+        sandbox: roomy,
+      });
+      expect(await script.tick('A', 1, 0)).toBeNull();
+      expect(errors).toEqual([
+        expect.objectContaining({
+          device: 'A',
+          stopped: true,
+          message: 'Script exceeded the memory limit of 8 MiB',
+        }),
+      ]);
+    } finally {
+      await roomy.close();
+    }
+  });
+});
