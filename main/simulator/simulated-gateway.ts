@@ -161,7 +161,7 @@ export class SimulatedGateway {
   /** telemetry a reorder fault holds back until after the next period's */
   private held: FaultedMember[] = [];
   /** the devices' script, when the gateway has one */
-  private readonly script: DeviceScript | null;
+  private script: DeviceScript | null = null;
   /** what scripts published since the last flush: sent together, as a period's telemetry is */
   private scripted: { device: string; values: Record<string, unknown>; ts: number }[] = [];
   private scriptedAttributes: string[] = [];
@@ -187,7 +187,18 @@ export class SimulatedGateway {
       n: i + 1,
       generators: factories.map(([key, make]): [string, ValueGenerator] => [key, make(name, i + 1)]),
     }));
-    this.script = this.plan.script
+    this.faults = gatewayFaults(
+      this.hooks.faults?.faults ?? [],
+      this.plan.name,
+      this.plan.devices,
+      this.plan.seed,
+    );
+  }
+
+  /** Connects, subscribes, connects the devices and starts publishing; rejects if the first connection fails. */
+  async start(): Promise<void> {
+    this.state = 'connecting';
+    this.script ??= this.plan.script
       ? new DeviceScript({
           source: this.plan.script,
           gateway: this.plan.name,
@@ -201,17 +212,7 @@ export class SimulatedGateway {
           },
         })
       : null;
-    this.faults = gatewayFaults(
-      this.hooks.faults?.faults ?? [],
-      this.plan.name,
-      this.plan.devices,
-      this.plan.seed,
-    );
-  }
 
-  /** Connects, subscribes, connects the devices and starts publishing; rejects if the first connection fails. */
-  async start(): Promise<void> {
-    this.state = 'connecting';
     try {
       await this.connectAndSetup();
     } catch (err) {
