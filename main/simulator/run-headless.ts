@@ -179,6 +179,12 @@ export async function runSimulate(
         `fault faults[${f.index}] ${f.kind} (${f.target}): injected ${f.injected}${answers.length ? `; answered ${answers.join(', ')}` : ''}\n`,
       );
     }
+    if (m.scriptCalls > 0 || m.scriptErrors > 0)
+      out.write(`device scripts: ${m.scriptCalls} hook calls, ${m.scriptErrors} errors\n`);
+    for (const e of [...run.scriptLog.list()].reverse().slice(0, 20))
+      out.write(
+        `script error: ${e.device ?? `every device of ${e.gateway}`}${e.hook ? ` ${e.hook}` : ''}${e.line !== null ? ` line ${e.line}` : ''}: ${e.message}${e.stopped ? ' (stopped)' : ''}\n`,
+      );
     if (options.report || options.junit) {
       const report = runReport(
         run,

@@ -26,6 +26,8 @@ import {
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { DraftJsonText, DraftProblems, DraftViewSwitch, useJsonDraft } from '../../components/json-draft.tsx';
 import { getAt, parsePath, setAt } from '../../components/json-path.ts';
+import { ScriptCodeEditor } from '../rule-chains/script-code-editor.tsx';
+import { HOOK_EXAMPLES } from './script-hooks.ts';
 
 const NEW_GATEWAY = {
   name: 'New Gateway',
@@ -33,6 +35,77 @@ const NEW_GATEWAY = {
   devicesCount: 1,
   keys: [{ key: 'value', generator: { kind: 'random', min: 0, max: 100 } }],
 };
+
+/** The script of a gateway's devices in the code editor, with an example of each hook to insert. */
+function DeviceScriptField({ b, path }: { b: Binder; path: string }) {
+  const value = b.value(path);
+  const script = typeof value === 'string' ? value : '';
+  const insert = (code: string) =>
+    b.set(path, script.trim() === '' ? code : `${script.trimEnd()}\n\n${code}`);
+  if (value === undefined)
+    return (
+      <Group gap="xs">
+        <Button
+          size="compact-xs"
+          variant="light"
+          disabled={b.disabled}
+          onClick={() => insert(HOOK_EXAMPLES[0].code)}
+          data-testid="add-device-script"
+        >
+          Add a device script
+        </Button>
+        <Text size="xs" c="dimmed">
+          JavaScript in the QuickJS sandbox: what each device publishes, how it answers RPC and follows shared
+          attributes.
+        </Text>
+      </Group>
+    );
+  const error = b.error(path);
+  return (
+    <Stack gap={4}>
+      <ScriptCodeEditor
+        label="Device script"
+        description="Hooks onTick(ctx), onRpc(method, params, ctx), onAttributes(shared, ctx); ctx.state is kept per device. Errors show in the run's Script errors with the device and the line."
+        value={script}
+        onChange={(v) => b.set(path, v)}
+        testId="device-script"
+        lang="JS"
+      />
+      {error && (
+        <Text size="xs" c="red">
+          {error}
+        </Text>
+      )}
+      <Group gap="xs">
+        <Text size="xs" c="dimmed">
+          Insert an example:
+        </Text>
+        {HOOK_EXAMPLES.map((h) => (
+          <Button
+            key={h.hook}
+            size="compact-xs"
+            variant="default"
+            disabled={b.disabled}
+            onClick={() => insert(h.code)}
+            title={h.label}
+            data-testid={`insert-${h.hook}`}
+          >
+            {h.hook}
+          </Button>
+        ))}
+        <Button
+          size="compact-xs"
+          variant="subtle"
+          color="red"
+          disabled={b.disabled}
+          onClick={() => b.set(path, undefined)}
+        >
+          Remove script
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
 
 /** One gateway's common fields; its keys, RPC responders and attributes are edited in the JSON view. */
 function GatewayFields({ b, index, onRemove }: { b: Binder; index: number; onRemove?: () => void }) {
@@ -91,6 +164,7 @@ function GatewayFields({ b, index, onRemove }: { b: Binder; index: number; onRem
           />
           <TextField b={b} path={`${p}.deviceType`} label="Device profile" optional placeholder="default" />
         </SimpleGrid>
+        <DeviceScriptField b={b} path={`${p}.script`} />
         <Group justify="space-between" align="flex-end">
           <Group gap={6}>
             <Text size="xs" c="dimmed">

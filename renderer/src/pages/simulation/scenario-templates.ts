@@ -1,4 +1,5 @@
 import sample from '../../../../shared/scenarios/smart-building-gateway.json';
+import thermostats from '../../../../shared/scenarios/scripted-thermostats.json';
 import building from '../../../../shared/scenarios/smart-building.json';
 import { deviceNames, type Scenario } from '../../../../shared/schemas/simulation.ts';
 
@@ -44,6 +45,13 @@ export const TEMPLATES: ScenarioTemplate[] = [
     description:
       'A building, its floors and rooms as assets, a climate sensor per room, and an alarm rule: High Temperature above 28 °C, cleared below 26 °C.',
     scenario: building as unknown as Scenario,
+  },
+  {
+    id: 'scripted-thermostats',
+    label: 'Scripted thermostats',
+    description:
+      'Three thermostats run by a device script: each moves toward the targetTemp shared attribute it is sent, and answers the RPC getState and setTarget.',
+    scenario: thermostats as unknown as Scenario,
   },
   {
     id: 'minimal',

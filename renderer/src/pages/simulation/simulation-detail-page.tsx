@@ -40,6 +40,7 @@ import {
 } from './simulation-live.tsx';
 import { FaultsCard } from './simulation-faults.tsx';
 import { SimulationReportCard } from './simulation-report-card.tsx';
+import { ScriptErrorsCard } from './simulation-script-errors.tsx';
 import { StateBadge, isActive } from './simulation-ui.tsx';
 
 const FINISH_REASONS: Record<string, string> = {
@@ -257,6 +258,7 @@ export default function SimulationDetailPage({ params }: { params: PageParams })
                   <FailureReasons status={status.data} />
                 </SimpleGrid>
                 <FaultsCard status={status.data} />
+                <ScriptErrorsCard status={status.data} />
                 <GatewayStatusTable
                   gateways={status.data.gatewayStatus}
                   runState={s.state}
