@@ -7,11 +7,13 @@
  * message (this process's user + system time).
  * Run: npm run bench:sim. Last line: BENCH {"name":"sim",...}.
  *
- * Scripted devices (a device type with a QuickJS script) are not in the simulator yet: scriptedMessagesPerSec
- * and scriptedCostRatio are null until they are.
+ * Then the same with scripted devices (each gateway's devices run a script in the QuickJS sandbox that
+ * computes the same two keys, keeping its state per device): scriptedMessagesPerSec, and scriptedCostRatio,
+ * the simulator's CPU per message scripted over plain (this process's CPU: the sandbox's worker threads
+ * included). Target: at most 3.
  *
- * Env: BENCH_SIM_DEVICES (devices in all, default 20,000), BENCH_SIM_GATEWAYS (4), BENCH_SIM_PERIOD_MS
- * (100), BENCH_SIM_SECONDS (10).
+ * Env: BENCH_SIM_DEVICES (devices in all, default 20,000), BENCH_SIM_SCRIPTED_DEVICES (default 10,000, a
+ * scenario's most), BENCH_SIM_GATEWAYS (4), BENCH_SIM_PERIOD_MS (100), BENCH_SIM_SECONDS (10).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import type { Scenario } from '../shared/schemas/simulation.ts';
@@ -24,10 +26,21 @@ const DEVICES = Number(process.env.BENCH_SIM_DEVICES ?? 20_000);
 const GATEWAYS = Number(process.env.BENCH_SIM_GATEWAYS ?? 4);
 const PERIOD_MS = Number(process.env.BENCH_SIM_PERIOD_MS ?? 100);
 const SECONDS = Number(process.env.BENCH_SIM_SECONDS ?? 10);
+const SCRIPTED_DEVICES = Number(process.env.BENCH_SIM_SCRIPTED_DEVICES ?? 10_000);
 const KEYS = 2;
 const TARGET_PLAIN = 50_000;
+const TARGET_COST_RATIO = 3;
 
-function scenario(): Scenario {
+/** The plain devices' two keys, computed by a device script. */
+const SCRIPT = `function onTick(ctx) {
+  const s = ctx.state;
+  if (s.co2 === undefined) s.co2 = 600;
+  s.co2 = Math.min(1600, Math.max(400, s.co2 + (ctx.random() * 2 - 1) * 20));
+  const t = 22 + 4 * Math.sin((2 * Math.PI * ctx.elapsedMs) / 60000) + (ctx.random() - 0.5) * 0.2;
+  return { temperature: Math.round(t * 100) / 100, co2: Math.round(s.co2 * 100) / 100 };
+}`;
+
+function scenario(devices: number, scripted: boolean): Scenario {
   return {
     name: 'bench',
     seed: 1,
@@ -35,23 +48,31 @@ function scenario(): Scenario {
       name: `Bench Gateway ${i + 1}`,
       periodMs: PERIOD_MS,
       qos: 1 as const,
-      devicesCount: Math.ceil(DEVICES / GATEWAYS),
+      devicesCount: Math.ceil(devices / GATEWAYS),
       deviceNamePattern: `G${i + 1} Device \${n}`,
-      keys: [
-        {
-          key: 'temperature',
-          generator: { kind: 'sine' as const, min: 18, max: 26, periodMs: 60_000, noise: 0.1 },
-        },
-        { key: 'co2', generator: { kind: 'randomWalk' as const, start: 600, step: 20, min: 400, max: 1600 } },
-      ],
+      ...(scripted ? { script: SCRIPT } : {}),
+      keys: scripted
+        ? []
+        : [
+            {
+              key: 'temperature',
+              generator: { kind: 'sine' as const, min: 18, max: 26, periodMs: 60_000, noise: 0.1 },
+            },
+            {
+              key: 'co2',
+              generator: { kind: 'randomWalk' as const, start: 600, step: 20, min: 400, max: 1600 },
+            },
+          ],
     })),
   };
 }
 
 async function measure(
   url: string,
+  devices: number,
+  scripted: boolean,
 ): Promise<{ perSec: number; publishesPerSec: number; cpuUsPerMsg: number; skipped: number }> {
-  const s = scenario();
+  const s = scenario(devices, scripted);
   const run = new SimulationRun({
     gateways: s.gateways.map((g, i) => ({
       plan: gatewayPlan(g, s.seed),
@@ -59,8 +80,8 @@ async function measure(
     })),
   });
   await run.start();
-  // settle: connects and the first periods
-  await new Promise((r) => setTimeout(r, 1500));
+  // settle: connects and the first periods (scripted: the sandbox's workers start)
+  await new Promise((r) => setTimeout(r, scripted ? 4000 : 1500));
   const m = run.meter;
   const d0 = m.datapoints;
   const p0 = m.telemetryMessages;
@@ -83,7 +104,9 @@ async function measure(
 
 const sink = await startRawAedes();
 try {
-  const plain = await measure(sink.url);
+  const plain = await measure(sink.url, DEVICES, false);
+  const scripted = await measure(sink.url, SCRIPTED_DEVICES, true);
+  const ratio = scripted.cpuUsPerMsg / plain.cpuUsPerMsg;
   printFigures({
     machine: `${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(1)} (shared)`,
     devices: [DEVICES, `in ${GATEWAYS} gateways, a message each every ${PERIOD_MS} ms`],
@@ -93,7 +116,10 @@ try {
     'simulator CPU per message': [plain.cpuUsPerMsg, 'µs'],
     'periods skipped (in flight full)': plain.skipped,
     target: [TARGET_PLAIN, 'device messages/s plain'],
-    'scripted devices': 'not measured: the simulator has no scripted devices yet',
+    'scripted devices': [SCRIPTED_DEVICES, `in ${GATEWAYS} gateways, onTick every ${PERIOD_MS} ms`],
+    'scripted device messages': [scripted.perSec, 'device messages/s'],
+    'scripted CPU per message': [scripted.cpuUsPerMsg, 'µs'],
+    'scripted cost ratio': [ratio, `x plain per message (target <= ${TARGET_COST_RATIO})`],
   });
   printBench({
     name: 'sim',
@@ -101,8 +127,12 @@ try {
     plainMessagesPerSec: plain.perSec,
     plainPublishesPerSec: plain.publishesPerSec,
     plainCpuUsPerMessage: plain.cpuUsPerMsg,
-    scriptedMessagesPerSec: null,
-    scriptedCostRatio: null,
+    scriptedDevices: SCRIPTED_DEVICES,
+    scriptedMessagesPerSec: scripted.perSec,
+    scriptedCpuUsPerMessage: scripted.cpuUsPerMsg,
+    scriptedCostRatio: ratio,
+    targetScriptedCostRatio: TARGET_COST_RATIO,
+    meetsScriptedTarget: ratio <= TARGET_COST_RATIO,
     targetPlainMessagesPerSec: TARGET_PLAIN,
     meetsPlainTarget: plain.perSec >= TARGET_PLAIN,
   });

@@ -1,6 +1,8 @@
 import type { ScriptHook } from '../../shared/schemas/simulation.ts';
+import { MAX_JSON_DEPTH } from '../../shared/limits.ts';
 import { ScriptCompileError } from '../rule-engine/script/script-compile-error.ts';
 import { compileProgram } from '../rule-engine/script/script-program.ts';
+import { describeThrown } from '../rule-engine/script/script-protocol.ts';
 import { ScriptError, ScriptSandbox, type SandboxScript } from '../rule-engine/script/script-sandbox.ts';
 import { seededRandom } from './generators.ts';
 
@@ -12,6 +14,7 @@ import { seededRandom } from './generators.ts';
  */
 const DISPATCH = `
 ;return (function (m, hooks) {
+  function one(m) {
   var out = { p: [], a: [], s: null, r: 0, h: false };
   var rng = m.r | 0;
   var ctx = {
@@ -35,6 +38,24 @@ const DISPATCH = `
   out.s = ctx.state;
   out.r = rng;
   return out;
+  }
+  if (!m.b) return one(m);
+  // a tick of many devices: each device's throw is its own; limits (time, memory) fail the whole call
+  var results = [];
+  for (var i = 0; i < m.b.length; i++) {
+    var d = m.b[i];
+    d.h = m.h; d.now = m.now; d.el = m.el;
+    try {
+      results.push(one(d));
+    } catch (e) {
+      if (e === null || e instanceof InternalError) throw e;
+      var err = e instanceof Error ? e : null;
+      results.push({ x: err ? String(err.message) : String(e), n: err ? String(err.name) : undefined, t: err ? String(err.stack) : undefined });
+    }
+  }
+  // as text, written by QuickJS's own JSON (the host parses and checks it again): far cheaper than the
+  // sandbox's bounded writer for a hundred devices' results
+  return JSON.stringify(results);
 })(msg, {
   onTick: typeof onTick === 'function' ? onTick : undefined,
   onRpc: typeof onRpc === 'function' ? onRpc : undefined,
@@ -42,8 +63,10 @@ const DISPATCH = `
 });`;
 
 const MiB = 1024 * 1024;
-/** Per device: its state, what it publishes and its reply, in JSON, in and out of a call. */
-const MAX_CALL_CHARS = 16_384;
+/** A device's copy of its shared attributes, in JSON. */
+const MAX_SHARED_CHARS = 16_384;
+/** Devices whose onTick runs in one sandbox call (their calls share its time limit). */
+const TICK_BATCH = 100;
 /** RPC requests and attribute updates waiting behind a device's running call; beyond, they are refused. */
 const MAX_WAITING = 50;
 const MAX_KEYS = 100;
@@ -54,12 +77,13 @@ let sandbox: ScriptSandbox | null = null;
 /**
  * The simulator's own sandbox (two workers), apart from the rule chains': a device script that runs away
  * holds up scripted devices at most, never the platform's chains. Limits are the rule engine's (time per
- * call, QuickJS memory), with a smaller bound on what a call passes in and out.
+ * call, QuickJS memory, what a call passes in and out).
  */
 export function simulatorSandbox(): ScriptSandbox {
   sandbox ??= new ScriptSandbox({
     workers: 2,
-    limits: { maxArgsChars: MAX_CALL_CHARS * 2, maxResultChars: MAX_CALL_CHARS },
+    // a device that hits a limit is stopped here, on its own: the sandbox does not suspend the whole script
+    limits: { maxErrors: Number.MAX_SAFE_INTEGER },
     maxQueuedChars: 32 * MiB,
     maxQueued: 50_000,
   });
@@ -107,6 +131,27 @@ const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !==
 function lineOf(message: string): number | null {
   const m = /\(line (\d+)\)$/.exec(message);
   return m ? Number(m[1]) : null;
+}
+
+/** A batch's results as the dispatcher wrote them (untrusted text): an array, nested no deeper than JSON may. */
+function parseBatch(text: unknown): unknown[] | null {
+  if (typeof text !== 'string') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(value)) return null;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (depth > MAX_JSON_DEPTH) return null;
+    if (typeof v === 'object' && v !== null)
+      for (const item of Array.isArray(v) ? v : Object.values(v))
+        if (typeof item === 'object') stack.push([item, depth + 1]);
+  }
+  return value;
 }
 
 /** A publish of the script, checked: a JSON object of at most 100 keys of up to 255 characters. */
@@ -194,10 +239,74 @@ export class DeviceScript {
     return this.runs(device) && this.devices.get(device)!.queued === 0;
   }
 
-  /** onTick; null: skipped (stopped, busy, or it failed). */
-  tick(device: string, now: number, elapsedMs: number): Promise<ScriptOutcome | null> {
-    if (!this.ready(device)) return Promise.resolve(null);
-    return this.call(device, 'onTick', now, elapsedMs, {});
+  /**
+   * onTick of many devices, in calls of up to 100 devices each (a call per device costs more than the hook
+   * itself): `onOutcome` gets each device's outcome. When a call hits a limit, its devices run again one
+   * call each, so that only the device at fault is stopped.
+   */
+  ticks(
+    devices: string[],
+    now: number,
+    elapsedMs: number,
+    onOutcome: (device: string, out: ScriptOutcome | null) => void,
+  ): void {
+    const script = this.script;
+    const ready: string[] = [];
+    for (const d of devices) {
+      if (this.ready(d)) ready.push(d);
+      else onOutcome(d, null);
+    }
+    if (!script) return;
+    for (let i = 0; i < ready.length; i += TICK_BATCH) {
+      const names = ready.slice(i, i + TICK_BATCH);
+      const slots = names.map((n) => this.devices.get(n)!);
+      const batch = slots.map((slot) => ({ s: slot.state, r: slot.rng, d: slot.info, sh: slot.shared }));
+      for (const slot of slots) slot.queued++;
+      // one device ran away (or the result was too large): each device on its own finds which
+      const oneByOne = () => {
+        for (const name of names)
+          void this.call(name, 'onTick', now, elapsedMs, {}).then((out) => onOutcome(name, out));
+      };
+      const done = this.sandbox
+        .invoke(script, { h: 'onTick', now, el: elapsedMs, b: batch }, {}, 'onTick')
+        .then(
+          (result) => {
+            for (const slot of slots) slot.queued--;
+            const results = parseBatch(result);
+            if (!results || results.length !== slots.length) oneByOne();
+            else slots.forEach((slot, k) => onOutcome(slot.info.name, this.settleTick(slot, results[k])));
+          },
+          (err: unknown) => {
+            for (const slot of slots) slot.queued--;
+            if (err instanceof ScriptError && err.reason === 'overloaded') return;
+            oneByOne();
+          },
+        );
+      const tail = done.catch(() => undefined);
+      for (const slot of slots) slot.tail = tail;
+    }
+  }
+
+  /** One device's part of a batched tick: its outcome, or its throw reported (the device skips the tick). */
+  private settleTick(slot: DeviceSlot, r: unknown): ScriptOutcome | null {
+    this.counted();
+    const device = slot.info.name;
+    if (isObject(r) && 'x' in r) {
+      const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+      const message = describeThrown({
+        name: str(r.n),
+        message: str(r.x) ?? 'The script failed',
+        stack: str(r.t),
+      });
+      this.fail({ device, hook: 'onTick', line: lineOf(message), message, stopped: false });
+      return null;
+    }
+    try {
+      return this.accept(slot, r, 'onTick');
+    } catch (err) {
+      this.fail({ device, hook: 'onTick', line: null, message: (err as Error).message, stopped: false });
+      return null;
+    }
   }
 
   /** onRpc; null: not handled (no hook, stopped, or it failed). */
@@ -212,7 +321,7 @@ export class DeviceScript {
       const shared = { ...slot.shared, ...update };
       for (const k of deleted) delete shared[k];
       // the copy is bounded as a call's arguments are: an update that would overflow it is not kept
-      if (JSON.stringify(shared).length <= MAX_CALL_CHARS) slot.shared = shared;
+      if (JSON.stringify(shared).length <= MAX_SHARED_CHARS) slot.shared = shared;
     }
     return this.call(device, 'onAttributes', now, elapsedMs, { u: update });
   }

@@ -419,10 +419,15 @@ export class SimulatedGateway {
           (f) => TELEMETRY_FAULTS.has(f.fault.kind) && elapsedMs >= f.startMs && elapsedMs < f.endMs,
         )
       : [];
+    if (this.script)
+      this.script.ticks(
+        this.plan.devices.filter((name) => this.connected.has(name)),
+        now,
+        elapsedMs,
+        (device, out) => this.scriptPublished(device, out),
+      );
     for (const d of this.devices) {
       if (!this.connected.has(d.name)) continue;
-      if (this.script?.ready(d.name))
-        void this.script.tick(d.name, now, elapsedMs).then((out) => this.scriptPublished(d.name, out));
       const values: Record<string, TelemetryValue> = {};
       let n = 0;
       for (const [key, gen] of d.generators) {

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../../shared/schemas/simulation.ts';
-import { DeviceScript, type DeviceScriptError } from '../../../main/simulator/device-script.ts';
+import {
+  DeviceScript,
+  type DeviceScriptError,
+  type ScriptOutcome,
+} from '../../../main/simulator/device-script.ts';
 import { ScriptSandbox } from '../../../main/rule-engine/script/script-sandbox.ts';
 
 const THERMOSTATS = JSON.parse(
@@ -11,6 +15,20 @@ const THERMOSTAT = THERMOSTATS.gateways[0]!.script!;
 
 const sandbox = new ScriptSandbox({ workers: 2, limits: { timeoutMs: 300, maxResultChars: 16_384 } });
 afterAll(() => sandbox.close());
+
+/** One tick of the devices; their outcomes in order (null: skipped, stopped or failed). */
+function ticks(script: DeviceScript, devices: string[], now: number, elapsedMs: number) {
+  return new Promise<(ScriptOutcome | null)[]>((resolve) => {
+    const outcomes = new Map<string, ScriptOutcome | null>();
+    script.ticks(devices, now, elapsedMs, (device, out) => {
+      outcomes.set(device, out);
+      if (outcomes.size === devices.length) resolve(devices.map((d) => outcomes.get(d)!));
+    });
+  });
+}
+
+const tick = async (script: DeviceScript, device: string, now: number, elapsedMs: number) =>
+  (await ticks(script, [device], now, elapsedMs))[0]!;
 
 function deviceScript(source: string, names = ['A', 'B']) {
   const errors: DeviceScriptError[] = [];
@@ -29,17 +47,17 @@ function deviceScript(source: string, names = ['A', 'B']) {
 describe('device scripts', () => {
   it('keep state per device, follow a shared attribute and answer RPC (the shipped thermostat)', async () => {
     const { script, errors } = deviceScript(THERMOSTAT);
-    const first = await script.tick('A', 1000, 0);
+    const first = await tick(script, 'A', 1000, 0);
     const start = first!.telemetry[0]!.temperature as number;
     expect(start).toBeGreaterThan(17.9);
     expect(first!.telemetry[0]).toMatchObject({ targetTemp: 21 });
     await script.attributes('A', { targetTemp: 30 }, [], 2000, 1000);
     let last = start;
     for (let i = 0; i < 40; i++)
-      last = (await script.tick('A', 3000 + i, 0))!.telemetry[0]!.temperature as number;
+      last = (await tick(script, 'A', 3000 + i, 0))!.telemetry[0]!.temperature as number;
     expect(last).toBeCloseTo(30, 0);
     // B has its own state: its target is still 21
-    expect((await script.tick('B', 1000, 0))!.telemetry[0]).toMatchObject({ targetTemp: 21 });
+    expect((await tick(script, 'B', 1000, 0))!.telemetry[0]).toMatchObject({ targetTemp: 21 });
     const state = await script.rpc('A', 'getState', null, 5000, 4000);
     expect(state!.reply).toMatchObject({ targetTemp: 30, heating: false });
     const set = await script.rpc('A', 'setTarget', { targetTemp: 19 }, 5000, 4000);
@@ -51,7 +69,7 @@ describe('device scripts', () => {
     const { script, errors } = deviceScript(
       '// device 1 is stuck in a loop\nconst STEP = 1;\nfunction onTick(ctx) {\n  let i = 0;\n  while (ctx.device.n === 1) {\n    i += STEP;\n  }\n  return { x: ctx.device.n };\n}',
     );
-    const [a, b] = await Promise.all([script.tick('A', 1, 0), script.tick('B', 1, 0)]);
+    const [a, b] = await ticks(script, ['A', 'B'], 1, 0);
     expect(a).toBeNull();
     expect(b!.telemetry).toEqual([{ x: 2 }]);
     expect(errors).toEqual([
@@ -66,7 +84,7 @@ describe('device scripts', () => {
     expect(errors[0]!.line).toBeGreaterThanOrEqual(3);
     expect(errors[0]!.line).toBeLessThanOrEqual(7);
     expect(script.runs('A')).toBe(false);
-    expect((await script.tick('B', 2, 0))!.telemetry).toEqual([{ x: 2 }]);
+    expect((await tick(script, 'B', 2, 0))!.telemetry).toEqual([{ x: 2 }]);
     expect(script.stoppedCount).toBe(1);
   });
 
@@ -74,7 +92,7 @@ describe('device scripts', () => {
     const { script, errors } = deviceScript('function onTick(ctx) {\n  return { x: 1 ;\n}');
     expect(errors).toEqual([expect.objectContaining({ device: null, hook: null, line: 2, stopped: true })]);
     expect(errors[0]!.message).toMatch(/^Syntax error: /);
-    expect(await script.tick('A', 1, 0)).toBeNull();
+    expect(await tick(script, 'A', 1, 0)).toBeNull();
     expect(script.stoppedCount).toBe(2);
   });
 
@@ -82,10 +100,10 @@ describe('device scripts', () => {
     const { script, errors } = deviceScript(
       'function onTick(ctx) {\n  ctx.state.n = (ctx.state.n || 0) + 1;\n  if (ctx.elapsedMs === 0) return [1, 2];\n  if (ctx.elapsedMs === 1) null.x;\n  return { n: ctx.state.n };\n}',
     );
-    expect(await script.tick('A', 1, 0)).toBeNull();
-    expect(await script.tick('A', 1, 1)).toBeNull();
+    expect(await tick(script, 'A', 1, 0)).toBeNull();
+    expect(await tick(script, 'A', 1, 1)).toBeNull();
     // a call that failed keeps nothing of what it did to ctx.state
-    expect((await script.tick('A', 1, 2))!.telemetry).toEqual([{ n: 1 }]);
+    expect((await tick(script, 'A', 1, 2))!.telemetry).toEqual([{ n: 1 }]);
     expect(errors).toEqual([
       expect.objectContaining({
         device: 'A',
@@ -116,7 +134,7 @@ describe('device scripts', () => {
         onError: (e) => errors.push(e),
         sandbox: roomy,
       });
-      expect(await script.tick('A', 1, 0)).toBeNull();
+      expect(await tick(script, 'A', 1, 0)).toBeNull();
       expect(errors).toEqual([
         expect.objectContaining({
           device: 'A',
