@@ -14,39 +14,40 @@ import { seededRandom } from './generators.ts';
  */
 const DISPATCH = `
 ;return (function (m, hooks) {
-  function one(m) {
-  var out = { p: [], a: [], s: null, r: 0, h: false };
-  var rng = m.r | 0;
-  var ctx = {
-    state: m.s, now: m.now, elapsedMs: m.el, device: m.d, shared: m.sh,
-    random: function () {
-      rng = (rng + 0x6d2b79f5) | 0;
-      var t = Math.imul(rng ^ (rng >>> 15), 1 | rng);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    },
-    publish: function (values) { out.p.push(values); },
-    publishAttributes: function (values) { out.a.push(values); }
-  };
-  var fn = hooks[m.h];
-  if (typeof fn === 'function') {
-    out.h = true;
-    if (m.h === 'onTick') { var v = fn(ctx); if (v !== undefined && v !== null) out.p.push(v); }
-    else if (m.h === 'onRpc') { var reply = fn(m.method, m.params, ctx); if (reply !== undefined) out.reply = reply; }
-    else fn(m.u, ctx);
+  // one set of ctx functions for the whole call: they act on the device being run
+  var out, rng;
+  function random() {
+    rng = (rng + 0x6d2b79f5) | 0;
+    var t = Math.imul(rng ^ (rng >>> 15), 1 | rng);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
-  out.s = ctx.state;
-  out.r = rng;
-  return out;
+  function publish(values) { out.p.push(values); }
+  function publishAttributes(values) { out.a.push(values); }
+  function one(d) {
+    out = { p: [], a: [], s: null, r: 0, h: false };
+    rng = d.r | 0;
+    var ctx = {
+      state: d.s, now: m.now, elapsedMs: m.el, device: d.d, shared: d.sh,
+      random: random, publish: publish, publishAttributes: publishAttributes
+    };
+    var fn = hooks[m.h];
+    if (typeof fn === 'function') {
+      out.h = true;
+      if (m.h === 'onTick') { var v = fn(ctx); if (v !== undefined && v !== null) out.p.push(v); }
+      else if (m.h === 'onRpc') { var reply = fn(m.method, m.params, ctx); if (reply !== undefined) out.reply = reply; }
+      else fn(m.u, ctx);
+    }
+    out.s = ctx.state;
+    out.r = rng;
+    return out;
   }
   if (!m.b) return one(m);
   // a tick of many devices: each device's throw is its own; limits (time, memory) fail the whole call
   var results = [];
   for (var i = 0; i < m.b.length; i++) {
-    var d = m.b[i];
-    d.h = m.h; d.now = m.now; d.el = m.el;
     try {
-      results.push(one(d));
+      results.push(one(m.b[i]));
     } catch (e) {
       if (e === null || e instanceof InternalError) throw e;
       var err = e instanceof Error ? e : null;
