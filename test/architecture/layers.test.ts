@@ -16,8 +16,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   'main/analytics': ['main/platform', 'main/store', 'shared', ...LEAVES],
   // a client of any ThingsBoard over MQTT: nothing of the platform's
   'main/gateway': ['shared', ...LEAVES],
-  // the platform only through its protocols and its services' public face, never the store
-  'main/simulator': ['main/gateway', 'main/platform', 'shared', ...LEAVES],
+  // the platform only through its protocols and its services' public face, never the store; device
+  // scripts run in the rule engine's QuickJS sandbox (main/rule-engine/script/, nothing else of it: below)
+  'main/simulator': ['main/gateway', 'main/rule-engine', 'main/platform', 'shared', ...LEAVES],
   // the in-app MQTT client: a client of any broker, nothing of the platform's
   'main/mqtt-client': ['shared', ...LEAVES],
   // the platform side that hosts gateway runtimes
@@ -87,6 +88,16 @@ describe('the layers', () => {
         if (to !== from && !MAY_IMPORT[from]?.includes(to)) wrong.push(`${file} -> ${dep}`);
       }
     }
+    expect(wrong).toEqual([]);
+  });
+
+  it('takes nothing of the rule engine into the simulator but its script sandbox', () => {
+    const wrong: string[] = [];
+    for (const [file, deps] of graph)
+      if (roomOf(file) === 'main/simulator')
+        for (const dep of deps)
+          if (roomOf(dep) === 'main/rule-engine' && !dep.startsWith('main/rule-engine/script/'))
+            wrong.push(`${file} -> ${dep}`);
     expect(wrong).toEqual([]);
   });
 
