@@ -183,8 +183,6 @@ export class DeviceScript {
   private readonly onError: (e: DeviceScriptError) => void;
   private readonly onCall: () => void;
   private readonly lines: number;
-  calls = 0;
-  errors = 0;
   stoppedCount = 0;
 
   constructor(options: {
@@ -224,7 +222,7 @@ export class DeviceScript {
         err instanceof ScriptCompileError ? err.message.replace(/^line \d+: /, '') : (err as Error).message;
       this.stoppedCount = this.devices.size;
       for (const slot of this.devices.values()) slot.stopped = true;
-      this.fail({ device: null, hook: null, line, message: `Syntax error: ${detail}`, stopped: true });
+      this.onError({ device: null, hook: null, line, message: `Syntax error: ${detail}`, stopped: true });
     }
     this.script = script;
   }
@@ -290,7 +288,7 @@ export class DeviceScript {
 
   /** One device's part of a batched tick: its outcome, or its throw reported (the device skips the tick). */
   private settleTick(slot: DeviceSlot, r: unknown): ScriptOutcome | null {
-    this.counted();
+    this.onCall();
     const device = slot.info.name;
     if (isObject(r) && 'x' in r) {
       const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -299,13 +297,13 @@ export class DeviceScript {
         message: str(r.x) ?? 'The script failed',
         stack: str(r.t),
       });
-      this.fail({ device, hook: 'onTick', line: lineOf(message), message, stopped: false });
+      this.onError({ device, hook: 'onTick', line: lineOf(message), message, stopped: false });
       return null;
     }
     try {
       return this.accept(slot, r, 'onTick');
     } catch (err) {
-      this.fail({ device, hook: 'onTick', line: null, message: (err as Error).message, stopped: false });
+      this.onError({ device, hook: 'onTick', line: null, message: (err as Error).message, stopped: false });
       return null;
     }
   }
@@ -341,7 +339,7 @@ export class DeviceScript {
     const slot = this.devices.get(device);
     if (!slot || slot.stopped || !this.script) return Promise.resolve(null);
     if (slot.queued >= MAX_WAITING) {
-      this.fail({
+      this.onError({
         device,
         hook,
         line: null,
@@ -369,9 +367,9 @@ export class DeviceScript {
         result = await this.sandbox.invoke(script, msg, {}, hook);
       } catch (err) {
         if (err instanceof ScriptError && err.reason === 'overloaded') return null;
-        this.counted();
+        this.onCall();
         const stop = !(err instanceof ScriptError) || err.reason !== 'runtime';
-        this.fail({
+        this.onError({
           device,
           hook,
           line: lineOf((err as Error).message) ?? (err instanceof ScriptError ? err.line : null),
@@ -384,11 +382,11 @@ export class DeviceScript {
         }
         return null;
       }
-      this.counted();
+      this.onCall();
       try {
         return this.accept(slot, result, hook);
       } catch (err) {
-        this.fail({ device, hook, line: null, message: (err as Error).message, stopped: false });
+        this.onError({ device, hook, line: null, message: (err as Error).message, stopped: false });
         return null;
       }
     };
@@ -412,15 +410,5 @@ export class DeviceScript {
     slot.rng = r | 0;
     if (!h) return null;
     return { telemetry, attributes, ...('reply' in result ? { reply: result.reply } : {}) };
-  }
-
-  private counted(): void {
-    this.calls++;
-    this.onCall();
-  }
-
-  private fail(e: DeviceScriptError): void {
-    this.errors++;
-    this.onError(e);
   }
 }

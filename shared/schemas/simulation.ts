@@ -700,7 +700,7 @@ export const RpcLogEntry = Type.Object({
   method: Type.String(),
   params: Type.Unknown(),
   responder: Type.Union([Type.String(), Type.Null()], {
-    description: 'responder kind; null: no rule matched',
+    description: "responder kind, or 'script' (the device script's onRpc); null: no rule matched",
   }),
   status: Type.Union([
     Type.Literal('pending'),
