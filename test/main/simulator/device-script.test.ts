@@ -6,6 +6,7 @@ import {
   type DeviceScriptError,
   type ScriptOutcome,
 } from '../../../main/simulator/device-script.ts';
+import { parseScenario } from '../../../main/simulator/scenario.ts';
 import { ScriptSandbox } from '../../../main/rule-engine/script/script-sandbox.ts';
 
 const THERMOSTATS = JSON.parse(
@@ -45,6 +46,19 @@ function deviceScript(source: string, names = ['A', 'B']) {
 }
 
 describe('device scripts', () => {
+  it('are part of the scenario file: the shipped thermostats validate, too many scripted devices do not', () => {
+    expect(parseScenario(THERMOSTATS).gateways[0]!.script).toContain('function onRpc(method, params, ctx)');
+    const many = structuredClone(THERMOSTATS);
+    many.gateways[0]!.devicesCount = 5001;
+    many.gateways.push({ ...many.gateways[0]!, name: 'Second', deviceNamePattern: 'Second ${n}' });
+    expect(() => parseScenario(many)).toThrow(
+      'gateways: must have at most 10000 scripted devices in all (has 10002)',
+    );
+    const empty = structuredClone(THERMOSTATS);
+    empty.gateways[0]!.script = '';
+    expect(() => parseScenario(empty)).toThrow(/gateways\[0\]\.script: /);
+  });
+
   it('keep state per device, follow a shared attribute and answer RPC (the shipped thermostat)', async () => {
     const { script, errors } = deviceScript(THERMOSTAT);
     const first = await tick(script, 'A', 1000, 0);
