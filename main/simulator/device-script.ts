@@ -3,7 +3,12 @@ import { MAX_JSON_DEPTH } from '../../shared/limits.ts';
 import { ScriptCompileError } from '../rule-engine/script/script-compile-error.ts';
 import { compileProgram } from '../rule-engine/script/script-program.ts';
 import { describeThrown } from '../rule-engine/script/script-protocol.ts';
-import { ScriptError, ScriptSandbox, type SandboxScript } from '../rule-engine/script/script-sandbox.ts';
+import {
+  nestsDeeper,
+  ScriptError,
+  ScriptSandbox,
+  type SandboxScript,
+} from '../rule-engine/script/script-sandbox.ts';
 import { seededRandom } from './generators.ts';
 
 /**
@@ -143,15 +148,7 @@ function parseBatch(text: unknown): unknown[] | null {
   } catch {
     return null;
   }
-  if (!Array.isArray(value)) return null;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (depth > MAX_JSON_DEPTH) return null;
-    if (typeof v === 'object' && v !== null)
-      for (const item of Array.isArray(v) ? v : Object.values(v))
-        if (typeof item === 'object') stack.push([item, depth + 1]);
-  }
+  if (!Array.isArray(value) || nestsDeeper(value, MAX_JSON_DEPTH)) return null;
   return value;
 }
 

@@ -526,7 +526,7 @@ export class ScriptSandbox {
 }
 
 /** Whether a parsed JSON value nests objects or arrays deeper than max (without recursion). */
-function nestsDeeper(value: unknown, max: number): boolean {
+export function nestsDeeper(value: unknown, max: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
