@@ -163,8 +163,8 @@ export class SimulatedGateway {
   /** the devices' script, when the gateway has one */
   private script: DeviceScript | null = null;
   /** what scripts published since the last flush: sent together, as a period's telemetry is */
-  private scripted: { device: string; values: Record<string, unknown>; ts: number }[] = [];
-  private scriptedAttributes: string[] = [];
+  private scripted = new Map<string, { values: Record<string, unknown>; ts: number }>();
+  private scriptedAttributes = new Map<string, Record<string, unknown>>();
   private flushScheduled = false;
 
   constructor(options: {
@@ -414,11 +414,7 @@ export class SimulatedGateway {
     const members: string[] = [];
     const points: number[] = [];
     const faulted: FaultedMember[] = [];
-    const faultsNow = this.faults.length
-      ? this.faults.filter(
-          (f) => TELEMETRY_FAULTS.has(f.fault.kind) && elapsedMs >= f.startMs && elapsedMs < f.endMs,
-        )
-      : [];
+    const faultsNow = this.telemetryFaultsAt(elapsedMs);
     if (this.script)
       this.script.ticks(
         this.plan.devices.filter((name) => this.connected.has(name)),
@@ -445,6 +441,14 @@ export class SimulatedGateway {
       this.state = 'finished';
       this.hooks.onFinished(this);
     }
+  }
+
+  /** The faults that change telemetry at this point of the run. */
+  private telemetryFaultsAt(elapsedMs: number): GatewayFault[] {
+    if (this.faults.length === 0) return [];
+    return this.faults.filter(
+      (f) => TELEMETRY_FAULTS.has(f.fault.kind) && elapsedMs >= f.startMs && elapsedMs < f.endMs,
+    );
   }
 
   /** One device's values as a member of the period's message, or (changed by a fault) one of its own. */
@@ -497,9 +501,14 @@ export class SimulatedGateway {
   private scriptPublished(device: string, out: ScriptOutcome | null): void {
     if (!out || (out.telemetry.length === 0 && out.attributes.length === 0)) return;
     const ts = Date.now();
-    for (const values of out.telemetry) this.scripted.push({ device, values, ts });
+    // a device's values of one flush make one member: a message's keys are its devices
+    for (const values of out.telemetry) {
+      const member = this.scripted.get(device);
+      if (member) member.values = { ...member.values, ...values };
+      else this.scripted.set(device, { values, ts });
+    }
     for (const values of out.attributes)
-      this.scriptedAttributes.push(`${JSON.stringify(device)}:${JSON.stringify(values)}`);
+      this.scriptedAttributes.set(device, { ...this.scriptedAttributes.get(device), ...values });
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     // the sandbox answers a batch of calls at once: their results go out in the same messages
@@ -510,24 +519,21 @@ export class SimulatedGateway {
     this.flushScheduled = false;
     const scripted = this.scripted;
     const attributes = this.scriptedAttributes;
-    this.scripted = [];
-    this.scriptedAttributes = [];
+    this.scripted = new Map();
+    this.scriptedAttributes = new Map();
     if (this.state !== 'connected' && this.state !== 'finished') return;
     const elapsedMs = Date.now() - this.hooks.startedAt;
-    const faultsNow = this.faults.length
-      ? this.faults.filter(
-          (f) => TELEMETRY_FAULTS.has(f.fault.kind) && elapsedMs >= f.startMs && elapsedMs < f.endMs,
-        )
-      : [];
+    const faultsNow = this.telemetryFaultsAt(elapsedMs);
     const members: string[] = [];
     const points: number[] = [];
     const faulted: FaultedMember[] = [];
-    for (const { device, values, ts } of scripted) {
+    for (const [device, { values, ts }] of scripted) {
       if (!this.connected.has(device)) continue;
       this.addMember(device, ts, values, Object.keys(values).length, faultsNow, members, points, faulted);
     }
     this.sendMembers(members, points, faulted, false);
-    for (const chunk of chunkMembers(attributes))
+    const attributeMembers = [...attributes].map(([d, v]) => `${JSON.stringify(d)}:${JSON.stringify(v)}`);
+    for (const chunk of chunkMembers(attributeMembers))
       void this.publish(TOPIC.attributes, chunk.payload, this.plan.qos);
   }
 
