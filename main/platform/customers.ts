@@ -105,6 +105,7 @@ export class CustomerService {
       w.run('UPDATE edges SET customer_id = NULL WHERE customer_id = ?', [id]);
       w.run('UPDATE assets SET customer_id = NULL WHERE customer_id = ?', [id]);
       w.run('UPDATE alarms SET customer_id = NULL WHERE customer_id = ?', [id]);
+      w.run('DELETE FROM dashboard_customers WHERE customer_id = ?', [id]);
       return deleted;
     });
     if (n === 0) throw notFound(`Customer with id [${id}] is not found`);

@@ -30,6 +30,7 @@ const ASSIGNABLE = {
   DEVICE_PROFILE: { table: 'device_profiles', name: 'Device profile' },
   ASSET: { table: 'assets', name: 'Asset' },
   ASSET_PROFILE: { table: 'asset_profiles', name: 'Asset profile' },
+  DASHBOARD: { table: 'dashboards', name: 'Dashboard' },
 } as const;
 export type EdgeAssignable = keyof typeof ASSIGNABLE;
 

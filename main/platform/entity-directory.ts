@@ -34,6 +34,7 @@ const NORMAL_NAMES: Record<string, string> = {
   EDGE: 'Edge',
   ALARM: 'Alarm',
   RULE_CHAIN: 'Rule chain',
+  DASHBOARD: 'Dashboard',
 };
 
 interface SummaryRow {
@@ -59,6 +60,8 @@ const SELECTS: Record<string, string> = {
     'SELECT id, name, NULL AS label, NULL AS type, NULL AS customer_id, created_time FROM asset_profiles',
   ALARM: 'SELECT id, type AS name, NULL AS label, type, customer_id, created_time FROM alarms',
   RULE_CHAIN: 'SELECT id, name, NULL AS label, type, NULL AS customer_id, created_time FROM rule_chains',
+  DASHBOARD:
+    'SELECT id, title AS name, NULL AS label, NULL AS type, NULL AS customer_id, created_time FROM dashboards',
 };
 
 /** Entity types whose rows live in a table: what relations, alarms and queries may name. */
@@ -142,6 +145,15 @@ export class EntityDirectory {
       case 'DEVICE_PROFILE':
       case 'ASSET_PROFILE':
         return access === 'read';
+      case 'DASHBOARD':
+        // a dashboard is its customers' to read when assigned to them (it may have many)
+        return (
+          access === 'read' &&
+          this.ctx.db.get('SELECT 1 FROM dashboard_customers WHERE dashboard_id = ? AND customer_id = ?', [
+            entity.id,
+            actor.customerId,
+          ]) !== undefined
+        );
       default:
         return false;
     }

@@ -276,4 +276,18 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    version: 63,
+    name: 'dashboards',
+    up(w) {
+      // ThingsBoard's dashboard and the customers it is assigned to (a dashboard may have many).
+      w.run(`CREATE TABLE dashboards (
+        id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, title TEXT NOT NULL, image TEXT,
+        mobile_hide INTEGER NOT NULL DEFAULT 0, mobile_order INTEGER, configuration TEXT,
+        version INTEGER NOT NULL DEFAULT 1)`);
+      w.run(`CREATE TABLE dashboard_customers (
+        dashboard_id TEXT NOT NULL, customer_id TEXT NOT NULL, PRIMARY KEY (dashboard_id, customer_id)) WITHOUT ROWID`);
+      w.run('CREATE INDEX dashboard_customers_customer ON dashboard_customers(customer_id)');
+    },
+  },
 ];

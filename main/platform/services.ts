@@ -11,6 +11,7 @@ import { ClaimService } from './claims.ts';
 import { AuthService, type AuthSettings } from './auth/auth-service.ts';
 import type { PlatformContext } from './context.ts';
 import { CustomerService } from './customers.ts';
+import { DashboardService } from './dashboards.ts';
 import { DeviceProfileService } from './device-profiles.ts';
 import { AssetBulkImport } from './asset-bulk-import.ts';
 import { DeviceBulkImport } from './device-bulk-import.ts';
@@ -61,6 +62,7 @@ export interface Services {
   alarms: AlarmService;
   alarmComments: AlarmCommentService;
   entityQuery: EntityQueryService;
+  dashboards: DashboardService;
 }
 
 export interface ServiceSettings {
@@ -128,5 +130,6 @@ export function createServices(
     alarmComments: new AlarmCommentService(ctx, alarms, storage),
     alarms,
     entityQuery: new EntityQueryService(ctx, { directory, relations, alarms, telemetry }),
+    dashboards: new DashboardService(ctx),
   };
 }

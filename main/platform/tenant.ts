@@ -9,6 +9,8 @@ interface TenantRecord {
   title: string;
   createdTime: number;
   tenantProfileId: string;
+  /** ThingsBoard's Tenant.additionalInfo: where the tenant's home dashboard is named */
+  additionalInfo?: Record<string, unknown>;
 }
 
 /** ThingsBoard's demo tenant is titled "Tenant"; its profile "Default". */
@@ -61,8 +63,22 @@ export class TenantService {
       zip: null,
       phone: null,
       email: null,
-      additionalInfo: {},
+      additionalInfo: r.additionalInfo ?? {},
     };
+  }
+
+  /** The tenant's additionalInfo (its home dashboard). */
+  additionalInfo(): Record<string, unknown> {
+    return this.tenant().additionalInfo;
+  }
+
+  /** Replaces the tenant's additionalInfo: the record is one setting row, rewritten in place. */
+  async setAdditionalInfo(additionalInfo: Record<string, unknown>): Promise<void> {
+    await this.seed();
+    const record = { ...getSetting<TenantRecord>(this.ctx.db, 'tenant')!, additionalInfo };
+    await this.ctx.db.write((w) =>
+      w.run('UPDATE settings SET value = ? WHERE key = ?', [JSON.stringify(record), 'tenant']),
+    );
   }
 
   get(id: string, actor: Principal): Tenant {
