@@ -52,6 +52,7 @@ import { registerTelemetryRoutes } from './routes/telemetry-routes.ts';
 import { registerTenantRoutes } from './routes/tenant-routes.ts';
 import { registerUserRoutes } from './routes/user-routes.ts';
 import { registerUiRoutes } from './routes/ui-routes.ts';
+import { registerWidgetRoutes } from './routes/widget-routes.ts';
 import { registerWsRoutes } from './routes/ws-routes.ts';
 import { registerTbWsRoutes } from './tb-ws/tb-ws-routes.ts';
 
@@ -118,6 +119,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   registerTelemetryRoutes(api, deps);
   registerAssetRoutes(api, deps);
   registerDashboardRoutes(api, deps);
+  registerWidgetRoutes(api, deps);
   registerAlarmRoutes(api, deps);
   registerAlarmCommentRoutes(api, deps);
   registerRelationRoutes(api, deps);

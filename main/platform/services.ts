@@ -28,6 +28,7 @@ import { UserCredentialsService } from './auth/user-credentials.ts';
 import { TenantService } from './tenant.ts';
 import { UserSettingsService } from './user-settings.ts';
 import { UserService } from './users.ts';
+import { WidgetLibrary } from './widgets.ts';
 
 export interface Services {
   ctx: PlatformContext;
@@ -63,6 +64,8 @@ export interface Services {
   alarmComments: AlarmCommentService;
   entityQuery: EntityQueryService;
   dashboards: DashboardService;
+  /** the system widget bundles and types Sandboard renders, read-only */
+  widgets: WidgetLibrary;
 }
 
 export interface ServiceSettings {
@@ -131,5 +134,6 @@ export function createServices(
     alarms,
     entityQuery: new EntityQueryService(ctx, { directory, relations, alarms, telemetry }),
     dashboards: new DashboardService(ctx),
+    widgets: new WidgetLibrary(),
   };
 }

@@ -270,7 +270,7 @@ export function registerUserRoutes(app: Api, { services }: RouteDeps): void {
     {
       schema: {
         tags,
-        summary: 'Last visited and starred dashboards (Sandboard has no dashboards: both empty)',
+        summary: 'Last visited and starred dashboards (Sandboard keeps neither: both empty)',
         response: { 200: UserDashboardsInfo, ...authErrors },
       },
     },

@@ -18,6 +18,7 @@ const CHECKED_CONTROLLERS = [
   'Auth',
   'ComponentDescriptor',
   'Customer',
+  'Dashboard',
   'Device',
   'DeviceApi',
   'DeviceProfile',
@@ -32,6 +33,8 @@ const CHECKED_CONTROLLERS = [
   'Telemetry',
   'Tenant',
   'User',
+  'WidgetType',
+  'WidgetsBundle',
 ];
 
 const OPERATIONS_FILE = fileURLToPath(
