@@ -50,6 +50,11 @@ export const dashboardTooLarge = (bytes: number) =>
     `Dashboard is too large: ${bytes} bytes of title, image and configuration, at most ${DASHBOARD_MAX_BYTES}`,
   );
 
+const rowBytes = (row: DashboardRow) =>
+  Buffer.byteLength(row.title) +
+  (row.image ? Buffer.byteLength(row.image) : 0) +
+  (row.configuration ? Buffer.byteLength(row.configuration) : 0);
+
 const versionConflict = () =>
   new PlatformError(409, ErrorCode.VERSION_CONFLICT, 'Dashboard was already changed by someone else');
 
@@ -184,6 +189,8 @@ export class DashboardService {
       const existing = this.requireRow(id);
       if (request.version !== undefined && request.version !== null && request.version !== existing.version)
         throw versionConflict();
+      // a dashboard that grows asks the store's budget first; one that shrinks or stays may always be saved
+      if (bytes > rowBytes(existing)) await this.ctx.admit?.();
       await this.ctx.db.write((w) => {
         const n = w.run(
           `UPDATE dashboards SET title = ?, image = ?, mobile_hide = ?, mobile_order = ?, configuration = ?,

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { WIDGET_CATALOG, catalogWidget } from '../../../shared/dashboards/widget-catalog.ts';
 import {
   CUSTOMER,
   createCustomer,
@@ -25,6 +27,14 @@ interface DashboardJson {
   version: number;
   configuration?: Record<string, unknown> | null;
 }
+
+/** A ThingsBoard 4.x export using every widget Sandboard renders, plus a tenant widget it does not. */
+const EXPORT = JSON.parse(
+  readFileSync(new URL('../../fixtures/dashboards/tb4-every-widget.json', import.meta.url), 'utf8'),
+) as { title: string; configuration: { widgets: Record<string, { typeFullFqn: string }> } } & Record<
+  string,
+  unknown
+>;
 
 const CONFIG = {
   description: 'a floor',
@@ -265,5 +275,62 @@ describe('dashboards over REST', () => {
     const t = await okJson<number>(p.http('/api/dashboard/serverTime', { token: customerToken }));
     expect(t).toBeGreaterThanOrEqual(before);
     expect(await okJson(p.http('/api/dashboard/maxDatapointsLimit', { token }))).toBe(50000);
+  });
+
+  it('imports a ThingsBoard 4.x export unchanged, and its export imports back equal', async () => {
+    const fqns = Object.values(EXPORT.configuration.widgets).map((w) => w.typeFullFqn);
+    // the fixture holds every catalogued widget and exactly one Sandboard does not render
+    expect(new Set(fqns)).toEqual(
+      new Set([...WIDGET_CATALOG.map((w) => `system.${w.fqn}`), ...fqns.filter((f) => !catalogWidget(f))]),
+    );
+    expect(fqns.filter((f) => !catalogWidget(f))).toEqual(['tenant.my_tenant_widgets.wind_rose']);
+
+    const imported = await save(EXPORT);
+    expect(imported).toMatchObject({ title: EXPORT.title, name: EXPORT.title, version: 1 });
+    expect(imported.configuration).toEqual(EXPORT.configuration);
+    const exported = await okJson<DashboardJson>(p.http(`/api/dashboard/${imported.id.id}`, { token }));
+    expect(exported.configuration).toEqual(EXPORT.configuration);
+    // the UI's export drops the ids; importing that file again gives an equal dashboard
+    const {
+      id: _id,
+      createdTime: _t,
+      tenantId: _tenant,
+      version: _v,
+      assignedCustomers: _a,
+      ...file
+    } = exported;
+    const again = await save(JSON.parse(JSON.stringify(file)));
+    expect(again.id.id).not.toBe(imported.id.id);
+    const { id: _i2, createdTime: _t2, ...rest } = again;
+    const { id: _i1, createdTime: _t1, ...first } = exported;
+    expect(rest).toEqual(first);
+  });
+
+  it('refuses a dashboard over its size bound with a clear 413, keeping nothing', async () => {
+    const before = await okJson<PageJson<DashboardJson>>(
+      p.http('/api/tenant/dashboards?pageSize=1&page=0', { token }),
+    );
+    const huge = {
+      title: unique('Huge'),
+      configuration: { ...CONFIG, description: 'x'.repeat(4 * 1024 * 1024) },
+    };
+    await expectTbError(
+      await p.http('/api/dashboard', { method: 'POST', token, json: huge }),
+      413,
+      31,
+      /Dashboard is too large: \d+ bytes .* at most 4194304/,
+    );
+    const after = await okJson<PageJson<DashboardJson>>(
+      p.http('/api/tenant/dashboards?pageSize=1&page=0', { token }),
+    );
+    expect(after.totalElements).toBe(before.totalElements);
+    // far above it, the body itself is refused before it is read
+    const body = { title: 'x', configuration: { description: 'x'.repeat(5 * 1024 * 1024) } };
+    await expectTbError(
+      await p.http('/api/dashboard', { method: 'POST', token, json: body }),
+      413,
+      31,
+      'too large',
+    );
   });
 });

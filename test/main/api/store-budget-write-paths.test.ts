@@ -60,6 +60,13 @@ describe('every write path at the store budget', () => {
         json: { name: 'budget-asset', type: 'site' },
       }),
     );
+    const dashboard = await okJson<{ id: { id: string }; version: number }>(
+      first.http('/api/dashboard', {
+        method: 'POST',
+        token: admin,
+        json: { title: 'budget-dashboard', configuration: { widgets: {}, states: {} } },
+      }),
+    );
     const { rpcId } = await okJson<{ rpcId: string }>(
       first.http(`/api/rpc/twoway/${device.id.id}`, {
         method: 'POST',
@@ -77,6 +84,7 @@ describe('every write path at the store budget', () => {
       devices: await count('/api/tenant/devices'),
       chains: await count('/api/ruleChains'),
       profiles: await count('/api/deviceProfiles'),
+      dashboards: await count('/api/tenant/dashboards'),
     };
     const bigChain = { nodes: [], connections: [], firstNodeIndex: null, notes: 'x'.repeat(100_000) };
     const refused: [string, string, unknown][] = [
@@ -118,6 +126,12 @@ describe('every write path at the store budget', () => {
       ['POST', `/api/plugins/telemetry/DEVICE/${device.id.id}/timeseries/ANY`, { t: 1 }],
       ['POST', `/api/rpc/twoway/${device.id.id}`, { method: 'later', persistent: true }],
       ['POST', '/api/user/settings', { grows: 'x'.repeat(1000) }],
+      ['POST', '/api/dashboard', { title: 'new dashboard' }],
+      [
+        'POST',
+        '/api/dashboard',
+        { ...dashboard, title: 'budget-dashboard', configuration: { notes: 'x'.repeat(100_000) } },
+      ],
     ];
     for (const [method, path, json] of refused)
       await expectTbError(await p.http(path, { method, token, json }), 507, 2, 'The store is full');
@@ -145,7 +159,14 @@ describe('every write path at the store budget', () => {
       devices: await count('/api/tenant/devices'),
       chains: await count('/api/ruleChains'),
       profiles: await count('/api/deviceProfiles'),
+      dashboards: await count('/api/tenant/dashboards'),
     }).toEqual(before);
+    // the dashboard written before the restart is there as it was
+    expect(await okJson(p.http(`/api/dashboard/${dashboard.id.id}`, { token }))).toMatchObject({
+      title: 'budget-dashboard',
+      version: dashboard.version,
+      configuration: { widgets: {}, states: {} },
+    });
     await p.stop();
 
     // with room again, the same device provisions
