@@ -11,6 +11,7 @@ import type { Principal } from '../platform/auth/principal.ts';
 import { DEFAULT_PROFILE_DATA } from '../platform/device-profiles.ts';
 import { PlatformError } from '../platform/errors.ts';
 import type { Services } from '../platform/services.ts';
+import { ensureScenarioDashboard } from './scenario-dashboards.ts';
 
 const CONTAINS = 'Contains';
 
@@ -42,8 +43,12 @@ function findAsset(services: Services, name: string, actor: Principal): string |
   }
 }
 
-/** The scenario's setup; the devices an asset Contains are created (of their gateway's profile) when missing. */
+/**
+ * The scenario's setup; the devices an asset Contains are created (of their gateway's profile) when
+ * missing. A shipped scenario also gets its dashboard.
+ */
 export async function applySetup(services: Services, scenario: Scenario, actor: Principal): Promise<void> {
+  await ensureScenarioDashboard(services, scenario, actor);
   const setup = scenario.setup;
   if (!setup) return;
   for (const profile of setup.deviceProfiles ?? []) await ensureProfile(services, actor, profile);

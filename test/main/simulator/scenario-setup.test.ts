@@ -12,6 +12,7 @@ import { expectTbError, okJson } from '../api/api-kit.ts';
 import { BASE, simulationApi } from './sim-kit.ts';
 
 const BUILDING_FILE = new URL('../../../shared/scenarios/smart-building.json', import.meta.url);
+const DASHBOARD_FILE = new URL('../../../shared/scenarios/smart-building.dashboard.json', import.meta.url);
 const building = () => JSON.parse(readFileSync(BUILDING_FILE, 'utf8')) as Scenario;
 const poll = { timeout: 20_000, interval: 100 };
 
@@ -123,6 +124,16 @@ describe('scenario setup: the Smart building scenario', () => {
       p.http('/api/tenant/assets?pageSize=100&page=0', { token }),
     );
     expect(assets.totalElements).toBe(7);
+    // its shipped dashboard was created once, as the file beside the scenario holds it
+    const dashboards = await okJson<{ data: { id: { id: string }; title: string }[] }>(
+      p.http('/api/tenant/dashboards?pageSize=10&page=0', { token }),
+    );
+    expect(dashboards.data.map((d) => d.title)).toEqual(['Smart building']);
+    const shipped = JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')) as { configuration: unknown };
+    const dashboard = await okJson<{ configuration: unknown }>(
+      p.http(`/api/dashboard/${dashboards.data[0]!.id.id}`, { token }),
+    );
+    expect(dashboard.configuration).toEqual(shipped.configuration);
   });
 
   it('its rooms differ: each sensor stores its own series and raises its alarm at its own time', async () => {
