@@ -333,4 +333,28 @@ describe('dashboards over REST', () => {
       'too large',
     );
   });
+
+  it('assigns dashboards to edges, and forgets a deleted customer’s assignment', async () => {
+    const d = await save({ title: unique('Edge dashboard') });
+    const edge = await okJson<{ id: EntityRef }>(
+      p.http('/api/edge', { method: 'POST', token, json: { name: unique('Edge'), type: 'default' } }),
+    );
+    const onEdge = async () =>
+      (
+        await okJson<PageJson<DashboardJson>>(
+          p.http(`/api/edge/${edge.id.id}/dashboards?pageSize=10&page=0`, { token }),
+        )
+      ).data.map((x) => x.id.id);
+    await okJson(p.http(`/api/edge/${edge.id.id}/dashboard/${d.id.id}`, { method: 'POST', token }));
+    expect(await onEdge()).toEqual([d.id.id]);
+    await okJson(p.http(`/api/edge/${edge.id.id}/dashboard/${d.id.id}`, { method: 'DELETE', token }));
+    expect(await onEdge()).toEqual([]);
+
+    const customer = await createCustomer(p, token, unique('Short-lived'));
+    await okJson(p.http(`/api/customer/${customer}/dashboard/${d.id.id}`, { method: 'POST', token }));
+    await okEmpty(p.http(`/api/customer/${customer}`, { method: 'DELETE', token }));
+    expect(
+      (await okJson<DashboardJson>(p.http(`/api/dashboard/${d.id.id}`, { token }))).assignedCustomers,
+    ).toEqual([]);
+  });
 });

@@ -44,6 +44,9 @@ const BODYLESS = new Set([
   'POST /api/tenant/{tenantId}/device/{id}',
   'POST /api/user/sendActivationMail',
   'POST /api/user/{id}/userCredentialsEnabled',
+  'POST /api/customer/{customerId}/dashboard/{dashboardId}',
+  'POST /api/customer/public/dashboard/{dashboardId}',
+  'POST /api/edge/{edgeId}/dashboard/{dashboardId}',
 ]);
 
 /** Routes that answer a link opened in a browser with a redirect (303), as ThingsBoard does, not with JSON. */
@@ -51,6 +54,9 @@ const REDIRECTS = new Set(['GET /api/noauth/activate', 'GET /api/noauth/resetPas
 
 /** Routes the ThingsBoard clients call; the document must describe each. */
 const EXPECTED = [
+  'POST /api/dashboard',
+  'GET /api/tenant/dashboards',
+  'GET /api/widgetType',
   'POST /api/alarm',
   'GET /api/alarm/{entityType}/{entityId}',
   'POST /api/asset',
