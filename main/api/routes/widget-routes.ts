@@ -31,11 +31,6 @@ const IdList = Type.Array(Type.String({ maxLength: 255 }), { maxItems: 10_000 })
 const BundleParams = Type.Object({ widgetsBundleId: Uuid });
 const TypeParams = Type.Object({ widgetTypeId: Uuid });
 
-/** The system-or-tenant rule of ThingsBoard's by-alias reads: tenant administrators only. */
-function tenantOnlyRead(p: Principal): void {
-  requireTenantAdmin(p);
-}
-
 /**
  * ThingsBoard's WidgetsBundleController and WidgetTypeController over the widgets Sandboard renders
  * (shared/dashboards/widget-catalog.ts): every read, and ThingsBoard's 403 for a tenant's writes.
@@ -157,7 +152,7 @@ export function registerWidgetRoutes(app: Api, { services }: RouteDeps): void {
       },
     },
     async (request) => {
-      tenantOnlyRead(principalOf(request));
+      requireTenantAdmin(principalOf(request));
       return widgets.typeDetails(request.params.widgetTypeId);
     },
   );
@@ -172,7 +167,7 @@ export function registerWidgetRoutes(app: Api, { services }: RouteDeps): void {
       },
     },
     async (request) => {
-      tenantOnlyRead(principalOf(request));
+      requireTenantAdmin(principalOf(request));
       return widgets.typeInfo(request.params.widgetTypeId);
     },
   );
@@ -243,7 +238,7 @@ export function registerWidgetRoutes(app: Api, { services }: RouteDeps): void {
       },
     },
     async (request) => {
-      tenantOnlyRead(principalOf(request));
+      requireTenantAdmin(principalOf(request));
       return widgets.bundleFqns(request.query.widgetsBundleId);
     },
   );
@@ -258,7 +253,7 @@ export function registerWidgetRoutes(app: Api, { services }: RouteDeps): void {
       throw badRequestParams(
         "Required request parameter 'widgetsBundleId' for method parameter type String is not present",
       );
-    tenantOnlyRead(p);
+    requireTenantAdmin(p);
     return widgets.bundleId(widgets.bundleByAlias(q.isSystem, q.bundleAlias).alias);
   };
   const typeFilters = {
