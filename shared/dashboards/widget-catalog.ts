@@ -384,3 +384,26 @@ export function catalogWidget(typeFullFqn: string): CatalogWidget | undefined {
 export function bundleWidgets(alias: string): CatalogWidget[] {
   return WIDGET_CATALOG.filter((w) => w.bundles.includes(alias));
 }
+
+/** A dashboard widget as exports of any ThingsBoard version name its type. */
+export interface WidgetTypeRef {
+  typeFullFqn?: string;
+  /** ThingsBoard before 3.6: the type's bundle, alias and scope instead of typeFullFqn */
+  isSystemType?: boolean;
+  bundleAlias?: string;
+  typeAlias?: string;
+}
+
+/**
+ * The full FQN of a dashboard widget's type, as ThingsBoard's UI reads it: `typeFullFqn`, else (older
+ * exports) `system.` or `tenant.`, the bundle alias and the type alias; undefined when it names none.
+ */
+export function widgetTypeFullFqn(widget: WidgetTypeRef): string | undefined {
+  let fqn = widget.typeFullFqn;
+  if (!fqn || !fqn.includes('.')) {
+    if (widget.isSystemType === undefined || !widget.bundleAlias || !widget.typeAlias) return undefined;
+    fqn = `${widget.isSystemType ? SYSTEM_SCOPE : 'tenant'}.${widget.bundleAlias}.${widget.typeAlias}`;
+  }
+  // ThingsBoard renamed it; its UI reads the old name as the new
+  return fqn === 'system.charts.timeseries' ? 'system.charts.basic_timeseries' : fqn;
+}
