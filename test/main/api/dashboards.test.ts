@@ -356,5 +356,15 @@ describe('dashboards over REST', () => {
     expect(
       (await okJson<DashboardJson>(p.http(`/api/dashboard/${d.id.id}`, { token }))).assignedCustomers,
     ).toEqual([]);
+    // a dashboard is an entity relations may name; deleting it removes them
+    const link = { from: edge.id, to: d.id, type: 'Shows' };
+    await okEmpty(p.http('/api/relation', { method: 'POST', token, json: link }));
+    const related = () =>
+      okJson<{ to: EntityRef }[]>(
+        p.http(`/api/relations?fromId=${edge.id.id}&fromType=EDGE&relationType=Shows`, { token }),
+      );
+    expect((await related()).map((r) => r.to)).toEqual([d.id]);
+    await okEmpty(p.http(`/api/dashboard/${d.id.id}`, { method: 'DELETE', token }));
+    expect(await related()).toEqual([]);
   });
 });
