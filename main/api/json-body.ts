@@ -28,6 +28,8 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     const text = (body as Buffer).toString('utf8');
     if (text === '') {
       if (!request.routeOptions.schema?.body) done(null, undefined);
+      // a body ThingsBoard declares optional (@RequestBody(required = false)) reads as null when empty
+      else if ((request.routeOptions.config as { optionalBody?: boolean }).optionalBody) done(null, null);
       else
         done(
           Object.assign(new Error("Body cannot be empty when content-type is set to 'application/json'"), {

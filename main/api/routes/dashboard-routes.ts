@@ -170,6 +170,7 @@ export function registerDashboardRoutes(app: Api, { services }: RouteDeps): void
     app.post(
       `/api/dashboard/:dashboardId/customers${suffix}`,
       {
+        config: { optionalBody: mode === 'set' },
         schema: {
           tags,
           summary: {

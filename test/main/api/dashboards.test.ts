@@ -175,6 +175,16 @@ describe('dashboards over REST', () => {
       p.http(`/api/dashboard/${d.id.id}/customers`, { method: 'POST', token, json: [other] }),
     );
     expect(onlyOther.assignedCustomers.map((c) => c.customerId.id)).toEqual([other]);
+    // as ThingsBoard, the body is optional there: none unassigns every customer
+    const cleared = await okJson<DashboardJson>(
+      p.http(`/api/dashboard/${d.id.id}/customers`, {
+        method: 'POST',
+        token,
+        headers: { 'content-type': 'application/json' },
+      }),
+    );
+    expect(cleared.assignedCustomers).toEqual([]);
+    await okJson(p.http(`/api/dashboard/${d.id.id}/customers`, { method: 'POST', token, json: [other] }));
     await expectTbError(
       await p.http(`/api/dashboard/${d.id.id}`, { token: customerToken }),
       403,
