@@ -386,10 +386,6 @@ export class DashboardService {
     this.accessibleRow(id, actor);
   }
 
-  count(): number {
-    return Number(this.ctx.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM dashboards')?.n ?? 0);
-  }
-
   findByTitle(title: string): DashboardRow | undefined {
     return this.ctx.db.get<DashboardRow>(
       'SELECT * FROM dashboards WHERE title = ? ORDER BY created_time LIMIT 1',
