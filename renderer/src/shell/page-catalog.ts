@@ -34,6 +34,8 @@ const PAGE_LIST = [
   { id: 'assets', label: 'Assets', path: '/assets', nav: true },
   { id: 'asset', label: 'Asset', path: '/assets/:id', nav: false, parent: 'assets' },
   { id: 'alarms', label: 'Alarms', path: '/alarms', nav: true },
+  { id: 'dashboards', label: 'Dashboards', path: '/dashboards', nav: true },
+  { id: 'dashboard', label: 'Dashboard', path: '/dashboards/:id', nav: false, parent: 'dashboards' },
   { id: 'mqtt', label: 'MQTT', path: '/mqtt', nav: true },
   { id: 'recordings', label: 'Recordings', path: '/recordings', nav: true },
   { id: 'gateways', label: 'Gateways & Simulation', path: '/gateways', nav: true },

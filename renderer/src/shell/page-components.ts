@@ -12,6 +12,8 @@ export const PAGE_COMPONENTS: Record<PageId, LazyExoticComponent<ComponentType<{
   assets: lazy(() => import('../pages/assets/assets-page.tsx')),
   asset: lazy(() => import('../pages/assets/asset-detail-page.tsx')),
   alarms: lazy(() => import('../pages/alarms/alarms-page.tsx')),
+  dashboards: lazy(() => import('../pages/dashboards/dashboards-page.tsx')),
+  dashboard: lazy(() => import('../pages/dashboards/dashboard-page.tsx')),
   mqtt: lazy(() => import('../pages/mqtt/mqtt-page.tsx')),
   recordings: lazy(() => import('../pages/recordings/recordings-page.tsx')),
   gateways: lazy(() => import('../pages/gateways-page.tsx')),
