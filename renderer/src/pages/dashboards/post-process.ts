@@ -4,6 +4,7 @@
  * through the rule node script test endpoint, never in the page. Values go in batches of a bounded
  * size; a key whose function fails keeps its raw values and says why.
  */
+import type { TestScriptRequest, TestScriptResponse } from '../../../../shared/schemas/rule-script.ts';
 import type { ApiClient } from '../../api/client.ts';
 
 export interface RawPoint {
@@ -36,6 +37,24 @@ function script(body: string): string {
     '}',
     'return { out: out };',
   ].join('\n');
+}
+
+/** The script test request that runs the function over a batch of points (JS, returns {out: [...]}) . */
+export function postProcessRequest(body: string, points: RawPoint[], prev: PrevPoint): TestScriptRequest {
+  return {
+    script: script(body),
+    scriptType: 'json',
+    argNames: ['msg', 'metadata', 'msgType'],
+    msg: JSON.stringify({ prev, points: points.map((c) => [c.ts, c.value]) }),
+  };
+}
+
+/** The processed values of a script test's answer, or an Error saying why there are none. */
+export function postProcessAnswer(answer: TestScriptResponse, count: number): unknown[] | Error {
+  if (answer.error) return new Error(answer.error);
+  const values = (JSON.parse(answer.output || 'null') as { out?: unknown[] } | null)?.out;
+  if (!Array.isArray(values) || values.length !== count) return new Error('the function returned no values');
+  return values;
 }
 
 /** Runs one key's function over points in order; resolves to the processed values (same length). */
