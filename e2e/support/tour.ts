@@ -13,6 +13,8 @@ export interface Seeded {
   simulation: string;
   /** an asset the boiler is in ("Hall 2") */
   asset: string;
+  /** a ThingsBoard dashboard (e2e/fixtures/thingsboard-dashboard.json) about the boiler */
+  dashboard: string;
 }
 
 /**
@@ -112,7 +114,11 @@ export async function seed(rest: RestClient): Promise<Seeded> {
   const device = (await (await rest.request(`/api/device/${boiler}`, { auth })).json()) as {
     deviceProfileId: { id: string };
   };
-  return { boiler, profile: device.deviceProfileId.id, simulation, asset };
+  const dashboardFile = JSON.parse(
+    readFileSync(new URL('../fixtures/thingsboard-dashboard.json', import.meta.url), 'utf8'),
+  ) as unknown;
+  const dashboard = ((await post('/api/dashboard', dashboardFile)).id as { id: string }).id;
+  return { boiler, profile: device.deviceProfileId.id, simulation, asset, dashboard };
 }
 
 /** The parameters a detail page opens with, from what seed() made. */
@@ -121,6 +127,7 @@ const PARAMS: Partial<Record<PageId, (s: Seeded) => Record<string, string>>> = {
   'device-profile': (s) => ({ id: s.profile }),
   simulation: (s) => ({ id: s.simulation }),
   asset: (s) => ({ id: s.asset }),
+  dashboard: (s) => ({ id: s.dashboard }),
 };
 
 /** What a page shows once it has its data (so checks and screenshots are not of spinners). */
@@ -137,6 +144,11 @@ const SETTLED: Partial<Record<PageId, (page: Page) => Promise<void>>> = {
   asset: async (p) => {
     await expect(p.getByTestId('relations-from').getByTestId('relation-row')).toHaveCount(1);
     await expect(p.getByTestId('entity-alarms').getByTestId('alarm-row')).toHaveCount(1);
+  },
+  dashboards: (p) => expect(p.getByTestId('dashboard-link')).toHaveCount(1),
+  dashboard: async (p) => {
+    await expect(p.getByTestId('ws-status')).toHaveText('live');
+    await expect(p.getByTestId('value-card-value').first()).not.toHaveText('–');
   },
   alarms: async (p) => {
     await expect(p.getByTestId('alarm-row')).toHaveCount(1);

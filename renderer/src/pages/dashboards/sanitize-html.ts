@@ -27,7 +27,8 @@ const DROP = new Set(['script', 'style', 'iframe', 'object', 'embed', 'template'
 
 function safeUrl(name: string, value: string): boolean {
   const v = value.trim().toLowerCase();
-  if (name === 'src') return v.startsWith('data:image/') || (!v.includes(':') && !v.startsWith('//'));
+  // images only from the dashboard itself: the app is offline, and a remote image would report who looked
+  if (name === 'src') return v.startsWith('data:image/');
   return (
     v.startsWith('#') ||
     v.startsWith('https://') ||

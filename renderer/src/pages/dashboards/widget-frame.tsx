@@ -1,4 +1,4 @@
-import { ActionIcon, Alert, Code, Group, Paper, Text } from '@mantine/core';
+import { ActionIcon, Code, Group, Paper, Stack, Text } from '@mantine/core';
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 import { widgetFqn, type Widget } from './dashboard-model.ts';
 import { widgetKind } from './widget-registry.tsx';
@@ -25,18 +25,20 @@ class WidgetBoundary extends Component<{ children: ReactNode }, { error: Error |
 /** What a widget of a type Sandboard does not render shows: its FQN, so the user knows which one. */
 export function UnknownWidget({ fqn }: { fqn: string }) {
   return (
-    <Alert
-      color="gray"
-      variant="light"
+    <Stack
+      gap={4}
       h="100%"
-      title="Widget not rendered by Sandboard"
+      justify="center"
+      p={4}
       data-testid="unknown-widget"
       data-fqn={fqn}
+      style={{ overflow: 'hidden' }}
     >
-      <Text size="sm">
-        <Code>{fqn}</Code>
+      <Text size="xs" c="dimmed">
+        Not rendered by Sandboard:
       </Text>
-    </Alert>
+      <Code style={{ wordBreak: 'break-all', whiteSpace: 'normal' }}>{fqn}</Code>
+    </Stack>
   );
 }
 

@@ -14,24 +14,32 @@ export function ValueCard({ widget }: { widget: Widget }) {
   const { data, store } = useWidgetData(widget, 'latest');
   const v = firstValue(data, store);
   if (v.error) return <WidgetMessage text={v.error} tone="error" />;
+  const label = setting(widget, 'label', '') || (v.key ? keyLabel(v.key) : '');
   return (
-    <Stack gap={2} justify="center" align="center" h="100%" data-testid="value-card">
-      <Text size="sm" c="dimmed" ta="center">
-        {setting(widget, 'label', v.key ? keyLabel(v.key) : '') || (v.key ? keyLabel(v.key) : '')}
-      </Text>
-      <Text
-        fw={700}
-        style={{ fontSize: 'clamp(1.2rem, 3.5vw, 2.6rem)', lineHeight: 1.1 }}
-        data-testid="value-card-value"
-      >
-        {v.loaded ? formatKeyValue(v.value, v.key, widget) : '…'}
-      </Text>
-      {v.point && v.point.ts > 0 && (
-        <Text size="xs" c="dimmed">
-          {formatDateTime(v.point.ts)}
+    // sized by its own box (container units), so a small card and a big one both fit their value
+    <div style={{ containerType: 'size', height: '100%', width: '100%' }} data-testid="value-card">
+      <Stack gap={0} justify="center" align="center" h="100%">
+        {label !== widget.config.title && (
+          <Text c="dimmed" ta="center" lh={1.2} style={{ fontSize: 'clamp(0.7rem, 12cqh, 1rem)' }} truncate>
+            {label}
+          </Text>
+        )}
+        <Text
+          fw={700}
+          ta="center"
+          lh={1.1}
+          style={{ fontSize: 'clamp(0.9rem, min(32cqh, 15cqw), 4rem)', whiteSpace: 'nowrap' }}
+          data-testid="value-card-value"
+        >
+          {v.loaded ? formatKeyValue(v.value, v.key, widget) : '…'}
         </Text>
-      )}
-    </Stack>
+        {v.point && v.point.ts > 0 && (
+          <Text c="dimmed" style={{ fontSize: 'clamp(0.6rem, 9cqh, 0.8rem)' }} truncate>
+            {formatDateTime(v.point.ts)}
+          </Text>
+        )}
+      </Stack>
+    </div>
   );
 }
 
