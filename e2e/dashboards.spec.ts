@@ -6,7 +6,8 @@ const FIXTURE = new URL('./fixtures/thingsboard-dashboard.json', import.meta.url
 
 // A dashboard exported from ThingsBoard 4.x, with every widget Sandboard renders and one it does not,
 // imported through the UI and fed by a real device over MQTT.
-test.setTimeout(120_000);
+// a whole plant's worth of widgets on a shared machine
+test.setTimeout(180_000);
 
 test('an imported ThingsBoard dashboard renders live MQTT values, sends RPCs from its switch, and names the widget it cannot draw', async ({
   page,
@@ -136,4 +137,83 @@ test('an imported ThingsBoard dashboard renders live MQTT values, sends RPCs fro
   } finally {
     await device.endAsync();
   }
+});
+
+test('a dashboard built in the editor (widget added, keys picked, moved and resized by keyboard) is saved with its live widget', async ({
+  page,
+  rest,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const jwt = await rest.login();
+  const { id: boiler } = await rest.newDevice(jwt, 'Boiler 9');
+  await rest.postTelemetry(jwt, boiler, { temperature: 42.5 });
+
+  await logIn(page);
+  await openFromNav(page, 'dashboards');
+  await page.getByTestId('add-dashboard').click();
+  await page.getByTestId('dashboard-title').fill('Boiler room');
+  await page.getByTestId('create-dashboard').click();
+  await waitForPage(page, 'dashboard');
+  await page.getByTestId('add-widget').click();
+  await page.getByRole('menuitem', { name: 'Value card', exact: true }).click();
+
+  const editor = page.getByRole('dialog');
+  await editor.getByTestId('widget-title').fill('Boiler temperature');
+  await editor.getByRole('combobox', { name: 'New alias' }).click();
+  await page.getByRole('option', { name: 'One device' }).click();
+  await editor.getByRole('combobox', { name: 'Alias entity' }).click();
+  await page.getByRole('option', { name: 'Boiler 9' }).click();
+  await editor.getByTestId('add-alias').click();
+  await editor.getByTestId('widget-keys').click();
+  await page.getByRole('option', { name: 'temperature', exact: true }).click();
+  await editor.getByRole('textbox', { name: 'temperature label' }).fill('Water');
+  await editor.getByTestId('apply-widget').click();
+  await expect(editor).toBeHidden();
+
+  const placed = page.locator('[data-widget-id]');
+  await expect(placed).toHaveAttribute('data-layout', '0,0,8,5');
+  await placed.focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Shift+ArrowRight');
+  await page.keyboard.press('Shift+ArrowUp');
+  await expect(placed).toHaveAttribute('data-layout', '2,1,9,4');
+  await page.getByTestId('save-dashboard').click();
+  await expect(page.getByTestId('edit-dashboard')).toBeVisible();
+
+  // saved: a reload shows it where it was put, with its live value
+  await page.reload();
+  await waitForPage(page, 'dashboard');
+  await expect(page.locator('[data-widget-id]')).toHaveAttribute('data-layout', '2,1,9,4');
+  const card = page.locator('[data-testid="widget"][data-title="Boiler temperature"]');
+  await expect(card.getByTestId('value-card-value')).toHaveText('42.5');
+  await rest.postTelemetry(jwt, boiler, { temperature: 43 });
+  await expect(card.getByTestId('value-card-value')).toHaveText('43');
+});
+
+test('presentation mode: full screen at a chosen scale, cycling the states of an imported dashboard', async ({
+  page,
+  rest,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const jwt = await rest.login();
+  await logIn(page);
+  const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as unknown;
+  const res = await rest.request('/api/dashboard', { method: 'POST', json: fixture, auth: `Bearer ${jwt}` });
+  const imported = ((await res.json()) as { id: { id: string } }).id.id;
+  await page.goto(`/dashboards/${imported}`);
+  await waitForPage(page, 'dashboard');
+  await page.getByTestId('present-dashboard').click();
+  const bar = page.getByTestId('present-bar');
+  await expect(bar).toContainText('Plant overview');
+  await bar.getByText('150 %').click();
+  await expect(page.getByTestId('present-zoom')).toHaveCSS('zoom', '1.5');
+  await bar.getByRole('textbox', { name: 'Cycle states every (s)' }).fill('1');
+  await expect(bar).toContainText('· device');
+  await expect(bar).toContainText('Plant overview');
+  await saveScreenshot(page, 'dashboard-presenting');
+  await bar.getByRole('textbox', { name: 'Cycle states every (s)' }).fill('0');
+  await bar.getByRole('button', { name: 'Exit' }).click();
+  await expect(bar).toBeHidden();
 });

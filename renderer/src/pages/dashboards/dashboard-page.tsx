@@ -6,6 +6,7 @@ import {
   Group,
   Menu,
   NumberInput,
+  SegmentedControl,
   Select,
   Stack,
   Text,
@@ -67,6 +68,19 @@ function usePageSocket(): { socket: TbSocket; status: TbSocketStatus } {
   return { socket, status };
 }
 
+/** A state's name as the breadcrumbs show it: ${entityName} and ${entityLabel} filled in from its params. */
+function stateLabel(dashboard: Dashboard, entry: StateEntry, withEntity = false): string {
+  const s = dashboard.configuration.states[entry.id];
+  const entityName = String(entry.params.entityName ?? '');
+  const raw = s?.name ?? entry.id;
+  const name = raw
+    .replace(/\$\{entityName\}/g, entityName)
+    .replace(/\$\{entityLabel\}/g, String(entry.params.entityLabel || entityName));
+  if (withEntity && entityName && !raw.includes('${'))
+    return `${name}: ${String(entry.params.entityLabel || entityName)}`;
+  return name.trim() || entry.id;
+}
+
 /** The first free row under the layout's widgets. */
 function nextRow(layout: Record<string, WidgetLayout>): number {
   return Math.max(0, ...Object.values(layout).map((l) => l.row + l.sizeY));
@@ -106,6 +120,8 @@ export default function DashboardPage({ params }: { params: PageParams }) {
   }, [dashboard, stack.length, tw]);
 
   const current = stack[stack.length - 1];
+  const visited = useRef(new Map<string, StateParams>());
+  if (current && Object.keys(current.params).length > 0) visited.current.set(current.id, current.params);
   const stateIds = dashboard ? Object.keys(dashboard.configuration.states) : [];
 
   // unattended screen: the states one after another
@@ -114,7 +130,9 @@ export default function DashboardPage({ params }: { params: PageParams }) {
     const timer = setInterval(() => {
       setStack((s) => {
         const at = stateIds.indexOf(s[s.length - 1]?.id ?? '');
-        return [{ id: stateIds[(at + 1) % stateIds.length]!, params: s[s.length - 1]?.params ?? {} }];
+        const next = stateIds[(at + 1) % stateIds.length]!;
+        // a state about an entity shows the one it last showed
+        return [{ id: next, params: visited.current.get(next) ?? {} }];
       });
     }, cycleSeconds * 1000);
     return () => clearInterval(timer);
@@ -203,9 +221,15 @@ export default function DashboardPage({ params }: { params: PageParams }) {
     });
     setEditWidget(wid);
   };
+  const leaveEditing = () => {
+    setEditing(false);
+    // a reload opens the dashboard to look at, not to edit
+    if (window.location.search.includes('edit=1'))
+      window.history.replaceState(null, '', window.location.pathname);
+  };
   const saveDraft = () => {
     if (!draft) {
-      setEditing(false);
+      leaveEditing();
       return;
     }
     const body = {
@@ -215,7 +239,7 @@ export default function DashboardPage({ params }: { params: PageParams }) {
     save.mutate(body, {
       onSuccess: () => {
         setDraft(null);
-        setEditing(false);
+        leaveEditing();
       },
     });
   };
@@ -234,14 +258,7 @@ export default function DashboardPage({ params }: { params: PageParams }) {
   };
 
   const crumbs = stack.map((entry, i) => {
-    const s = dashboard.configuration.states[entry.id];
-    const name = (s?.name ?? entry.id)
-      .replace(/\$\{entityName\}/g, String(entry.params.entityName ?? ''))
-      .replace(/\$\{entityLabel\}/g, String(entry.params.entityLabel ?? entry.params.entityName ?? ''));
-    const label =
-      i > 0 && entry.params.entityName && !s?.name.includes('${')
-        ? `${name}: ${String(entry.params.entityLabel || entry.params.entityName)}`
-        : name;
+    const label = stateLabel(dashboard, entry, i > 0);
     return i === stack.length - 1 ? (
       <Text key={i} size="sm" fw={600} data-testid="current-state">
         {label}
@@ -285,7 +302,10 @@ export default function DashboardPage({ params }: { params: PageParams }) {
               <Select
                 size="xs"
                 aria-label="State"
-                data={stateIds.map((s) => ({ value: s, label: dashboard.configuration.states[s]!.name }))}
+                data={stateIds.map((s) => ({
+                  value: s,
+                  label: stateLabel(dashboard, { id: s, params: s === current.id ? current.params : {} }),
+                }))}
                 value={current.id}
                 onChange={(v) => v && setStack([{ id: v, params: current.params }])}
                 allowDeselect={false}
@@ -313,7 +333,7 @@ export default function DashboardPage({ params }: { params: PageParams }) {
                     ))}
                   </Menu.Dropdown>
                 </Menu>
-                <Button size="xs" variant="default" onClick={() => (setDraft(null), setEditing(false))}>
+                <Button size="xs" variant="default" onClick={() => (setDraft(null), leaveEditing())}>
                   Cancel
                 </Button>
                 <Button size="xs" onClick={saveDraft} loading={save.isPending} data-testid="save-dashboard">
@@ -367,17 +387,16 @@ export default function DashboardPage({ params }: { params: PageParams }) {
           {presenting && (
             <Group justify="space-between" mb="xs" data-testid="present-bar">
               <Text fw={700} style={{ fontSize: `${scale * 1.2}rem` }}>
-                {dashboard.title} · {state.name}
+                {dashboard.title} · {stateLabel(dashboard, current)}
               </Text>
               <Group gap="xs">
-                <Select
+                {/* no dropdowns here: a portal outside the full-screen element would not show */}
+                <SegmentedControl
                   size="xs"
                   aria-label="Scale"
-                  w={90}
                   data={SCALES.map((s) => ({ value: String(s), label: `${s * 100} %` }))}
                   value={String(scale)}
                   onChange={(v) => setScale(Number(v) || 1)}
-                  allowDeselect={false}
                   data-testid="present-scale"
                 />
                 <NumberInput
@@ -398,7 +417,7 @@ export default function DashboardPage({ params }: { params: PageParams }) {
               </Group>
             </Group>
           )}
-          <div style={presenting ? { zoom: scale } : undefined}>
+          <div style={presenting ? { zoom: scale } : undefined} data-testid="present-zoom">
             {Object.keys(layout).length === 0 ? (
               <Text c="dimmed" ta="center" py="xl">
                 {editing ? 'No widgets in this state yet: Add widget.' : 'This state has no widgets.'}
