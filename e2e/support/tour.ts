@@ -145,7 +145,7 @@ const SETTLED: Partial<Record<PageId, (page: Page) => Promise<void>>> = {
     await expect(p.getByTestId('relations-from').getByTestId('relation-row')).toHaveCount(1);
     await expect(p.getByTestId('entity-alarms').getByTestId('alarm-row')).toHaveCount(1);
   },
-  dashboards: (p) => expect(p.getByTestId('dashboard-link')).toHaveCount(1),
+  dashboards: (p) => expect(p.getByRole('link', { name: 'Plant floor (ThingsBoard export)' })).toBeVisible(),
   dashboard: async (p) => {
     await expect(p.getByTestId('ws-status')).toHaveText('live');
     await expect(p.getByTestId('value-card-value').first()).not.toHaveText('–');
