@@ -63,6 +63,11 @@ function clean(node: Node, into: Node, doc: Document): void {
       if (name === 'style' && !safeStyle(attr.value)) continue;
       out.setAttribute(name, attr.value);
     }
+    if (tag === 'img') {
+      // an image with nothing safe to show is left out; the rest get an (empty) alternative text
+      if (!out.hasAttribute('src')) continue;
+      if (!out.hasAttribute('alt')) out.setAttribute('alt', '');
+    }
     if (tag === 'a') {
       out.setAttribute('rel', 'noopener noreferrer');
       out.setAttribute('target', '_blank');

@@ -1,4 +1,4 @@
-import { ActionIcon, Code, Group, Paper, Stack, Text } from '@mantine/core';
+import { ActionIcon, Group, Paper, Stack, Text } from '@mantine/core';
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 import { widgetFqn, type Widget } from './dashboard-model.ts';
 import { widgetKind } from './widget-registry.tsx';
@@ -37,7 +37,9 @@ export function UnknownWidget({ fqn }: { fqn: string }) {
       <Text size="xs" c="dimmed">
         Not rendered by Sandboard:
       </Text>
-      <Code style={{ wordBreak: 'break-all', whiteSpace: 'normal' }}>{fqn}</Code>
+      <Text ff="monospace" size="xs" style={{ wordBreak: 'break-all' }}>
+        {fqn}
+      </Text>
     </Stack>
   );
 }
@@ -80,7 +82,13 @@ export function WidgetFrame({
     >
       {(title || editing) && (
         <Group justify="space-between" wrap="nowrap" gap={4} mb={4}>
-          <Text size="sm" fw={600} truncate>
+          <Text
+            size="sm"
+            fw={600}
+            lineClamp={1}
+            style={{ overflowWrap: 'anywhere' }}
+            title={title || undefined}
+          >
             {title || widgetKind(widgetFqn(widget))?.name || widgetFqn(widget)}
           </Text>
           {editing && (

@@ -20,7 +20,13 @@ export function ValueCard({ widget }: { widget: Widget }) {
     <div style={{ containerType: 'size', height: '100%', width: '100%' }} data-testid="value-card">
       <Stack gap={0} justify="center" align="center" h="100%">
         {label !== widget.config.title && (
-          <Text c="dimmed" ta="center" lh={1.2} style={{ fontSize: 'clamp(0.7rem, 12cqh, 1rem)' }} truncate>
+          <Text
+            c="dimmed"
+            ta="center"
+            lh={1.2}
+            style={{ fontSize: 'clamp(0.7rem, 12cqh, 1rem)' }}
+            lineClamp={1}
+          >
             {label}
           </Text>
         )}
@@ -34,7 +40,7 @@ export function ValueCard({ widget }: { widget: Widget }) {
           {v.loaded ? formatKeyValue(v.value, v.key, widget) : '…'}
         </Text>
         {v.point && v.point.ts > 0 && (
-          <Text c="dimmed" style={{ fontSize: 'clamp(0.6rem, 9cqh, 0.8rem)' }} truncate>
+          <Text c="dimmed" style={{ fontSize: 'clamp(0.6rem, 9cqh, 0.8rem)' }} lineClamp={1}>
             {formatDateTime(v.point.ts)}
           </Text>
         )}
@@ -87,7 +93,7 @@ export function fillPattern(
 function HtmlBlock({ html, css, testId }: { html: string; css?: string; testId: string }) {
   const scope = `card-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
   return (
-    <Typography h="100%" style={{ overflow: 'auto' }} p={4} className={scope}>
+    <Typography h="100%" style={{ overflow: 'auto' }} p={4} className={scope} tabIndex={0}>
       {css ? <style>{sanitizeCss(css, `.${scope}`)}</style> : null}
       <div data-testid={testId} dangerouslySetInnerHTML={{ __html: sanitizeHtml(html) }} />
     </Typography>

@@ -231,7 +231,7 @@ export function SliderControl({ widget }: { widget: Widget }) {
         label={(v) => String(v)}
         onChange={setLocal}
         onChangeEnd={(v) => void t.send(v)}
-        aria-label={widget.config.title ?? 'Value'}
+        thumbLabel={widget.config.title ?? 'Value'}
       />
       <Footer status={t.status} problem={t.problem} />
     </Stack>

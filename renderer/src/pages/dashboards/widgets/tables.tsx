@@ -10,7 +10,8 @@ import { WidgetMessage } from './widget-message.tsx';
 
 function Scroll({ children, testId }: { children: React.ReactNode; testId: string }) {
   return (
-    <div style={{ height: '100%', overflow: 'auto' }} data-testid={testId}>
+    // focusable, so that a keyboard can scroll it too
+    <div style={{ height: '100%', overflow: 'auto' }} data-testid={testId} tabIndex={0}>
       {children}
     </div>
   );
