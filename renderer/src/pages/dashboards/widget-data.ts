@@ -137,6 +137,8 @@ export class WidgetData {
   }
 
   start(): void {
+    // started again after a stop (React's strict mode runs effects twice in development)
+    this.stopped = false;
     this.data.forEach((entry, i) => {
       if (entry.datasource.type === 'function') {
         entry.error = 'Function datasources generate no data here';
@@ -169,7 +171,6 @@ export class WidgetData {
   stop(): void {
     this.stopped = true;
     for (const close of this.closers.splice(0)) close();
-    this.listeners.clear();
   }
 
   private onUpdate(i: number, u: TbCmdUpdate): void {

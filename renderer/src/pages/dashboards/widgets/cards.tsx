@@ -39,7 +39,7 @@ export function ValueCard({ widget }: { widget: Widget }) {
         >
           {v.loaded ? formatKeyValue(v.value, v.key, widget) : '…'}
         </Text>
-        {v.point && v.point.ts > 0 && (
+        {v.point && v.point.ts > 0 && v.key?.type !== 'entityField' && (
           <Text c="dimmed" style={{ fontSize: 'clamp(0.6rem, 9cqh, 0.8rem)' }} lineClamp={1}>
             {formatDateTime(v.point.ts)}
           </Text>
