@@ -5,6 +5,8 @@
  * back to ThingsBoard's default.
  */
 
+import { widgetTypeFullFqn } from '../../../../shared/dashboards/widget-catalog.ts';
+
 export interface TbEntityId {
   entityType: string;
   id: string;
@@ -167,10 +169,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /** A widget's type, fully qualified as ThingsBoard 3.6+ names it (older exports carry bundle and alias). */
 export function widgetFqn(widget: Widget): string {
-  if (widget.typeFullFqn) return widget.typeFullFqn;
-  if (widget.bundleAlias && widget.typeAlias)
-    return `${widget.isSystemType === false ? 'tenant' : 'system'}.${widget.bundleAlias}.${widget.typeAlias}`;
-  return widget.typeAlias ? `system.${widget.typeAlias}` : 'unknown';
+  return widgetTypeFullFqn(widget) ?? widget.typeFullFqn ?? 'unknown';
 }
 
 const num = (v: unknown, fallback: number, min: number, max: number): number => {

@@ -33,7 +33,7 @@ import {
 import { TbSocket, type TbSocketStatus } from './tb-socket.ts';
 import { TimewindowPicker } from './timewindow-picker.tsx';
 import { WidgetEditor } from './widget-editor.tsx';
-import { WIDGET_KINDS } from './widget-registry.tsx';
+import { WIDGET_KINDS } from './widget-kinds.ts';
 
 interface StateEntry {
   id: string;

@@ -19,7 +19,7 @@ import { ErrorAlert } from '../../components/error-alert.tsx';
 import { resolveAlias } from './aliases.ts';
 import type { DataKey, Dashboard, EntityAlias, Widget } from './dashboard-model.ts';
 import { widgetFqn } from './dashboard-model.ts';
-import { widgetKind } from './widget-registry.tsx';
+import { widgetKind } from './widget-kinds.ts';
 
 type AvailableKeys = { timeseries: string[]; attribute: string[] };
 

@@ -1,7 +1,8 @@
 import { ActionIcon, Group, Paper, Stack, Text } from '@mantine/core';
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 import { widgetFqn, type Widget } from './dashboard-model.ts';
-import { widgetKind } from './widget-registry.tsx';
+import { widgetKind } from './widget-kinds.ts';
+import { WIDGET_COMPONENTS } from './widget-registry.tsx';
 
 /** One widget failing to render shows why in its own frame; the rest of the dashboard goes on. */
 class WidgetBoundary extends Component<{ children: ReactNode }, { error: Error | null }> {
@@ -48,7 +49,7 @@ export function WidgetBody({ widget }: { widget: Widget }) {
   const fqn = widgetFqn(widget);
   const kind = widgetKind(fqn);
   if (!kind) return <UnknownWidget fqn={fqn} />;
-  const Body = kind.component;
+  const Body = WIDGET_COMPONENTS[kind.renderer];
   return (
     <WidgetBoundary>
       <Body widget={widget} />

@@ -1,9 +1,7 @@
-/**
- * The widget types Sandboard renders, by ThingsBoard's fully qualified names (typeFullFqn, or the
- * bundle and alias of older exports). A type not listed gets a placeholder naming it.
- */
+/** The component that draws each kind of widget (widget-kinds.ts says which FQNs are which kind). */
 import type { ComponentType } from 'react';
 import type { Widget } from './dashboard-model.ts';
+import type { WidgetRendererId } from './widget-kinds.ts';
 import { AttributesForm } from './widgets/attributes-form.tsx';
 import { HtmlValueCard, MarkdownCard, ValueCard } from './widgets/cards.tsx';
 import { ChartWidget } from './widgets/chart-widget.tsx';
@@ -14,156 +12,23 @@ import { AlarmsTable, EntitiesTable, TimeseriesTable } from './widgets/tables.ts
 
 type WidgetComponent = ComponentType<{ widget: Widget }>;
 
-export interface WidgetKind {
-  /** what the editor calls it */
-  name: string;
-  /** the FQN the editor gives a new widget of this kind */
-  fqn: string;
-  /** ThingsBoard's widget type (timeseries, latest, rpc, alarm, static) */
-  type: string;
-  component: WidgetComponent;
-  /** more FQNs (other versions' names of the same widget) */
-  aliases?: string[];
-  /** a prefix every widget of a bundle matches */
-  prefixes?: string[];
-}
-
-const Bars: WidgetComponent = ({ widget }) => <ChartWidget widget={widget} bars />;
-const Digital: WidgetComponent = ({ widget }) => <GaugeWidget widget={widget} digital />;
-const Analogue: WidgetComponent = ({ widget }) => <GaugeWidget widget={widget} />;
-const HtmlCard: WidgetComponent = ({ widget }) => <MarkdownCard widget={widget} html />;
-const ImageMap: WidgetComponent = ({ widget }) => <MapWidget widget={widget} image />;
-
-export const WIDGET_KINDS: WidgetKind[] = [
-  {
-    name: 'Time series chart',
-    fqn: 'system.time_series_chart',
-    type: 'timeseries',
-    component: ChartWidget,
-    aliases: [
-      'system.charts.basic_timeseries',
-      'system.charts.timeseries',
-      'system.line_chart',
-      'system.charts.state_chart',
-      'system.area_chart',
-      'system.point_chart',
-    ],
-  },
-  {
-    name: 'Bar chart',
-    fqn: 'system.bar_chart_with_labels',
-    type: 'timeseries',
-    component: Bars,
-    aliases: [
-      'system.charts.timeseries_bars_flot',
-      'system.time_series_bar_chart',
-      'system.bar_chart',
-      'system.charts.bars',
-    ],
-  },
-  {
-    name: 'Value card',
-    fqn: 'system.cards.value_card',
-    type: 'latest',
-    component: ValueCard,
-    aliases: ['system.cards.simple_card', 'system.cards.aggregated_value_card', 'system.value_card'],
-  },
-  { name: 'HTML value card', fqn: 'system.cards.html_value_card', type: 'latest', component: HtmlValueCard },
-  {
-    name: 'Entities table',
-    fqn: 'system.cards.entities_table',
-    type: 'latest',
-    component: EntitiesTable,
-    aliases: ['system.entities_table'],
-  },
-  {
-    name: 'Timeseries table',
-    fqn: 'system.cards.timeseries_table',
-    type: 'timeseries',
-    component: TimeseriesTable,
-  },
-  { name: 'Markdown/HTML card', fqn: 'system.cards.markdown_card', type: 'latest', component: MarkdownCard },
-  { name: 'HTML card', fqn: 'system.cards.html_card', type: 'static', component: HtmlCard },
-  {
-    name: 'Analogue gauge',
-    fqn: 'system.analogue_gauges.radial_gauge_canvas_gauges',
-    type: 'latest',
-    component: Analogue,
-    aliases: ['system.radial_gauge', 'system.speed_gauge'],
-    prefixes: ['system.analogue_gauges.'],
-  },
-  {
-    name: 'Digital gauge',
-    fqn: 'system.digital_gauges.digital_thermometer',
-    type: 'latest',
-    component: Digital,
-    aliases: ['system.simple_gauge', 'system.digital_gauge'],
-    prefixes: ['system.digital_gauges.'],
-  },
-  {
-    name: 'Alarms table',
-    fqn: 'system.alarm_widgets.alarms_table',
-    type: 'alarm',
-    component: AlarmsTable,
-    aliases: ['system.alarms_table'],
-  },
-  {
-    name: 'Map (plane)',
-    fqn: 'system.maps_v2.openstreetmap',
-    type: 'latest',
-    component: MapWidget,
-    aliases: [
-      'system.map',
-      'system.maps_v2.google_maps',
-      'system.maps_v2.here_map',
-      'system.maps_v2.tencent_map',
-      'system.maps_v2.route_map',
-      'system.maps_v2.trip_animation',
-    ],
-    prefixes: ['system.maps.'],
-  },
-  {
-    name: 'Image map',
-    fqn: 'system.maps_v2.image_map',
-    type: 'latest',
-    component: ImageMap,
-    aliases: ['system.image_map'],
-  },
-  {
-    name: 'Switch (RPC)',
-    fqn: 'system.control_widgets.switch_control',
-    type: 'rpc',
-    component: SwitchControl,
-    aliases: [
-      'system.single_switch',
-      'system.control_widgets.round_switch',
-      'system.control_widgets.slide_toggle_control',
-      'system.power_button',
-      'system.toggle_button',
-    ],
-  },
-  {
-    name: 'Button (RPC)',
-    fqn: 'system.command_button',
-    type: 'rpc',
-    component: ButtonControl,
-    aliases: ['system.control_widgets.rpcbutton'],
-  },
-  { name: 'Slider (RPC)', fqn: 'system.slider', type: 'rpc', component: SliderControl },
-  { name: 'Knob (RPC)', fqn: 'system.control_widgets.knob_control', type: 'rpc', component: KnobControl },
-  {
-    name: 'Update attributes form',
-    fqn: 'system.input_widgets.update_multiple_attributes',
-    type: 'latest',
-    component: AttributesForm,
-    prefixes: ['system.input_widgets.update_'],
-  },
-];
-
-const byFqn = new Map<string, WidgetKind>();
-for (const k of WIDGET_KINDS) for (const f of [k.fqn, ...(k.aliases ?? [])]) byFqn.set(f, k);
-
-/** The kind that renders this FQN, or undefined (the placeholder). */
-export function widgetKind(fqn: string): WidgetKind | undefined {
-  return byFqn.get(fqn) ?? WIDGET_KINDS.find((k) => k.prefixes?.some((p) => fqn.startsWith(p)));
-}
+export const WIDGET_COMPONENTS: Record<WidgetRendererId, WidgetComponent> = {
+  chart: ChartWidget,
+  bars: ({ widget }) => <ChartWidget widget={widget} bars />,
+  'value-card': ValueCard,
+  'html-value-card': HtmlValueCard,
+  'entities-table': EntitiesTable,
+  'timeseries-table': TimeseriesTable,
+  'markdown-card': MarkdownCard,
+  'html-card': ({ widget }) => <MarkdownCard widget={widget} html />,
+  'analogue-gauge': ({ widget }) => <GaugeWidget widget={widget} />,
+  'digital-gauge': ({ widget }) => <GaugeWidget widget={widget} digital />,
+  'alarms-table': AlarmsTable,
+  map: MapWidget,
+  'image-map': ({ widget }) => <MapWidget widget={widget} image />,
+  switch: SwitchControl,
+  button: ButtonControl,
+  slider: SliderControl,
+  knob: KnobControl,
+  'attributes-form': AttributesForm,
+};

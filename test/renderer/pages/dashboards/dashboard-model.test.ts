@@ -8,7 +8,7 @@ import {
 } from '../../../../renderer/src/pages/dashboards/dashboard-model.ts';
 import { markdownToHtml } from '../../../../renderer/src/pages/dashboards/markdown.ts';
 import { timeRange, timeseriesCmd } from '../../../../renderer/src/pages/dashboards/timewindow.ts';
-import { widgetKind } from '../../../../renderer/src/pages/dashboards/widget-registry.tsx';
+import { widgetKind } from '../../../../renderer/src/pages/dashboards/widget-kinds.ts';
 
 const device = { entityType: 'DEVICE', id: '784f394c-42b6-435a-983c-b7beff2784f9' };
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { SYSTEM_SCOPE, WIDGET_CATALOG } from '../../../../shared/dashboards/widget-catalog.ts';
 import { resolveAlias } from '../../../../renderer/src/pages/dashboards/aliases.ts';
 import { normalizeDashboard, widgetFqn } from '../../../../renderer/src/pages/dashboards/dashboard-model.ts';
-import { widgetKind } from '../../../../renderer/src/pages/dashboards/widget-registry.tsx';
+import { widgetKind } from '../../../../renderer/src/pages/dashboards/widget-kinds.ts';
 
 const entity = {
   entityId: { entityType: 'DEVICE', id: '784f394c-42b6-435a-983c-b7beff2784f9' },
