@@ -16,6 +16,11 @@ Usage:
   sandboard test-chain CHAIN.json CASES.json [--report junit.xml]
                                 run a rule chain's test cases against a fresh in-memory Sandboard
                                 (exit 0 all passed, 1 a case failed, 2 a malformed file)
+  sandboard replay FILE --http URL --mqtt URL (--username U --password P | --api-key K)
+                   [--speed 1|N|max] [--assert] [--ignore PATH]... [--tolerance N]... [--report junit.xml]
+                                replay a recording against a Sandboard or a real ThingsBoard and check
+                                its outcomes (sandboard replay --help; exit 0 passed, 1 a check failed,
+                                2 a malformed recording or one the target cannot take)
 
 Options for serve:
   --data-dir DIR         data directory (env SANDBOARD_DATA_DIR; default: the OS's per-user app data dir)
@@ -163,6 +168,13 @@ export async function main(argv: string[]): Promise<void> {
       case 'test-chain': {
         const { runTestChainCommand } = await import('./app/test-chain-command.ts');
         const code = await runTestChainCommand(rest);
+        process.exitCode = code;
+        setTimeout(() => process.exit(code), 2000).unref(); // should a handle linger
+        return;
+      }
+      case 'replay': {
+        const { runReplayCommand } = await import('./replay/replay-command.ts');
+        const code = await runReplayCommand(rest);
         process.exitCode = code;
         setTimeout(() => process.exit(code), 2000).unref(); // should a handle linger
         return;

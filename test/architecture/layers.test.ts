@@ -19,6 +19,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   // the platform only through its protocols and its services' public face, never the store; device
   // scripts run in the rule engine's QuickJS sandbox (main/rule-engine/script/, nothing else of it: below)
   'main/simulator': ['main/gateway', 'main/rule-engine', 'main/platform', 'shared', ...LEAVES],
+  // a replay: a client of any ThingsBoard over its protocols (REST, MQTT, device HTTP API)
+  'main/replay': ['shared', ...LEAVES],
   // the in-app MQTT client: a client of any broker, nothing of the platform's
   'main/mqtt-client': ['shared', ...LEAVES],
   // the platform side that hosts gateway runtimes
@@ -27,6 +29,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   'main/recording': ['main/transport', 'main/platform', 'shared', ...LEAVES],
   'main/api': [
     'main/recording',
+    'main/replay',
     'main/mqtt-client',
     'main/connectors',
     'main/simulator',
@@ -43,6 +46,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   'main/app': [
     'main/api',
     'main/recording',
+    'main/replay',
     'main/mqtt-client',
     'main/connectors',
     'main/simulator',
@@ -56,7 +60,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'shared',
     ...LEAVES,
   ],
-  'main/cli.ts': ['main/app', 'main/simulator', 'main/gateway', 'main/store', 'shared', ...LEAVES],
+  'main/cli.ts': ['main/app', 'main/replay', 'main/simulator', 'main/gateway', 'main/store', 'shared', ...LEAVES],
   'main/config.ts': [],
   'main/version.ts': [],
   // when a process started by npm stops (its signals, its parent's exit): scripts/start.js uses it too
