@@ -468,7 +468,7 @@ export async function replayRecording(
     speed: speedText(options.speed),
     assert: options.assert,
     startedAt,
-    checks: replay.checks,
+    checks: replay.checks.sort((a, b) => a.t - b.t),
     checksOmitted: replay.checksOmitted,
     answers: [...replay.answers].map(([device, a]) => ({ device, ...a })),
     notes,
