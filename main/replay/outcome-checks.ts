@@ -42,6 +42,8 @@ export async function checkLatest(
   });
 }
 
+const isCleared = (a: AlarmRow) => a.cleared ?? a.status.startsWith('CLEARED');
+
 export interface AlarmRow {
   id: { id: string };
   type: string;
@@ -53,7 +55,8 @@ export interface AlarmRow {
 
 /** Alarms of one device; the replay remembers those there before it, and which raise each check took. */
 export class AlarmBook {
-  readonly before = new Map<string, Set<string>>();
+  /** per device: the ids of its alarms before the replay, and whether each was active then */
+  readonly before = new Map<string, Map<string, boolean>>();
   private readonly taken = new Map<string, string[]>();
   private readonly rest: TargetRest;
 
@@ -70,7 +73,7 @@ export class AlarmBook {
   }
 
   async remember(deviceId: string): Promise<void> {
-    this.before.set(deviceId, new Set((await this.list(deviceId)).map((a) => a.id.id)));
+    this.before.set(deviceId, new Map((await this.list(deviceId)).map((a) => [a.id.id, !isCleared(a)])));
   }
 
   async check(
@@ -85,24 +88,22 @@ export class AlarmBook {
     if (r.severity !== undefined) fields.severity = r.severity;
     if (r.status !== undefined) fields.status = r.status;
     Object.assign(expected, fields);
-    const isCleared = (a: AlarmRow) => a.cleared ?? a.status.startsWith('CLEARED');
     const result = await until(deadline, async () => {
       const alarms = (await this.list(deviceId)).filter((a) => a.type === r.type);
-      const before = this.before.get(deviceId) ?? new Set();
+      const before = this.before.get(deviceId) ?? new Map<string, boolean>();
       const taken = this.taken.get(key) ?? [];
       let alarm: AlarmRow | undefined;
       let missing: string;
       if (r.event === 'raised') {
         alarm = alarms.find((a) => !before.has(a.id.id) && !taken.includes(a.id.id));
-        const active = alarms.find((a) => before.has(a.id.id) && !isCleared(a));
+        const active = alarms.find((a) => before.get(a.id.id) && !isCleared(a));
         missing = active
           ? `expected it raised, none was (one was already active before the replay)`
           : 'expected it raised, none was';
       } else {
         const last = taken.at(-1);
-        alarm = last
-          ? alarms.find((a) => a.id.id === last)
-          : (alarms.findLast((a) => !isCleared(a)) ?? alarms.at(-1));
+        // the alarm this replay raised last, else one that was active before it
+        alarm = last ? alarms.find((a) => a.id.id === last) : alarms.findLast((a) => before.get(a.id.id));
         if (r.event === 'cleared' && alarm && !isCleared(alarm)) {
           return {
             expected,
@@ -111,7 +112,7 @@ export class AlarmBook {
             alarm,
           };
         }
-        missing = `expected it ${r.event}, there is no such alarm`;
+        missing = `expected it ${r.event}, but no such alarm was raised in the replay or active before it`;
       }
       if (!alarm) return { expected, actual: null, mismatches: [missing] };
       const actual = { type: alarm.type, event: r.event, severity: alarm.severity, status: alarm.status };
