@@ -46,6 +46,8 @@ import { registerRuleChainRoutes } from './routes/rule-chain-routes.ts';
 import { registerRuleEngineRoutes } from './routes/rule-engine-routes.ts';
 import { registerRuleScriptRoutes } from './routes/rule-script-routes.ts';
 import { registerSimulationRoutes } from './routes/simulation-routes.ts';
+import { registerReplayRoutes } from './routes/replay-routes.ts';
+import { embeddedUrl } from '../simulator/targets.ts';
 import type { Analytics } from '../analytics/analytics.ts';
 import { registerTableViewRoutes } from './routes/table-view-routes.ts';
 import { registerTelemetryRoutes } from './routes/telemetry-routes.ts';
@@ -138,6 +140,12 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
     mqttUrl: () => options.links?.urls?.()?.mqtt,
   });
   registerDemoRoutes(api, { services, ruleChains: deps.ruleChains, simulations, edgeSimulators });
+  registerReplayRoutes(api, {
+    urls: () => {
+      const urls = options.links?.urls?.();
+      return urls ? { http: embeddedUrl(urls.http), mqtt: embeddedUrl(urls.mqtt) } : undefined;
+    },
+  });
   registerTableViewRoutes(api, { services, analytics: options.analytics });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
   if (options.deviceTransport) {

@@ -437,40 +437,66 @@ export function speedText(speed: ReplaySpeed): string {
  * take is refused by a ReplayRefusedError before anything is written), then the traffic is sent and,
  * with assert, the outcomes checked.
  */
-export async function replayRecording(
+export interface PreparedReplay {
+  messagesTotal: number;
+  checksTotal: number;
+  /** sends the traffic and checks the outcomes */
+  run(): Promise<ReplayReport>;
+}
+
+/**
+ * Reads the target and creates the devices missing there (a recording the target cannot take is refused
+ * by a ReplayRefusedError before anything is written); the replay is then ready to run.
+ */
+export async function prepareReplay(
   recording: ParsedRecording,
   options: ReplayOptions,
-): Promise<ReplayReport> {
-  const startedAt = Date.now();
+): Promise<PreparedReplay> {
   const plan = planReplay(recording, options.assert);
   const rest = await connectTargetRest(options.http, options.auth);
   const targets = await prepareTarget(rest, plan);
   const edgeChecks = options.assert && [...plan.queues.keys()].some((k) => k.startsWith('\u0000edge '));
+  let startedAt = Date.now();
   // edge events are checked only on a Sandboard (ThingsBoard's edge queue is not the same)
   const edgeEvents =
     edgeChecks && (await isSandboard(rest)) ? edgeEventsReader(rest, () => startedAt) : undefined;
   const replay = new Replay(recording, plan, rest, targets, options, edgeEvents);
-  try {
-    await replay.run();
-  } finally {
-    await replay.close();
-  }
-  const p = replay.progress;
-  p.state = options.signal?.aborted ? 'stopped' : p.checksFailed ? 'failed' : 'passed';
-  const created = [...targets.values()].filter((d) => d.created).length;
-  const notes = [...replay.notes];
-  if (created) notes.unshift(`${created} device(s) created on the target`);
-  options.onProgress?.({ ...p });
   return {
-    ...p,
-    recording: recording.header.name ?? recording.header.id ?? 'recording',
-    target: options.http,
-    speed: speedText(options.speed),
-    assert: options.assert,
-    startedAt,
-    checks: replay.checks.sort((a, b) => a.t - b.t),
-    checksOmitted: replay.checksOmitted,
-    answers: [...replay.answers].map(([device, a]) => ({ device, ...a })),
-    notes,
+    messagesTotal: plan.messagesTotal,
+    checksTotal: plan.checksTotal,
+    async run() {
+      startedAt = Date.now();
+      try {
+        await replay.run();
+      } finally {
+        await replay.close();
+      }
+      const p = replay.progress;
+      p.state = options.signal?.aborted ? 'stopped' : p.checksFailed ? 'failed' : 'passed';
+      const created = [...targets.values()].filter((d) => d.created).length;
+      const notes = [...replay.notes];
+      if (created) notes.unshift(`${created} device(s) created on the target`);
+      options.onProgress?.({ ...p });
+      return {
+        ...p,
+        recording: recording.header.name ?? recording.header.id ?? 'recording',
+        target: options.http,
+        speed: speedText(options.speed),
+        assert: options.assert,
+        startedAt,
+        checks: replay.checks.sort((a, b) => a.t - b.t),
+        checksOmitted: replay.checksOmitted,
+        answers: [...replay.answers].map(([device, a]) => ({ device, ...a })),
+        notes,
+      };
+    },
   };
+}
+
+/** Prepares and runs a replay. */
+export async function replayRecording(
+  recording: ParsedRecording,
+  options: ReplayOptions,
+): Promise<ReplayReport> {
+  return (await prepareReplay(recording, options)).run();
 }

@@ -4,7 +4,9 @@
  * it), JSON in and out, ThingsBoard's error JSON read into the message.
  */
 
-export type TargetAuth = { username: string; password: string } | { apiKey: string } | { token: string };
+/** A login, an API key, or an X-Authorization header as a caller sent it (a replay on the Sandboard itself). */
+export type TargetAuth =
+  { username: string; password: string } | { apiKey: string } | { authorization: string };
 
 /** A REST answer that was not 2xx: its status and ThingsBoard's message. */
 export class TargetHttpError extends Error {
@@ -81,7 +83,7 @@ export async function connectTargetRest(httpUrl: string, auth: TargetAuth): Prom
     if (login.status !== 200)
       throw new TargetHttpError('POST', '/api/auth/login', login.status, messageOf(login.body));
     header = `Bearer ${(login.body as { token: string }).token}`;
-  } else header = 'apiKey' in auth ? `ApiKey ${auth.apiKey}` : `Bearer ${auth.token}`;
+  } else header = 'apiKey' in auth ? `ApiKey ${auth.apiKey}` : auth.authorization;
 
   const request: TargetRest['request'] = async <T>(
     method: string,
