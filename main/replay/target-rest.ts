@@ -69,7 +69,7 @@ export async function connectTargetRest(httpUrl: string, auth: TargetAuth): Prom
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-      throw new Error(`cannot reach ${baseUrl} (${cause})`);
+      throw new Error(`cannot reach ${baseUrl} (${cause})`, { cause: err });
     }
     return { status: res.status, body: await readAnswer(res) };
   };
