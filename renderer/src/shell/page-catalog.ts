@@ -40,6 +40,7 @@ const PAGE_LIST = [
   { id: 'recordings', label: 'Recordings', path: '/recordings', nav: true },
   { id: 'gateways', label: 'Gateways & Simulation', path: '/gateways', nav: true },
   { id: 'simulation', label: 'Simulation', path: '/gateways/:id', nav: false, parent: 'gateways' },
+  { id: 'replay', label: 'Replay', path: '/replay', nav: true },
   { id: 'rest-connector', label: 'REST Connector', path: '/rest-connector', nav: true },
   { id: 'rule-chains', label: 'Rule Chains', path: '/rule-chains', nav: true },
   { id: 'edges', label: 'Edges', path: '/edges', nav: true },

@@ -18,6 +18,7 @@ export const PAGE_COMPONENTS: Record<PageId, LazyExoticComponent<ComponentType<{
   recordings: lazy(() => import('../pages/recordings/recordings-page.tsx')),
   gateways: lazy(() => import('../pages/gateways-page.tsx')),
   simulation: lazy(() => import('../pages/simulation/simulation-detail-page.tsx')),
+  replay: lazy(() => import('../pages/recordings/replay-page.tsx')),
   'rest-connector': lazy(() => import('../pages/rest-connector/rest-connector-page.tsx')),
   'rule-chains': lazy(() => import('../pages/rule-chains-page.tsx')),
   edges: lazy(() => import('../pages/edges-page.tsx')),
