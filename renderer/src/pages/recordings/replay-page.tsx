@@ -1,4 +1,4 @@
-import { Badge, Button, Card, FileButton, Group, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, FileButton, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useCurrentUser } from '../../api/hooks.ts';
 import { useReplayRuns } from '../../api/replay-hooks.ts';
