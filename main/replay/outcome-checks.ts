@@ -137,7 +137,12 @@ export interface RpcOutcome {
 
 export function rpcOutcome(httpStatus: number, body: unknown, oneway: boolean): RpcOutcome {
   if (httpStatus === 200) return { status: 'SUCCESSFUL', response: oneway ? undefined : body };
-  if (httpStatus === 504 || httpStatus === 408) return { status: 'TIMEOUT', response: body };
+  const message = (body as { message?: unknown } | null)?.message;
+  // ThingsBoard answers both with 504 on /api/rpc; its message tells which
+  const notTaken = typeof message === 'string' && /did not take|no active|not connected/i.test(message);
+  if (httpStatus === 409 || (httpStatus === 504 && notTaken))
+    return { status: 'NO_ACTIVE_CONNECTION', response: undefined };
+  if (httpStatus === 504 || httpStatus === 408) return { status: 'TIMEOUT', response: undefined };
   return { status: 'FAILED', response: body };
 }
 
@@ -149,12 +154,7 @@ export function checkRpc(
   const expected: Record<string, unknown> = {};
   if (r.status !== undefined) expected.status = r.status;
   if (r.response !== undefined) expected.response = r.response;
-  if (!outcome)
-    return {
-      expected,
-      actual: null,
-      mismatches: ['the replay sent no such RPC request (no rpc.request record with this id)'],
-    };
+  if (!outcome) return { expected, actual: null, mismatches: ['no answer came to this RPC request'] };
   const actual = { status: outcome.status, response: outcome.response };
   return { expected, actual, mismatches: differences(expected, actual, options) };
 }

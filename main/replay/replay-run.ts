@@ -340,9 +340,10 @@ class Replay {
           this.alarms.check(this.targetOf(r.device).id, r, this.optionsFor(r), this.deadline()),
         );
       case 'expect.rpc':
-        return this.outcome(r.device, 'rpc', `RPC ${r.method} (id ${String(r.id)})`, r.t, async () =>
-          checkRpc(r, await this.rpcCalls.get(`${r.device}\u0000${String(r.id)}`), this.optionsFor(r)),
-        );
+        return this.outcome(r.device, 'rpc', `RPC ${r.method} (id ${String(r.id)})`, r.t, async () => {
+          const call = this.rpcCalls.get(`${r.device}\u0000${String(r.id)}`);
+          return checkRpc(r, call ? await call : await this.deviceRpcAnswer(r), this.optionsFor(r));
+        });
       case 'expect.edgeEvents': {
         const read = this.edgeEvents!;
         const expected = { count: r.count, ...(r.types ? { types: r.types } : {}) };
@@ -362,6 +363,27 @@ class Replay {
     }
   }
 
+  /** The platform's answer to a device's own RPC request, as the replayed device received it. */
+  private async deviceRpcAnswer(r: RecordOf<'expect.rpc'>): Promise<RpcOutcome | undefined> {
+    const session = this.sessions.get(this.plan.devices.get(r.device)?.via ?? r.device);
+    const deadline = this.deadline();
+    for (;;) {
+      const text = session?.deviceRpcAnswers.get(String(r.id));
+      if (text !== undefined) {
+        let response: unknown = text;
+        if (typeof r.response !== 'string')
+          try {
+            response = JSON.parse(text) as unknown;
+          } catch {
+            // a text answer stays text
+          }
+        return { status: 'SUCCESSFUL', response };
+      }
+      if (!session || Date.now() >= deadline) return undefined;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  }
+
   private async runQueue(owner: string, records: RecordingRecord[]): Promise<void> {
     const speed = this.options.speed;
     for (const r of records) {
@@ -375,10 +397,7 @@ class Replay {
           if (this.plan.devices.get(r.device)?.via === undefined) await this.session(owner, r);
           break;
         case 'mqtt.disconnect':
-          if (r.device === owner) {
-            await this.sessions.get(owner)?.close();
-            this.sessions.delete(owner);
-          }
+          if (r.device === owner) await this.sessions.get(owner)?.close();
           break;
         case 'mqtt.publish':
           if (isStimulus(r)) await this.publish(owner, r);

@@ -22,6 +22,9 @@ export interface SessionOptions {
   connectTimeoutMs?: number;
 }
 
+const RESPONSE_TOPIC = 'v1/devices/me/rpc/response/';
+const MAX_DEVICE_RPC_ANSWERS = 10_000;
+
 const codeOf = (err: unknown): number => {
   const code = (err as { code?: unknown }).code;
   return typeof code === 'number' ? code : -1;
@@ -32,6 +35,8 @@ export class ReplaySession {
   private readonly inflight = new Set<Promise<void>>();
   private readonly options: SessionOptions;
   private lost: string | undefined;
+  /** the platform's answers to the device's own RPC requests, by request id (bounded) */
+  readonly deviceRpcAnswers = new Map<string, string>();
 
   constructor(options: SessionOptions) {
     this.options = options;
@@ -68,16 +73,17 @@ export class ReplaySession {
     client.on('error', () => {});
     client.on('close', () => (this.lost = 'the connection was closed'));
     client.on('message', (topic, payload) => this.received(topic, payload));
-    await client.subscribeAsync(
-      o.gateway ? ['v1/gateway/rpc', 'v1/devices/me/rpc/request/+'] : 'v1/devices/me/rpc/request/+',
-      {
-        qos: 1,
-      },
-    );
+    const topics = ['v1/devices/me/rpc/request/+', 'v1/devices/me/rpc/response/+'];
+    await client.subscribeAsync(o.gateway ? [...topics, 'v1/gateway/rpc'] : topics, { qos: 1 });
     return answer;
   }
 
   private received(topic: string, payload: Buffer): void {
+    if (topic.startsWith(RESPONSE_TOPIC)) {
+      if (this.deviceRpcAnswers.size < MAX_DEVICE_RPC_ANSWERS)
+        this.deviceRpcAnswers.set(topic.slice(RESPONSE_TOPIC.length), payload.toString('utf8'));
+      return;
+    }
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(payload.toString('utf8')) as Record<string, unknown>;
