@@ -46,7 +46,7 @@ import { registerRuleChainRoutes } from './routes/rule-chain-routes.ts';
 import { registerRuleEngineRoutes } from './routes/rule-engine-routes.ts';
 import { registerRuleScriptRoutes } from './routes/rule-script-routes.ts';
 import { registerSimulationRoutes } from './routes/simulation-routes.ts';
-import { registerReplayRoutes } from './routes/replay-routes.ts';
+import { readRecordingText, registerReplayRoutes } from './routes/replay-routes.ts';
 import { embeddedUrl } from '../simulator/targets.ts';
 import type { Analytics } from '../analytics/analytics.ts';
 import { registerTableViewRoutes } from './routes/table-view-routes.ts';
@@ -140,11 +140,13 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
     mqttUrl: () => options.links?.urls?.()?.mqtt,
   });
   registerDemoRoutes(api, { services, ruleChains: deps.ruleChains, simulations, edgeSimulators });
+  const recordings = options.recordings;
   registerReplayRoutes(api, {
     urls: () => {
       const urls = options.links?.urls?.();
       return urls ? { http: embeddedUrl(urls.http), mqtt: embeddedUrl(urls.mqtt) } : undefined;
     },
+    ...(recordings ? { readRecording: (id: string) => readRecordingText(recordings, id) } : {}),
   });
   registerTableViewRoutes(api, { services, analytics: options.analytics });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });

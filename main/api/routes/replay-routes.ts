@@ -4,11 +4,26 @@ import { ReplayRun, StartReplayRequest } from '../../../shared/schemas/replay.ts
 import { requireTenantAdmin } from '../../platform/auth/principal.ts';
 import { ErrorCode, notFound, PlatformError } from '../../platform/errors.ts';
 import { ReplayManager, ReplayRequestError, type ReplayManagerDeps } from '../../replay/replay-manager.ts';
+import type { Recordings } from '../../recording/recordings.ts';
 import { principalOf } from '../authenticate.ts';
 import { authErrors, type Api } from '../route-types.ts';
 import { runErrors } from './runnable-resource-routes.ts';
 
 const BASE = '/api/sandboard/replays';
+
+/** A saved recording's whole text (as downloaded: its header with the current name); undefined: no such one. */
+export async function readRecordingText(recordings: Recordings, id: string): Promise<string | undefined> {
+  let file: Awaited<ReturnType<Recordings['download']>>;
+  try {
+    file = await recordings.download(id);
+  } catch (err) {
+    if (err instanceof PlatformError && err.status === 404) return undefined;
+    throw err;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of file.stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
 const tags = ['Replay'];
 /** A recording sent as text in the request (the file a user picked). */
 const REPLAY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;

@@ -1,6 +1,7 @@
-import { Badge, Button, Card, FileButton, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, FileButton, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useCurrentUser } from '../../api/hooks.ts';
+import { useRecordings } from '../../api/recordings-hooks.ts';
 import { useReplayRuns } from '../../api/replay-hooks.ts';
 import { AdminOnlyPage } from '../../components/admin-only-page.tsx';
 import { CopyValue } from '../../components/copy-value.tsx';
@@ -20,7 +21,15 @@ export default function ReplayPage() {
   const user = useCurrentUser();
   const isAdmin = user.data?.authority === 'TENANT_ADMIN';
   const runs = useReplayRuns(isAdmin);
-  const [source, setSource] = useState<ReplaySource | undefined>();
+  const recordings = useRecordings();
+  // the Recordings page's Replay opens this page with ?recording=<id>
+  const [chosenId, setChosenId] = useState<string | null>(() =>
+    new URLSearchParams(window.location.search).get('recording'),
+  );
+  const [file, setFile] = useState<ReplaySource | undefined>();
+  const saved = (recordings.data?.recordings ?? []).filter((r) => r.state !== 'recording');
+  const chosen = saved.find((r) => r.id === chosenId);
+  const source: ReplaySource | undefined = chosen ? { name: chosen.name, recordingId: chosen.id } : file;
   const [fileError, setFileError] = useState<string | undefined>();
 
   if (user.data && !isAdmin)
@@ -39,7 +48,10 @@ export default function ReplayPage() {
       );
       return;
     }
-    void file.text().then((text) => setSource({ name: file.name, file: text }));
+    void file.text().then((text) => {
+      setChosenId(null);
+      setFile({ name: file.name, file: text });
+    });
   };
 
   return (
@@ -47,16 +59,30 @@ export default function ReplayPage() {
       <PageHeader
         title="Replay"
         description="Replay a recording (docs/recordings.md) against this Sandboard and check that the outcome is the same: reason codes, stored values, alarms, RPC answers."
-        actions={
-          <FileButton onChange={pick} accept=".jsonl,.json,.ndjson,application/x-ndjson,application/json">
-            {(props) => (
-              <Button {...props} data-testid="replay-pick-file">
-                Open a recording…
-              </Button>
-            )}
-          </FileButton>
-        }
       />
+      <Group align="flex-end">
+        <Select
+          label="Saved recording"
+          placeholder={saved.length ? 'Pick one' : 'None yet: record on the MQTT page or a simulation'}
+          data={saved.map((r) => ({ value: r.id, label: `${r.name} (${formatNumber(r.records)} records)` }))}
+          value={chosen ? chosen.id : null}
+          onChange={setChosenId}
+          searchable
+          clearable
+          w={360}
+          data-testid="replay-pick-recording"
+        />
+        <Text size="sm" c="dimmed" mb={8}>
+          or
+        </Text>
+        <FileButton onChange={pick} accept=".jsonl,.json,.ndjson,application/x-ndjson,application/json">
+          {(props) => (
+            <Button {...props} data-testid="replay-pick-file">
+              Open a recording…
+            </Button>
+          )}
+        </FileButton>
+      </Group>
       {fileError && (
         <Text c="red" size="sm">
           {fileError}
