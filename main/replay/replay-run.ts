@@ -60,6 +60,8 @@ export interface ReplayOptions {
 type EdgeEventsReader = ReturnType<typeof edgeEventsReader>;
 
 const PROGRESS_EVERY_MS = 200;
+/** latest-value checks of one connection read at once */
+const SIDE_BY_SIDE_CHECKS = 8;
 
 const q = (n: number) => `0x${n.toString(16).padStart(2, '0')}`;
 const describeAnswer = (a: Answer, http = false) =>
@@ -386,12 +388,25 @@ class Replay {
 
   private async runQueue(owner: string, records: RecordingRecord[]): Promise<void> {
     const speed = this.options.speed;
+    // latest values checked one after the other (nothing sent between them) are read side by side
+    let side: Promise<void>[] = [];
+    const settle = async () => {
+      await Promise.all(side);
+      side = [];
+    };
     for (const r of records) {
-      if (this.options.signal?.aborted) return;
+      if (this.options.signal?.aborted) break;
       if (speed !== 'max') {
         const due = this.started + r.t / speed - performance.now();
         if (due > 0) await new Promise((res) => setTimeout(res, due));
       }
+      if (r.kind === 'expect.latest' && this.options.assert) {
+        await this.sessions.get(owner)?.drain();
+        side.push(this.expectation(r));
+        if (side.length >= SIDE_BY_SIDE_CHECKS) await settle();
+        continue;
+      }
+      await settle();
       switch (r.kind) {
         case 'mqtt.connect':
           if (this.plan.devices.get(r.device)?.via === undefined) await this.session(owner, r);
@@ -425,6 +440,7 @@ class Replay {
           break;
       }
     }
+    await settle();
   }
 
   async run(): Promise<void> {
