@@ -9,6 +9,7 @@
  * Sandboard or a real ThingsBoard, where missing devices are created by name with the profile recorded.
  */
 import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
 import { isRecord, type JsonPathIssue, schemaIssues, type SchemaNode } from './json-path-issues.ts';
 
 export const RECORDING_FORMAT = 'sandboard-recording';
@@ -306,13 +307,30 @@ export function recordingHeaderIssues(value: unknown, line = 1): RecordingIssue[
   return schemaIssues(RecordingHeader as unknown as SchemaNode, value, '').map((i) => ({ ...i, line }));
 }
 
+/** Compiled checks of each record kind, made when first needed: a long recording is read fast. */
+const compiled = new Map<RecordingRecordKind, { Check(value: unknown): boolean } | null>();
+function checks(kind: RecordingRecordKind, value: unknown): boolean {
+  let check = compiled.get(kind);
+  if (check === undefined) {
+    try {
+      check = Compile(RecordingRecordSchemas[kind]);
+    } catch {
+      check = null; // no code generation here (a strict CSP): the issues' own walk decides
+    }
+    compiled.set(kind, check);
+  }
+  return check ? check.Check(value) : false;
+}
+
 /** One record's problems (not the header). */
 export function recordingRecordIssues(value: unknown, line: number): RecordingIssue[] {
   if (!isRecord(value)) return [issue(line, '', 'must be a JSON object')];
   if (!isKind(value.kind))
     return [issue(line, 'kind', `must be one of ${Object.keys(RecordingRecordSchemas).join(', ')}`)];
   const schema = RecordingRecordSchemas[value.kind] as unknown as SchemaNode;
-  const issues = schemaIssues(schema, value, '').map((i) => ({ ...i, line }));
+  const issues = checks(value.kind, value)
+    ? []
+    : schemaIssues(schema, value, '').map((i) => ({ ...i, line }));
   if (value.kind === 'mqtt.publish' && value.payload !== undefined && value.payloadBase64 !== undefined)
     issues.push(issue(line, 'payloadBase64', 'cannot be given with payload'));
   return issues;
