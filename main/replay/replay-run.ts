@@ -8,6 +8,7 @@
  * the publishes before it to be answered and then for its outcome, so that checks hold at any speed while
  * connections run side by side.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   AssertOptions,
   ParsedRecording,
@@ -262,7 +263,7 @@ class Replay {
     const { answer } = await session.publish(r.topic, payload, {
       qos: r.qos,
       retain: r.retain ?? false,
-      ...(r.properties ? { properties: r.properties } : {}),
+      ...(r.properties && session.protocolVersion === 5 ? { properties: r.properties } : {}),
     });
     this.sent();
     const expected = r.expect?.reasonCode;
@@ -398,7 +399,8 @@ class Replay {
       if (this.options.signal?.aborted) break;
       if (speed !== 'max') {
         const due = this.started + r.t / speed - performance.now();
-        if (due > 0) await new Promise((res) => setTimeout(res, due));
+        if (due > 0) await sleep(due, undefined, { signal: this.options.signal }).catch(() => undefined);
+        if (this.options.signal?.aborted) break;
       }
       if (r.kind === 'expect.latest' && this.options.assert) {
         await this.sessions.get(owner)?.drain();

@@ -42,6 +42,10 @@ export class ReplaySession {
     this.options = options;
   }
 
+  get protocolVersion(): 3 | 4 | 5 {
+    return this.options.protocolVersion ?? 4;
+  }
+
   get connected(): boolean {
     return this.client?.connected ?? false;
   }
