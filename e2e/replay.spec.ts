@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, logIn, openFromNav, saveScreenshot, test } from './support/fixtures.ts';
 
@@ -35,6 +35,7 @@ test('the Replay page replays a recording file with a progress bar and shows exp
   page,
 }, testInfo) => {
   test.setTimeout(120_000);
+  mkdirSync(testInfo.outputDir, { recursive: true });
   const file = join(testInfo.outputDir, 'meters.ndjson');
   writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n'));
   await logIn(page);

@@ -10,10 +10,18 @@ export const replayKeys = {
 
 /** How often a running replay's progress is read. */
 const PROGRESS_REFRESH_MS = 300;
+/** How often the list is read while one of its replays runs. */
+const LIST_REFRESH_MS = 1_000;
 
 export function useReplayRuns(enabled = true) {
   const client = useApi();
-  return useQuery({ queryKey: replayKeys.all, queryFn: () => replayRuns(client), enabled });
+  return useQuery({
+    queryKey: replayKeys.all,
+    queryFn: () => replayRuns(client),
+    enabled,
+    refetchInterval: (query) =>
+      query.state.data?.some((r) => r.progress.state === 'running') ? LIST_REFRESH_MS : false,
+  });
 }
 
 /** A replay, read again while it runs (its progress bar and counters), once more when it ends. */
