@@ -60,7 +60,15 @@ const MAY_IMPORT: Record<string, string[]> = {
     'shared',
     ...LEAVES,
   ],
-  'main/cli.ts': ['main/app', 'main/replay', 'main/simulator', 'main/gateway', 'main/store', 'shared', ...LEAVES],
+  'main/cli.ts': [
+    'main/app',
+    'main/replay',
+    'main/simulator',
+    'main/gateway',
+    'main/store',
+    'shared',
+    ...LEAVES,
+  ],
   'main/config.ts': [],
   'main/version.ts': [],
   // when a process started by npm stops (its signals, its parent's exit): scripts/start.js uses it too
