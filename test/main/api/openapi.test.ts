@@ -29,6 +29,7 @@ const BODYLESS = new Set([
   'POST /api/customer/{customerId}/edge/{edgeId}',
   'POST /api/sandboard/demo/edge-sync',
   'POST /api/sandboard/recordings/{id}/stop',
+  'POST /api/sandboard/replays/{id}/stop',
   'POST /api/customer/{customerId}/asset/{assetId}',
   'POST /api/edge/{edgeId}/asset/{assetId}',
   'POST /api/assetProfile/{assetProfileId}/default',
