@@ -13,6 +13,7 @@ import type { Services } from '../platform/services.ts';
 export const SCENARIO_DASHBOARDS: Readonly<Record<string, string>> = {
   'Smart building': 'smart-building.dashboard.json',
   'Smart building gateways': 'smart-building-gateway.dashboard.json',
+  'Scripted thermostats': 'scripted-thermostats.dashboard.json',
 };
 
 const SCENARIOS_DIR = new URL('../../shared/scenarios/', import.meta.url);

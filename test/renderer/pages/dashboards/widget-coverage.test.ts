@@ -20,7 +20,11 @@ describe('widget coverage', () => {
     expect(missing).toEqual([]);
   });
 
-  for (const file of ['smart-building.dashboard.json', 'smart-building-gateway.dashboard.json'])
+  for (const file of [
+    'smart-building.dashboard.json',
+    'smart-building-gateway.dashboard.json',
+    'scripted-thermostats.dashboard.json',
+  ])
     it(`${file} opens with every widget drawn and every alias resolved`, () => {
       const d = normalizeDashboard(
         JSON.parse(readFileSync(new URL(`../../../../shared/scenarios/${file}`, import.meta.url), 'utf8')),
