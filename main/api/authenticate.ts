@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AuthService } from '../platform/auth/auth-service.ts';
-import { unauthorized } from '../platform/errors.ts';
+import { forbidden, unauthorized } from '../platform/errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,13 +13,34 @@ declare module 'fastify' {
   }
 }
 
-/** Every route needs a JWT or an API key from the headers unless its config says public. Cookies are never read. */
+/** What a public dashboard's user may send besides GET: the queries its widgets read with, and its logout. */
+const PUBLIC_READS = new Set([
+  'POST /api/entitiesQuery/find',
+  'POST /api/entitiesQuery/count',
+  'POST /api/entitiesQuery/find/keys',
+  'POST /api/alarmsQuery/find',
+  'POST /api/alarmsQuery/count',
+  'POST /api/auth/logout',
+]);
+
+/**
+ * Every route needs a JWT or an API key from the headers unless its config says public. Cookies are never read.
+ * The public customer's user (a public dashboard's viewer) only reads: any write gets 403.
+ */
 export function installAuthentication(app: FastifyInstance, auth: AuthService): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public || !request.routeOptions.url) return;
     const header = request.headers['x-authorization'] ?? request.headers.authorization;
-    request.principal = auth.authenticate(Array.isArray(header) ? header[0] : header);
+    const principal = auth.authenticate(Array.isArray(header) ? header[0] : header);
+    if (
+      principal.isPublic &&
+      request.method !== 'GET' &&
+      request.method !== 'HEAD' &&
+      !PUBLIC_READS.has(`${request.method} ${request.routeOptions.url}`)
+    )
+      throw forbidden("You don't have permission to perform this operation!");
+    request.principal = principal;
   });
 }
 

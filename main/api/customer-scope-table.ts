@@ -27,6 +27,7 @@ const RULE_CHAINS = `Sandboard only: rule chains (RuleChainController: ${TENANT}
 
 export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
   ['POST', '/api/auth/login', 'public', 'none (login)'],
+  ['POST', '/api/auth/login/public', 'public', 'none (public login by the public customer id)'],
   ['POST', '/api/auth/token', 'public', 'none (refresh token)'],
   ['GET', '/api/auth/user', 'customer', ALL],
   ['POST', '/api/auth/logout', 'customer', ALL],

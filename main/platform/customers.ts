@@ -159,10 +159,17 @@ export class CustomerService {
 
 export const PUBLIC_CUSTOMER_TITLE = 'Public';
 
+const PUBLIC_INFO = "json_extract(additional_info, '$.isPublic') IN (1, 'true')";
+
+/** Whether the customer exists and is the tenant's public one. */
+export function isPublicCustomer(db: Pick<Writer, 'get'>, id: string): boolean {
+  return db.get(`SELECT 1 FROM customers WHERE id = ? AND ${PUBLIC_INFO}`, [id]) !== undefined;
+}
+
 /** The tenant's public customer (ThingsBoard's, which public entities are assigned to), made on first use. */
 export function ensurePublicCustomer(w: Writer, now: number): string {
   const found = w.get<{ id: string }>(
-    "SELECT id FROM customers WHERE json_extract(additional_info, '$.isPublic') IN (1, 'true') ORDER BY created_time LIMIT 1",
+    `SELECT id FROM customers WHERE ${PUBLIC_INFO} ORDER BY created_time LIMIT 1`,
   );
   if (found) return found.id;
   if (w.get('SELECT 1 FROM customers WHERE title = ?', [PUBLIC_CUSTOMER_TITLE]))

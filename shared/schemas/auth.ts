@@ -12,6 +12,11 @@ export const LoginRequest = Type.Object({
 });
 export type LoginRequest = Static<typeof LoginRequest>;
 
+export const PublicLoginRequest = Type.Object({
+  publicId: Type.String({ minLength: 1, maxLength: 64, description: 'The public customer’s id' }),
+});
+export type PublicLoginRequest = Static<typeof PublicLoginRequest>;
+
 export const JwtPair = Type.Object({
   token: Type.String({ description: 'JWT access token' }),
   refreshToken: Type.String({ description: 'JWT refresh token' }),

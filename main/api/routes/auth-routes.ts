@@ -4,6 +4,7 @@ import {
   ChangePasswordRequest,
   JwtPair,
   LoginRequest,
+  PublicLoginRequest,
   RefreshTokenRequest,
   ResetPasswordEmailRequest,
   ResetPasswordRequest,
@@ -36,6 +37,24 @@ export function registerAuthRoutes(app: Api, { services }: RouteDeps): void {
       },
     },
     async (request) => services.auth.login(request.body.username, request.body.password, request.ip),
+  );
+  app.post(
+    '/api/auth/login/public',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        summary: 'Log in as the public customer (the viewer of a public dashboard)',
+        description:
+          "The public customer's id (a public dashboard's `publicId` link parameter) gives a token pair " +
+          'for its virtual user: a customer user that reads only what is assigned to the public customer, ' +
+          'and gets 403 for any write.',
+        security: [],
+        body: PublicLoginRequest,
+        response: { 200: JwtPair, 400: ErrorResponse, 401: ErrorResponse },
+      },
+    },
+    async (request) => services.auth.loginPublic(request.body.publicId),
   );
   app.post(
     '/api/auth/token',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { JwtPair } from '../../../shared/schemas/auth.ts';
+import { NULL_UUID, type JwtPair } from '../../../shared/schemas/auth.ts';
 import type { PlatformContext } from '../context.ts';
+import { isPublicCustomer } from '../customers.ts';
 import { ErrorCode, PlatformError, unauthorized } from '../errors.ts';
 import type { UserRow, UserService } from '../users.ts';
 import type { ApiKeyService } from './api-keys.ts';
@@ -19,6 +20,7 @@ export interface AuthSettings {
 
 const expired = (message: string) => new PlatformError(401, ErrorCode.JWT_TOKEN_EXPIRED, message);
 const notActive = () => unauthorized('User account is not active');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Login, refresh and logout with HS512 JWTs, and authentication of every request (JWT or API key). */
 export class AuthService {
@@ -75,8 +77,19 @@ export class AuthService {
     return this.issue(user, randomUUID());
   }
 
+  /**
+   * ThingsBoard's public login: the public customer's id gives a token pair for its virtual user (no user
+   * row, user id NULL_UUID), a customer user that sees what is assigned to the public customer.
+   */
+  loginPublic(publicId: string): JwtPair {
+    if (!UUID.test(publicId) || !isPublicCustomer(this.ctx.db, publicId.toLowerCase()))
+      throw unauthorized('Authentication Failed. Public Id is not valid.');
+    return this.issuePublic(publicId.toLowerCase(), randomUUID());
+  }
+
   async refresh(refreshToken: string): Promise<JwtPair> {
     const claims = this.verifyJwt(refreshToken, true);
+    if (claims.isPublic) return this.issuePublic(this.publicCustomer(claims), claims.sessionId);
     return this.issue(this.activeUser(claims.userId), claims.sessionId);
   }
 
@@ -118,6 +131,7 @@ export class AuthService {
     const value = space > 0 ? header.slice(space + 1).trim() : '';
     if (scheme === 'bearer' && value) {
       const claims = this.verifyJwt(value, false);
+      if (claims.isPublic) return this.publicPrincipal(this.publicCustomer(claims), claims.sessionId);
       return this.principal(this.activeUser(claims.userId), claims.sessionId, 'JWT');
     }
     if (scheme === 'apikey' && value) {
@@ -150,6 +164,56 @@ export class AuthService {
       sessionId,
       via,
     };
+  }
+
+  /** The public customer a public token was issued for, while it is still public. */
+  private publicCustomer(claims: JwtClaims): string {
+    const id = claims.customerId;
+    if (!id || !isPublicCustomer(this.ctx.db, id))
+      throw unauthorized('Authentication Failed. Public Id is not valid.');
+    return id;
+  }
+
+  private publicPrincipal(customerId: string, sessionId: string): Principal {
+    return {
+      userId: NULL_UUID,
+      email: customerId,
+      authority: 'CUSTOMER_USER',
+      tenantId: this.ctx.tenantId,
+      customerId,
+      sessionId,
+      via: 'JWT',
+      isPublic: true,
+    };
+  }
+
+  private issuePublic(customerId: string, sessionId: string): JwtPair {
+    const nowMs = this.ctx.now();
+    const iat = Math.floor(nowMs / 1000);
+    const base = {
+      sub: customerId,
+      userId: NULL_UUID,
+      sessionId,
+      tenantId: this.ctx.tenantId,
+      customerId,
+      isPublic: true,
+      iss: this.settings.issuer,
+      iat,
+      iatMs: nowMs,
+    };
+    const token = this.jwt.sign({
+      ...base,
+      scopes: ['CUSTOMER_USER'],
+      enabled: true,
+      exp: iat + this.settings.accessTokenTtlSec,
+    });
+    const refreshToken = this.jwt.sign({
+      ...base,
+      scopes: ['REFRESH_TOKEN'],
+      exp: iat + this.settings.refreshTokenTtlSec,
+      jti: randomUUID(),
+    });
+    return { token, refreshToken, scope: 'CUSTOMER_USER' };
   }
 
   private verifyJwt(token: string, refresh: boolean): JwtClaims {

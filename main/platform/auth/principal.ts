@@ -10,6 +10,8 @@ export interface Principal {
   customerId: string | null;
   sessionId: string | null;
   via: 'JWT' | 'API_KEY';
+  /** the public customer's virtual user (ThingsBoard's PUBLIC_ID principal): it may only read */
+  isPublic?: true;
 }
 
 export function requireTenantAdmin(p: Principal): void {
