@@ -75,6 +75,20 @@ export function registerAuthRoutes(app: Api, { services }: RouteDeps): void {
     { schema: { tags, summary: 'The current user', response: { 200: User, ...authErrors } } },
     async (request) => {
       const p = principalOf(request);
+      // the public customer's virtual user, as ThingsBoard makes it for a public login
+      if (p.isPublic)
+        return {
+          id: { entityType: 'USER' as const, id: p.userId },
+          createdTime: 0,
+          tenantId: { entityType: 'TENANT' as const, id: p.tenantId },
+          customerId: { entityType: 'CUSTOMER' as const, id: p.customerId! },
+          email: p.email,
+          name: p.email,
+          authority: p.authority,
+          firstName: 'Public',
+          lastName: 'Public',
+          additionalInfo: { isPublic: true },
+        };
       const row = services.users.findRow(p.userId);
       if (!row) throw notFound();
       return services.users.toUser(row);

@@ -65,6 +65,13 @@ describe('public dashboards: POST /api/auth/login/public', () => {
       scopes: ['CUSTOMER_USER'],
     });
     const pub = pair.token;
+    expect(await okJson(p.http('/api/auth/user', { token: pub }))).toMatchObject({
+      id: { entityType: 'USER', id: NULL_UUID },
+      customerId: { entityType: 'CUSTOMER', id: publicId },
+      authority: 'CUSTOMER_USER',
+      firstName: 'Public',
+      lastName: 'Public',
+    });
 
     // reads: the public dashboard and device; not the private ones
     expect((await okJson<DashboardJson>(p.http(`/api/dashboard/${shown.id.id}`, { token: pub }))).title).toBe(
