@@ -5,9 +5,11 @@ import { LoginPage } from './auth/login-page.tsx';
 import { useSilentRefresh } from './auth/use-silent-refresh.ts';
 import { ErrorBoundary } from './components/error-boundary.tsx';
 import { LiveProvider } from './live/live-provider.tsx';
+import { publicDashboardLink } from './pages/dashboards/public-dashboard-link.ts';
 
 // Everything behind the login (the shell, its pages, recharts) loads only after logging in.
 const AppShellLayout = lazy(() => import('./shell/app-shell-layout.tsx'));
+const PublicDashboardPage = lazy(() => import('./pages/dashboards/public-dashboard-page.tsx'));
 
 function FullPageLoader() {
   return (
@@ -20,7 +22,16 @@ function FullPageLoader() {
 export function App() {
   const session = useSession();
   useSilentRefresh();
+  const publicLink = publicDashboardLink(window.location);
 
+  if (publicLink)
+    return (
+      <ErrorBoundary>
+        <Suspense fallback={<FullPageLoader />}>
+          <PublicDashboardPage id={publicLink.id} publicId={publicLink.publicId} />
+        </Suspense>
+      </ErrorBoundary>
+    );
   return (
     <LiveProvider>
       {session ? (

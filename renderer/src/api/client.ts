@@ -289,6 +289,15 @@ export class ApiClient {
     return this.session.set(pair);
   }
 
+  /** ThingsBoard's public login: a public dashboard link's viewer, as the public customer's user. */
+  async loginPublic(publicId: string): Promise<Session> {
+    const pair = await this.request<JwtPair>('POST', '/api/auth/login/public', {
+      body: { publicId },
+      auth: false,
+    });
+    return this.session.set(pair);
+  }
+
   /**
    * Ends the session here first (so no poll still running sends its token), then revokes it on the
    * server. Never fails: a revocation that does not arrive leaves a token that expires on its own.

@@ -86,7 +86,8 @@ function nextRow(layout: Record<string, WidgetLayout>): number {
   return Math.max(0, ...Object.values(layout).map((l) => l.row + l.sizeY));
 }
 
-export default function DashboardPage({ params }: { params: PageParams }) {
+/** `publicView`: opened from a public link (no app around it, nothing to go back to). */
+export default function DashboardPage({ params, publicView }: { params: PageParams; publicView?: boolean }) {
   const id = params.id!;
   const query = useDashboardById(id);
   const save = useSaveDashboard();
@@ -277,12 +278,16 @@ export default function DashboardPage({ params }: { params: PageParams }) {
         <Group justify="space-between" wrap="wrap" gap="xs">
           <Stack gap={2}>
             <Group gap="xs">
-              <Anchor component={Link} to="/dashboards" size="sm">
-                Dashboards
-              </Anchor>
-              <Text size="sm" c="dimmed">
-                /
-              </Text>
+              {!publicView && (
+                <>
+                  <Anchor component={Link} to="/dashboards" size="sm">
+                    Dashboards
+                  </Anchor>
+                  <Text size="sm" c="dimmed">
+                    /
+                  </Text>
+                </>
+              )}
               <Text fw={700} size="lg" data-testid="dashboard-title">
                 {dashboard.title}
               </Text>
