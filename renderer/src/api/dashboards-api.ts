@@ -43,6 +43,11 @@ export function saveDashboard(client: ApiClient, body: Dashboard): Promise<Dashb
   return client.request('POST', '/api/dashboard', { body });
 }
 
+/** Assigns the dashboard to the public customer (its public link opens without a login), or takes it away. */
+export function setDashboardPublic(client: ApiClient, id: string, isPublic: boolean): Promise<Dashboard> {
+  return client.request(isPublic ? 'POST' : 'DELETE', `/api/customer/public/dashboard/${enc(id)}`);
+}
+
 export function deleteDashboard(client: ApiClient, id: string): Promise<void> {
   return client.request('DELETE', `/api/dashboard/${enc(id)}`);
 }

@@ -7,6 +7,7 @@ import {
   dashboards,
   deleteDashboard,
   saveDashboard,
+  setDashboardPublic,
   type DashboardPageQuery,
 } from './dashboards-api.ts';
 import { useDeviceOwnerScope } from './hooks.ts';
@@ -43,6 +44,19 @@ export function useSaveDashboard() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (d: Dashboard) => saveDashboard(client, d),
+    onSuccess: (saved) => {
+      if (saved.id) qc.setQueryData(dashboardKeys.one(saved.id.id), saved);
+      void qc.invalidateQueries({ queryKey: ['dashboards', 'list'] });
+    },
+  });
+}
+
+export function useSetDashboardPublic() {
+  const client = useApi();
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, isPublic }: { id: string; isPublic: boolean }) =>
+      setDashboardPublic(client, id, isPublic),
     onSuccess: (saved) => {
       if (saved.id) qc.setQueryData(dashboardKeys.one(saved.id.id), saved);
       void qc.invalidateQueries({ queryKey: ['dashboards', 'list'] });

@@ -32,6 +32,7 @@ import {
 } from './dashboard-model.ts';
 import { TbSocket, type TbSocketStatus } from './tb-socket.ts';
 import { TimewindowPicker } from './timewindow-picker.tsx';
+import { PublicLinkMenu } from './public-link-menu.tsx';
 import { WidgetEditor } from './widget-editor.tsx';
 import { WIDGET_KINDS } from './widget-kinds.ts';
 
@@ -357,6 +358,7 @@ export default function DashboardPage({ params, publicView }: { params: PagePara
                     Edit
                   </Button>
                 )}
+                {scope.canEdit && !publicView && query.data && <PublicLinkMenu dashboard={query.data} />}
                 <Button size="xs" onClick={() => void present()} data-testid="present-dashboard">
                   Present
                 </Button>
