@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NULL_UUID, type JwtPair } from '../../../shared/schemas/auth.ts';
+import { NULL_UUID, type Authority, type JwtPair } from '../../../shared/schemas/auth.ts';
 import type { PlatformContext } from '../context.ts';
 import { isPublicCustomer } from '../customers.ts';
 import { ErrorCode, PlatformError, unauthorized } from '../errors.ts';
@@ -188,32 +188,8 @@ export class AuthService {
   }
 
   private issuePublic(customerId: string, sessionId: string): JwtPair {
-    const nowMs = this.ctx.now();
-    const iat = Math.floor(nowMs / 1000);
-    const base = {
-      sub: customerId,
-      userId: NULL_UUID,
-      sessionId,
-      tenantId: this.ctx.tenantId,
-      customerId,
-      isPublic: true,
-      iss: this.settings.issuer,
-      iat,
-      iatMs: nowMs,
-    };
-    const token = this.jwt.sign({
-      ...base,
-      scopes: ['CUSTOMER_USER'],
-      enabled: true,
-      exp: iat + this.settings.accessTokenTtlSec,
-    });
-    const refreshToken = this.jwt.sign({
-      ...base,
-      scopes: ['REFRESH_TOKEN'],
-      exp: iat + this.settings.refreshTokenTtlSec,
-      jti: randomUUID(),
-    });
-    return { token, refreshToken, scope: 'CUSTOMER_USER' };
+    const who = { sub: customerId, userId: NULL_UUID, authority: 'CUSTOMER_USER' as const, customerId };
+    return this.signPair(who, sessionId, true);
   }
 
   private verifyJwt(token: string, refresh: boolean): JwtClaims {
@@ -234,23 +210,34 @@ export class AuthService {
   }
 
   private issue(user: UserRow, sessionId: string): JwtPair {
+    const who = { sub: user.email, userId: user.id, authority: user.authority, customerId: user.customer_id };
+    return this.signPair(who, sessionId, false);
+  }
+
+  /** An access and a refresh token; a public pair carries its customer in both, to be refreshed by it. */
+  private signPair(
+    who: { sub: string; userId: string; authority: Authority; customerId: string | null },
+    sessionId: string,
+    isPublic: boolean,
+  ): JwtPair {
     const nowMs = this.ctx.now();
     const iat = Math.floor(nowMs / 1000);
     const base = {
-      sub: user.email,
-      userId: user.id,
+      sub: who.sub,
+      userId: who.userId,
       sessionId,
       tenantId: this.ctx.tenantId,
+      ...(isPublic ? { customerId: who.customerId!, isPublic } : {}),
       iss: this.settings.issuer,
       iat,
       iatMs: nowMs,
     };
     const token = this.jwt.sign({
       ...base,
-      scopes: [user.authority],
-      ...(user.customer_id ? { customerId: user.customer_id } : {}),
+      scopes: [who.authority],
+      ...(who.customerId ? { customerId: who.customerId } : {}),
       enabled: true,
-      isPublic: false,
+      isPublic,
       exp: iat + this.settings.accessTokenTtlSec,
     });
     const refreshToken = this.jwt.sign({
@@ -259,6 +246,6 @@ export class AuthService {
       exp: iat + this.settings.refreshTokenTtlSec,
       jti: randomUUID(),
     });
-    return { token, refreshToken, scope: user.authority };
+    return { token, refreshToken, scope: who.authority };
   }
 }
