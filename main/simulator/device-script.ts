@@ -13,13 +13,26 @@ import { seededRandom } from './generators.ts';
 
 /**
  * What the sandbox runs around a device's script: the script's own lines first (so that errors name its
- * lines), then the dispatcher. Each call passes the device's state in and takes it back with what the hook
- * published: nothing of a device stays in QuickJS between calls, so any worker may run any call, and a
- * worker that is replaced loses nothing. Module-level variables of the script start over at every call.
+ * lines), then the dispatcher. The devices live in the script's QuickJS context (a pinned script: one worker
+ * runs all its calls): each device's state (as JSON), random stream, info and shared attributes stay there
+ * between calls, so that a tick passes in only the devices' numbers and takes back only what they published.
+ * A device the context does not know (its first call, or the worker was replaced) comes with its init; one
+ * that comes without is answered {l:1} (lost) and the host sends its init next time. A call commits what its
+ * devices did to their state only once all of them ran and the result fits: a call that fails (a limit, a
+ * result too large) changes nothing, so that its devices can run again one call each. Each device's result
+ * is a line of JSON (what it published, or what it threw). Module-level variables of the script start over
+ * at every call.
  */
+const MAX_KEYS = 100;
+const MAX_KEY_CHARS = 255;
+
 const DISPATCH = `
 ;return (function (m, hooks) {
-  // one set of ctx functions for the whole call: they act on the device being run
+  var T = globalThis.__sandboardDevices;
+  if (typeof T !== 'object' || T === null) {
+    T = {};
+    Object.defineProperty(globalThis, '__sandboardDevices', { value: T, writable: true, configurable: true });
+  }
   var out, rng;
   function random() {
     rng = (rng + 0x6d2b79f5) | 0;
@@ -29,39 +42,75 @@ const DISPATCH = `
   }
   function publish(values) { out.p.push(values); }
   function publishAttributes(values) { out.a.push(values); }
-  function one(d) {
-    out = { p: [], a: [], s: null, r: 0, h: false };
-    rng = d.r | 0;
-    var ctx = {
-      state: d.s, now: m.now, elapsedMs: m.el, device: d.d, shared: d.sh,
-      random: random, publish: publish, publishAttributes: publishAttributes
-    };
-    var fn = hooks[m.h];
-    if (typeof fn === 'function') {
-      out.h = true;
-      if (m.h === 'onTick') { var v = fn(ctx); if (v !== undefined && v !== null) out.p.push(v); }
-      else if (m.h === 'onRpc') { var reply = fn(m.method, m.params, ctx); if (reply !== undefined) out.reply = reply; }
-      else fn(m.u, ctx);
+  function Refused(message) { this.message = message; }
+  function check(v, what) {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Refused(what + ' must be an object of key: value');
+    var keys = Object.keys(v);
+    if (keys.length > ${MAX_KEYS}) throw new Refused(what + ' has more than ${MAX_KEYS} keys');
+    for (var i = 0; i < keys.length; i++) {
+      var k = keys[i];
+      if (k.length === 0 || k.length > ${MAX_KEY_CHARS}) throw new Refused(what + ' has a key that is empty or longer than ${MAX_KEY_CHARS} characters');
+      if (v[k] === null || v[k] === undefined) throw new Refused(what + ": '" + k + "' must be a number, a string, a boolean or a JSON object");
     }
-    out.s = ctx.state;
-    out.r = rng;
-    return out;
   }
-  if (!m.b) return one(m);
-  // a tick of many devices: each device's throw is its own; limits (time, memory) fail the whole call
-  var results = [];
+  function freeze(v) {
+    if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+      Object.freeze(v);
+      for (var k in v) freeze(v[k]);
+    }
+    return v;
+  }
+  var texts = [], commits = [];
   for (var i = 0; i < m.b.length; i++) {
+    var k = m.b[i];
+    var e = T[k], fresh = false;
+    if (e === undefined) {
+      var init = m.i ? m.i[k] : undefined;
+      if (!init) { texts.push('{"l":1}'); continue; }
+      e = { s: '{}', r: init.r | 0, d: freeze(init.d), sh: freeze(init.sh) };
+      fresh = true;
+    }
+    if (m.sh !== undefined) e.sh = freeze(m.sh);
     try {
-      results.push(one(m.b[i]));
-    } catch (e) {
-      if (e === null || e instanceof InternalError) throw e;
-      var err = e instanceof Error ? e : null;
-      results.push({ x: err ? String(err.message) : String(e), n: err ? String(err.name) : undefined, t: err ? String(err.stack) : undefined });
+      out = { p: [], a: [] };
+      rng = e.r;
+      var ctx = {
+        state: JSON.parse(e.s), now: m.now, elapsedMs: m.el, device: e.d, shared: e.sh,
+        random: random, publish: publish, publishAttributes: publishAttributes
+      };
+      var fn = hooks[m.h], res = { p: out.p, a: out.a, h: typeof fn === 'function' };
+      if (res.h) {
+        if (m.h === 'onTick') { var v = fn(ctx); if (v !== undefined && v !== null) out.p.push(v); }
+        else if (m.h === 'onRpc') { var reply = fn(m.method, m.params, ctx); if (reply !== undefined) res.reply = reply; }
+        else fn(m.u, ctx);
+      }
+      var st = ctx.state;
+      if (typeof st !== 'object' || st === null || Array.isArray(st)) throw new Refused(m.h + ': ctx.state must stay an object');
+      for (var j = 0; j < out.p.length; j++)
+        check(out.p[j], m.h === 'onTick' && j === out.p.length - 1 && v !== undefined && v !== null ? m.h + "'s result" : 'ctx.publish()');
+      for (var j2 = 0; j2 < out.a.length; j2++) check(out.a[j2], 'ctx.publishAttributes()');
+      if (fresh) res.i = 1;
+      var text = JSON.stringify(res);
+      commits.push(k, e, JSON.stringify(st), rng);
+      texts.push(text);
+    } catch (err) {
+      if (err === null || err instanceof InternalError) throw err;
+      var x = err instanceof Refused ? { x: String(err.message) }
+        : err instanceof Error ? { x: String(err.message), n: String(err.name), t: String(err.stack) }
+        : { x: String(err) };
+      if (fresh) { x.i = 1; commits.push(k, e, e.s, e.r); }
+      texts.push(JSON.stringify(x));
     }
   }
-  // as text, written by QuickJS's own JSON (the host parses and checks it again): far cheaper than the
-  // sandbox's bounded writer for a hundred devices' results
-  return JSON.stringify(results);
+  var all = texts.join('\\n');
+  // the runner writes the text quoted: when that is beyond its bound, nothing is committed ("big")
+  if (JSON.stringify(all).length > m.max) return 'big';
+  for (var c = 0; c < commits.length; c += 4) {
+    T[commits[c]] = commits[c + 1];
+    commits[c + 1].s = commits[c + 2];
+    commits[c + 1].r = commits[c + 3];
+  }
+  return all;
 })(msg, {
   onTick: typeof onTick === 'function' ? onTick : undefined,
   onRpc: typeof onRpc === 'function' ? onRpc : undefined,
@@ -71,12 +120,13 @@ const DISPATCH = `
 const MiB = 1024 * 1024;
 /** A device's copy of its shared attributes, in JSON. */
 const MAX_SHARED_CHARS = 16_384;
-/** Devices whose onTick runs in one sandbox call (their calls share its time limit). */
-const TICK_BATCH = 100;
+/**
+ * Devices whose onTick runs in one sandbox call (they share its time limit; a call per device costs more
+ * than the hook itself). Devices that pass their init (first calls) go in calls of a bounded size.
+ */
+const TICK_BATCH = 1000;
 /** RPC requests and attribute updates waiting behind a device's running call; beyond, they are refused. */
 const MAX_WAITING = 50;
-const MAX_KEYS = 100;
-const MAX_KEY_CHARS = 255;
 
 let sandbox: ScriptSandbox | null = null;
 
@@ -120,11 +170,18 @@ export interface ScriptOutcome {
 
 type JsonObject = Record<string, unknown>;
 
+/** Whether the sandbox's context holds the device: not yet, yes, or perhaps no longer (a call failed). */
+type Residence = 'new' | 'resident' | 'unsure';
+
 interface DeviceSlot {
+  /** the device's number in the sandbox's context */
+  k: number;
   info: { name: string; n: number; gateway: string; type: string };
-  state: JsonObject;
-  rng: number;
+  /** the random stream's seed, for the device's first call (its stream then lives in the context) */
+  seed: number;
   shared: JsonObject;
+  sharedChars: number;
+  residence: Residence;
   /** the device's calls run one after another: this is the last one queued */
   tail: Promise<unknown>;
   queued: number;
@@ -139,20 +196,7 @@ function lineOf(message: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** A batch's results as the dispatcher wrote them (untrusted text): an array, nested no deeper than JSON may. */
-function parseBatch(text: unknown): unknown[] | null {
-  if (typeof text !== 'string') return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!Array.isArray(value) || nestsDeeper(value, MAX_JSON_DEPTH)) return null;
-  return value;
-}
-
-/** A publish of the script, checked: a JSON object of at most 100 keys of up to 255 characters. */
+/** A publish of the script, checked again (the dispatcher checked it first): a JSON object of bounded keys. */
 function checkValues(v: unknown, what: string): JsonObject {
   if (!isObject(v)) throw new Error(`${what} must be an object of key: value`);
   const keys = Object.keys(v);
@@ -167,11 +211,33 @@ function checkValues(v: unknown, what: string): JsonObject {
   return v;
 }
 
+/** One device's line of a call's result (untrusted): parsed, nested no deeper than JSON may. */
+function parseLine(line: string): JsonObject | null {
+  try {
+    const v = JSON.parse(line) as unknown;
+    return isObject(v) && !nestsDeeper(v, MAX_JSON_DEPTH) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A call's result: one line per device, or null when it is not that (too large: "big", or unreadable). */
+function linesOf(result: unknown, count: number): string[] | null {
+  if (typeof result !== 'string' || result === 'big') return null;
+  const lines = result.split('\n');
+  return lines.length === count ? lines : null;
+}
+
+const RESULT_TOO_LARGE = (max: number) =>
+  `Script invocation result exceeds maximum allowed size of ${max} symbols`;
+
 /**
  * The script of a gateway's devices, in the simulator's sandbox. Each device has its own state, seeded
- * random stream and copy of its shared attributes; its calls run in order, one at a time. A device whose
- * script throws skips that call; one that runs past the time or memory limit (or whose script does not
- * compile) is stopped, and the other devices go on. Every failure goes to `onError`.
+ * random stream and copy of its shared attributes, kept in the script's context in the sandbox; its calls
+ * run in order, one at a time. A device whose script throws skips that call (and keeps its state as it
+ * was); one that runs past the time or memory limit (or whose script does not compile) is stopped, and the
+ * other devices go on. When the sandbox's worker is replaced (it crashed, ran out of memory), the devices'
+ * states start over, and an error says so. Every failure goes to `onError`.
  */
 export class DeviceScript {
   private readonly script: SandboxScript | null;
@@ -199,10 +265,12 @@ export class DeviceScript {
     this.lines = options.source.split('\n').length;
     for (const d of options.devices)
       this.devices.set(d.name, {
+        k: this.devices.size,
         info: { name: d.name, n: d.n, gateway: options.gateway, type: options.deviceType },
-        state: {},
-        rng: Math.floor(seededRandom(options.seed, d.name, 'script')() * 4_294_967_296) | 0,
+        seed: Math.floor(seededRandom(options.seed, d.name, 'script')() * 4_294_967_296) | 0,
         shared: {},
+        sharedChars: 2,
+        residence: 'new',
         tail: Promise.resolve(),
         queued: 0,
         stopped: false,
@@ -212,6 +280,7 @@ export class DeviceScript {
       script = this.sandbox.load(
         'JS',
         compileProgram('JS', options.source + DISPATCH, ['msg', 'metadata', 'msgType']),
+        { pinned: true },
       );
     } catch (err) {
       const line = err instanceof ScriptCompileError ? Math.min(err.line, this.lines) : null;
@@ -236,9 +305,9 @@ export class DeviceScript {
   }
 
   /**
-   * onTick of many devices, in calls of up to 100 devices each (a call per device costs more than the hook
-   * itself): `onOutcome` gets each device's outcome. When a call hits a limit, its devices run again one
-   * call each, so that only the device at fault is stopped.
+   * onTick of many devices, in calls of up to 1000 devices each: `onOutcome` gets each device's outcome.
+   * When a call fails (a limit, a result too large), its devices run again one call each, so that only the
+   * device at fault is stopped.
    */
   ticks(
     devices: string[],
@@ -247,34 +316,57 @@ export class DeviceScript {
     onOutcome: (device: string, out: ScriptOutcome | null) => void,
   ): void {
     const script = this.script;
-    const ready: string[] = [];
+    const ready: DeviceSlot[] = [];
     for (const d of devices) {
-      if (this.ready(d)) ready.push(d);
+      if (this.ready(d)) ready.push(this.devices.get(d)!);
       else onOutcome(d, null);
     }
     if (!script) return;
-    for (let i = 0; i < ready.length; i += TICK_BATCH) {
-      const names = ready.slice(i, i + TICK_BATCH);
-      const slots = names.map((n) => this.devices.get(n)!);
-      const batch = slots.map((slot) => ({ s: slot.state, r: slot.rng, d: slot.info, sh: slot.shared }));
+    // a call's input is bounded: devices that pass their init count for theirs
+    const room = this.sandbox.limits.maxArgsChars / 2;
+    for (let i = 0; i < ready.length;) {
+      const slots: DeviceSlot[] = [];
+      for (let chars = 0; i < ready.length && slots.length < TICK_BATCH && chars < room; i++) {
+        const slot = ready[i]!;
+        chars += slot.residence === 'resident' ? 6 : 200 + slot.sharedChars + slot.info.name.length;
+        slots.push(slot);
+      }
       for (const slot of slots) slot.queued++;
       // one device ran away (or the result was too large): each device on its own finds which
       const oneByOne = () => {
-        for (const name of names)
-          void this.call(name, 'onTick', now, elapsedMs, {}).then((out) => onOutcome(name, out));
+        for (const slot of slots)
+          void this.call(slot.info.name, 'onTick', now, elapsedMs, {}).then((out) =>
+            onOutcome(slot.info.name, out),
+          );
       };
       const done = this.sandbox
-        .invoke(script, { h: 'onTick', now, el: elapsedMs, b: batch }, {}, 'onTick')
+        .invoke(script, this.message('onTick', slots, now, elapsedMs), {}, 'onTick')
         .then(
           (result) => {
             for (const slot of slots) slot.queued--;
-            const results = parseBatch(result);
-            if (!results || results.length !== slots.length) oneByOne();
-            else slots.forEach((slot, k) => onOutcome(slot.info.name, this.settleTick(slot, results[k])));
+            const lines = linesOf(result, slots.length);
+            if (!lines) {
+              for (const slot of slots) if (slot.residence === 'resident') slot.residence = 'unsure';
+              oneByOne();
+              return;
+            }
+            const lost: DeviceSlot[] = [];
+            slots.forEach((slot, k) => {
+              this.onCall();
+              const out = this.settle(slot, lines[k]!, 'onTick', lost);
+              onOutcome(slot.info.name, out);
+            });
+            this.reportLost(lost, 'onTick');
           },
           (err: unknown) => {
-            for (const slot of slots) slot.queued--;
-            if (err instanceof ScriptError && err.reason === 'overloaded') return;
+            for (const slot of slots) {
+              slot.queued--;
+              if (slot.residence === 'resident') slot.residence = 'unsure';
+            }
+            if (err instanceof ScriptError && err.reason === 'overloaded') {
+              for (const slot of slots) onOutcome(slot.info.name, null);
+              return;
+            }
             oneByOne();
           },
         );
@@ -283,26 +375,97 @@ export class DeviceScript {
     }
   }
 
-  /** One device's part of a batched tick: its outcome, or its throw reported (the device skips the tick). */
-  private settleTick(slot: DeviceSlot, r: unknown): ScriptOutcome | null {
-    this.onCall();
+  /** A call's message: the hook, its devices' numbers, and the init of those the context may not hold. */
+  private message(
+    hook: ScriptHook,
+    slots: DeviceSlot[],
+    now: number,
+    elapsedMs: number,
+    extra: JsonObject = {},
+  ) {
+    let init: Record<number, unknown> | undefined;
+    for (const slot of slots)
+      if (slot.residence !== 'resident') {
+        init ??= {};
+        init[slot.k] = { r: slot.seed, d: slot.info, sh: slot.shared };
+      }
+    return {
+      h: hook,
+      b: slots.map((s) => s.k),
+      ...(init ? { i: init } : {}),
+      now,
+      el: elapsedMs,
+      max: this.sandbox.limits.maxResultChars,
+      ...extra,
+    };
+  }
+
+  /**
+   * One device's line of a call's result: its outcome, or its throw reported (the device skips the call).
+   * A device the context no longer held (`l`) or took afresh while it should have held it goes to `lost`.
+   */
+  private settle(slot: DeviceSlot, line: string, hook: ScriptHook, lost: DeviceSlot[]): ScriptOutcome | null {
     const device = slot.info.name;
-    if (isObject(r) && 'x' in r) {
-      const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-      const message = describeThrown({
-        name: str(r.n),
-        message: str(r.x) ?? 'The script failed',
-        stack: str(r.t),
+    const r = parseLine(line);
+    if (!r) {
+      this.onError({
+        device,
+        hook,
+        line: null,
+        message: 'The script sandbox gave a result it cannot read',
+        stopped: false,
       });
-      this.onError({ device, hook: 'onTick', line: lineOf(message), message, stopped: false });
+      return null;
+    }
+    if (r.l === 1) {
+      slot.residence = 'unsure';
+      lost.push(slot);
+      return null;
+    }
+    if (r.i === 1) {
+      if (slot.residence === 'unsure') lost.push(slot);
+      slot.residence = 'resident';
+    } else if (slot.residence === 'new') {
+      // the context cannot hold a device it was never given: the result is not this call's
+      this.onError({
+        device,
+        hook,
+        line: null,
+        message: 'The script sandbox gave a result it cannot read',
+        stopped: false,
+      });
+      return null;
+    } else slot.residence = 'resident';
+    if ('x' in r) {
+      const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+      const message =
+        r.n === undefined && r.t === undefined
+          ? (str(r.x) ?? 'The script failed')
+          : describeThrown({ name: str(r.n), message: str(r.x) ?? 'The script failed', stack: str(r.t) });
+      this.onError({ device, hook, line: lineOf(message), message, stopped: false });
       return null;
     }
     try {
-      return this.accept(slot, r, 'onTick');
+      return this.accept(r, hook);
     } catch (err) {
-      this.onError({ device, hook: 'onTick', line: null, message: (err as Error).message, stopped: false });
+      this.onError({ device, hook, line: null, message: (err as Error).message, stopped: false });
       return null;
     }
+  }
+
+  /** Devices whose state the sandbox lost (its worker was replaced): they start over, once said. */
+  private reportLost(lost: DeviceSlot[], hook: ScriptHook): void {
+    if (lost.length === 0) return;
+    this.onError({
+      device: lost.length === 1 ? lost[0]!.info.name : null,
+      hook,
+      line: null,
+      message:
+        lost.length === 1
+          ? "The script sandbox was restarted: this device's ctx.state starts over"
+          : `The script sandbox was restarted: the ctx.state of ${lost.length} devices starts over`,
+      stopped: false,
+    });
   }
 
   /** onRpc; null: not handled (no hook, stopped, or it failed). */
@@ -317,9 +480,13 @@ export class DeviceScript {
       const shared = { ...slot.shared, ...update };
       for (const k of deleted) delete shared[k];
       // the copy is bounded as a call's arguments are: an update that would overflow it is not kept
-      if (JSON.stringify(shared).length <= MAX_SHARED_CHARS) slot.shared = shared;
+      const chars = JSON.stringify(shared).length;
+      if (chars <= MAX_SHARED_CHARS) {
+        slot.shared = shared;
+        slot.sharedChars = chars;
+      }
     }
-    return this.call(device, 'onAttributes', now, elapsedMs, { u: update });
+    return this.call(device, 'onAttributes', now, elapsedMs, { u: update, sh: slot?.shared ?? {} });
   }
 
   release(): void {
@@ -349,20 +516,16 @@ export class DeviceScript {
     const script = this.script;
     const run = async (): Promise<ScriptOutcome | null> => {
       if (slot.stopped) return null;
-      const msg = {
-        h: hook,
-        s: slot.state,
-        r: slot.rng,
-        d: slot.info,
-        sh: slot.shared,
-        now,
-        el: elapsedMs,
-        ...extra,
-      };
       let result: unknown;
       try {
-        result = await this.sandbox.invoke(script, msg, {}, hook);
+        result = await this.sandbox.invoke(
+          script,
+          this.message(hook, [slot], now, elapsedMs, extra),
+          {},
+          hook,
+        );
       } catch (err) {
+        if (slot.residence === 'resident') slot.residence = 'unsure';
         if (err instanceof ScriptError && err.reason === 'overloaded') return null;
         this.onCall();
         const stop = !(err instanceof ScriptError) || err.reason !== 'runtime';
@@ -373,39 +536,56 @@ export class DeviceScript {
           message: (err as Error).message,
           stopped: stop,
         });
-        if (stop && !slot.stopped) {
-          slot.stopped = true;
-          this.stoppedCount++;
-        }
+        if (stop) this.stop(slot);
         return null;
       }
       this.onCall();
-      try {
-        return this.accept(slot, result, hook);
-      } catch (err) {
-        this.onError({ device, hook, line: null, message: (err as Error).message, stopped: false });
+      if (result === 'big') {
+        // a device alone whose result is too large: stopped, as a result past the limit always was
+        this.onError({
+          device,
+          hook,
+          line: null,
+          message: RESULT_TOO_LARGE(this.sandbox.limits.maxResultChars),
+          stopped: true,
+        });
+        this.stop(slot);
         return null;
       }
+      const lines = linesOf(result, 1);
+      const lost: DeviceSlot[] = [];
+      const out = lines
+        ? this.settle(slot, lines[0]!, hook, lost)
+        : (this.onError({
+            device,
+            hook,
+            line: null,
+            message: 'The script sandbox gave a result it cannot read',
+            stopped: false,
+          }),
+          null);
+      this.reportLost(lost, hook);
+      return out;
     };
     const done = slot.tail.then(run).finally(() => slot.queued--);
     slot.tail = done.catch(() => undefined);
     return done;
   }
 
+  private stop(slot: DeviceSlot): void {
+    if (slot.stopped) return;
+    slot.stopped = true;
+    this.stoppedCount++;
+  }
+
   /** The dispatcher's result, checked again: nothing the script returns is trusted. */
-  private accept(slot: DeviceSlot, result: unknown, hook: ScriptHook): ScriptOutcome | null {
-    if (!isObject(result)) throw new Error('The script sandbox gave a result it cannot read');
-    const { p, a, s, r, h } = result;
-    if (!isObject(s)) throw new Error(`${hook}: ctx.state must stay an object`);
-    if (!Array.isArray(p) || !Array.isArray(a) || typeof r !== 'number')
+  private accept(result: JsonObject, hook: ScriptHook): ScriptOutcome | null {
+    const { p, a, h } = result;
+    if (!Array.isArray(p) || !Array.isArray(a))
       throw new Error('The script sandbox gave a result it cannot read');
-    const telemetry = p.map((v, i) =>
-      checkValues(v, hook === 'onTick' && i === p.length - 1 ? `${hook}'s result` : 'ctx.publish()'),
-    );
+    const telemetry = p.map((v) => checkValues(v, `${hook}'s result`));
     const attributes = a.map((v) => checkValues(v, 'ctx.publishAttributes()'));
-    slot.state = s;
-    slot.rng = r | 0;
-    if (!h) return null;
+    if (h !== true) return null;
     return { telemetry, attributes, ...('reply' in result ? { reply: result.reply } : {}) };
   }
 }

@@ -105,6 +105,8 @@ interface ScriptState {
   /** when it last hit a limit: a script that ran away lately gets one worker, never more */
   lastLimitAt: number;
   suspended: string | null;
+  /** keeps to the one worker that has it loaded (its context holds state between calls), one batch at a time */
+  pinned: boolean;
 }
 
 /** One worker thread and the batch it runs. */
@@ -243,8 +245,12 @@ export class ScriptSandbox {
     this.workerUrl = new URL(`./script-worker${ext}`, import.meta.url);
   }
 
-  /** Loads a compiled program (script-program.ts); a worker builds its context on first use. */
-  load(lang: ScriptLang, program: string): SandboxScript {
+  /**
+   * Loads a compiled program (script-program.ts); a worker builds its context on first use. A pinned script
+   * runs on one worker only, one batch at a time, so that what its context keeps between calls is there at
+   * the next call; it moves to another worker (a fresh context) only when that worker is gone.
+   */
+  load(lang: ScriptLang, program: string, options: { pinned?: boolean } = {}): SandboxScript {
     const id = this.nextScriptId++;
     const limits: SandboxLimits = {
       timeoutMs: this.limits.timeoutMs,
@@ -261,6 +267,7 @@ export class ScriptSandbox {
       inARow: 0,
       lastLimitAt: 0,
       suspended: null,
+      pinned: options.pinned === true,
     });
     const handle: SandboxScript = { id };
     this.finalizer.register(handle, id, handle);
@@ -338,7 +345,7 @@ export class ScriptSandbox {
    */
   private mayRun(state: ScriptState, now: number): boolean {
     if (state.running === 0) return true;
-    if (state.running >= this.lanes || now - state.lastLimitAt < SUSPECT_MS) return false;
+    if (state.pinned || state.running >= this.lanes || now - state.lastLimitAt < SUSPECT_MS) return false;
     return this.workers.every((w) => w.batch?.script !== state || now - w.batch.sent > STALLED_MS);
   }
 
@@ -368,7 +375,10 @@ export class ScriptSandbox {
         waiting = true;
         continue;
       }
-      const worker = idle.find((w) => w.loaded.has(state.id)) ?? idle[0]!;
+      const home = this.workers.find((w) => !w.dead && w.loaded.has(state.id));
+      // a pinned script waits for its worker; the worker's reply pumps again
+      if (state.pinned && home && home.batch) continue;
+      const worker = home && !home.batch ? home : (idle.find((w) => w.loaded.has(state.id)) ?? idle[0]!);
       idle = idle.filter((w) => w !== worker);
       let n = 0;
       for (let chars = 0; n < state.queue.length && n < MAX_BATCH && chars < MAX_BATCH_CHARS; n++)
