@@ -104,7 +104,7 @@ const DISPATCH = `
   }
   var all = texts.join('\\n');
   // the runner writes the text quoted: when that is beyond its bound, nothing is committed ("big")
-  if (JSON.stringify(all).length > m.max) return 'big';
+  if (all.length * 2 + 2 > m.max && JSON.stringify(all).length > m.max) return 'big';
   for (var c = 0; c < commits.length; c += 4) {
     T[commits[c]] = commits[c + 1];
     commits[c + 1].s = commits[c + 2];
@@ -227,6 +227,9 @@ function linesOf(result: unknown, count: number): string[] | null {
   const lines = result.split('\n');
   return lines.length === count ? lines : null;
 }
+
+/** A device's line when the context did not hold it and the call did not pass its init. */
+const LOST_LINE = '{"l":1}';
 
 const RESULT_TOO_LARGE = (max: number) =>
   `Script invocation result exceeds maximum allowed size of ${max} symbols`;
@@ -518,12 +521,14 @@ export class DeviceScript {
       if (slot.stopped) return null;
       let result: unknown;
       try {
-        result = await this.sandbox.invoke(
-          script,
-          this.message(hook, [slot], now, elapsedMs, extra),
-          {},
-          hook,
-        );
+        const send = () =>
+          this.sandbox.invoke(script, this.message(hook, [slot], now, elapsedMs, extra), {}, hook);
+        result = await send();
+        // the sandbox no longer held the device (its worker was replaced): the call runs again with its init
+        if (result === LOST_LINE) {
+          slot.residence = 'unsure';
+          result = await send();
+        }
       } catch (err) {
         if (slot.residence === 'resident') slot.residence = 'unsure';
         if (err instanceof ScriptError && err.reason === 'overloaded') return null;

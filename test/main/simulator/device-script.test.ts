@@ -160,4 +160,51 @@ describe('device scripts', () => {
       await roomy.close();
     }
   });
+
+  it("says so when the sandbox lost the devices' state (a device ran out of memory), and they start over", async () => {
+    const roomy = new ScriptSandbox({ workers: 1, limits: { timeoutMs: 20_000 } });
+    try {
+      const { script, errors } = (() => {
+        const errors: DeviceScriptError[] = [];
+        const script = new DeviceScript({
+          source:
+            'function onTick(ctx) {\n  ctx.state.n = (ctx.state.n || 0) + 1;\n  if (ctx.device.n === 2 && ctx.elapsedMs === 1) {\n    const a = [];\n    for (;;) a.push("x".repeat(1000) + a.length);\n  }\n  return { n: ctx.state.n };\n}',
+          gateway: 'G',
+          deviceType: 'hog',
+          seed: 1,
+          devices: [
+            { name: 'A', n: 1 },
+            { name: 'B', n: 2 },
+          ],
+          onError: (e) => errors.push(e),
+          sandbox: roomy,
+        });
+        return { script, errors };
+      })();
+      expect((await tick(script, 'A', 1, 0))!.telemetry).toEqual([{ n: 1 }]);
+      expect((await tick(script, 'A', 2, 0))!.telemetry).toEqual([{ n: 2 }]);
+      await ticks(script, ['A', 'B'], 3, 1);
+      expect(script.runs('B')).toBe(false);
+      // A goes on, its count started over (a tick may be skipped while the sandbox finds it lost)
+      let out: ScriptOutcome | null = null;
+      for (let i = 0; i < 3 && !out; i++) out = await tick(script, 'A', 4 + i, 2);
+      expect((out!.telemetry[0]!.n as number) <= 2).toBe(true);
+      expect(errors).toContainEqual(
+        expect.objectContaining({
+          device: 'B',
+          stopped: true,
+          message: 'Script exceeded the memory limit of 8 MiB',
+        }),
+      );
+      expect(errors).toContainEqual(
+        expect.objectContaining({
+          device: 'A',
+          stopped: false,
+          message: expect.stringMatching(/ctx\.state starts over/),
+        }),
+      );
+    } finally {
+      await roomy.close();
+    }
+  });
 });
