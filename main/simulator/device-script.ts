@@ -231,6 +231,8 @@ function linesOf(result: unknown, count: number): string[] | null {
 /** A device's line when the context did not hold it and the call did not pass its init. */
 const LOST_LINE = '{"l":1}';
 
+const UNREADABLE = 'The script sandbox gave a result it cannot read';
+
 const RESULT_TOO_LARGE = (max: number) =>
   `Script invocation result exceeds maximum allowed size of ${max} symbols`;
 
@@ -411,14 +413,7 @@ export class DeviceScript {
     const device = slot.info.name;
     const r = parseLine(line);
     if (!r) {
-      this.onError({
-        device,
-        hook,
-        line: null,
-        message: 'The script sandbox gave a result it cannot read',
-        stopped: false,
-      });
-      return null;
+      return this.unreadable(device, hook);
     }
     if (r.l === 1) {
       slot.residence = 'unsure';
@@ -430,14 +425,7 @@ export class DeviceScript {
       slot.residence = 'resident';
     } else if (slot.residence === 'new') {
       // the context cannot hold a device it was never given: the result is not this call's
-      this.onError({
-        device,
-        hook,
-        line: null,
-        message: 'The script sandbox gave a result it cannot read',
-        stopped: false,
-      });
-      return null;
+      return this.unreadable(device, hook);
     } else slot.residence = 'resident';
     if ('x' in r) {
       const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -454,6 +442,11 @@ export class DeviceScript {
       this.onError({ device, hook, line: null, message: (err as Error).message, stopped: false });
       return null;
     }
+  }
+
+  private unreadable(device: string, hook: ScriptHook): null {
+    this.onError({ device, hook, line: null, message: UNREADABLE, stopped: false });
+    return null;
   }
 
   /** Devices whose state the sandbox lost (its worker was replaced): they start over, once said. */
@@ -559,16 +552,7 @@ export class DeviceScript {
       }
       const lines = linesOf(result, 1);
       const lost: DeviceSlot[] = [];
-      const out = lines
-        ? this.settle(slot, lines[0]!, hook, lost)
-        : (this.onError({
-            device,
-            hook,
-            line: null,
-            message: 'The script sandbox gave a result it cannot read',
-            stopped: false,
-          }),
-          null);
+      const out = lines ? this.settle(slot, lines[0]!, hook, lost) : this.unreadable(device, hook);
       this.reportLost(lost, hook);
       return out;
     };
@@ -586,8 +570,7 @@ export class DeviceScript {
   /** The dispatcher's result, checked again: nothing the script returns is trusted. */
   private accept(result: JsonObject, hook: ScriptHook): ScriptOutcome | null {
     const { p, a, h } = result;
-    if (!Array.isArray(p) || !Array.isArray(a))
-      throw new Error('The script sandbox gave a result it cannot read');
+    if (!Array.isArray(p) || !Array.isArray(a)) throw new Error(UNREADABLE);
     const telemetry = p.map((v) => checkValues(v, `${hook}'s result`));
     const attributes = a.map((v) => checkValues(v, 'ctx.publishAttributes()'));
     if (h !== true) return null;
