@@ -33,24 +33,34 @@ const DISPATCH = `
     T = {};
     Object.defineProperty(globalThis, '__sandboardDevices', { value: T, writable: true, configurable: true });
   }
-  var out, rng;
+  // the texts of a result too large for one, kept by its call's number until the host fetched them
+  var M = T.more;
+  if (typeof M !== 'object' || M === null) M = T.more = {};
+  if (m.h === 'more') {
+    var q = M[m.q];
+    if (!q || !q.length) return '{"r":[],"i":[],"m":0}';
+    var next = q.shift();
+    if (!q.length) delete M[m.q];
+    return next;
+  }
+  var rng, pub, att;
   function random() {
     rng = (rng + 0x6d2b79f5) | 0;
     var t = Math.imul(rng ^ (rng >>> 15), 1 | rng);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
-  function publish(values) { out.p.push(values); }
-  function publishAttributes(values) { out.a.push(values); }
+  function publish(values) { if (pub === null) pub = []; pub.push(values); }
+  function publishAttributes(values) { if (att === null) att = []; att.push(values); }
   function Refused(message) { this.message = message; }
   function check(v, what) {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Refused(what + ' must be an object of key: value');
-    var keys = Object.keys(v);
-    if (keys.length > ${MAX_KEYS}) throw new Refused(what + ' has more than ${MAX_KEYS} keys');
-    for (var i = 0; i < keys.length; i++) {
-      var k = keys[i];
+    var n = 0;
+    for (var k in v) {
+      if (++n > ${MAX_KEYS}) throw new Refused(what + ' has more than ${MAX_KEYS} keys');
       if (k.length === 0 || k.length > ${MAX_KEY_CHARS}) throw new Refused(what + ' has a key that is empty or longer than ${MAX_KEY_CHARS} characters');
-      if (v[k] === null || v[k] === undefined) throw new Refused(what + ": '" + k + "' must be a number, a string, a boolean or a JSON object");
+      var x = v[k];
+      if (x === null || x === undefined) throw new Refused(what + ": '" + k + "' must be a number, a string, a boolean or a JSON object");
     }
   }
   function freeze(v) {
@@ -60,57 +70,81 @@ const DISPATCH = `
     }
     return v;
   }
-  var texts = [], commits = [];
+  var h = m.h, fn = hooks[h], has = typeof fn === 'function', r = [], fresh = [];
   for (var i = 0; i < m.b.length; i++) {
-    var k = m.b[i];
-    var e = T[k], fresh = false;
+    var k = m.b[i], e = T[k];
     if (e === undefined) {
       var init = m.i ? m.i[k] : undefined;
-      if (!init) { texts.push('{"l":1}'); continue; }
-      e = { s: '{}', r: init.r | 0, d: freeze(init.d), sh: freeze(init.sh) };
-      fresh = true;
+      if (!init) { r.push(0); continue; }
+      var d = freeze(init.d);
+      e = { s: {}, r: init.r | 0, c: { state: null, now: 0, elapsedMs: 0, device: d, shared: freeze(init.sh) } };
+      T[k] = e;
+      fresh.push(i);
     }
-    if (m.sh !== undefined) e.sh = freeze(m.sh);
+    pub = null; att = null; rng = e.r;
+    // the device's ctx is made once (a call per device costs more than most hooks): a call sets its time,
+    // its state and the functions of this call
+    var c = e.c;
+    if (m.sh !== undefined) c.shared = freeze(m.sh);
+    c.state = e.s; c.now = m.now; c.elapsedMs = m.el;
+    c.random = random; c.publish = publish; c.publishAttributes = publishAttributes;
     try {
-      out = { p: [], a: [] };
-      rng = e.r;
-      var ctx = {
-        state: JSON.parse(e.s), now: m.now, elapsedMs: m.el, device: e.d, shared: e.sh,
-        random: random, publish: publish, publishAttributes: publishAttributes
-      };
-      var fn = hooks[m.h], res = { p: out.p, a: out.a, h: typeof fn === 'function' };
-      if (res.h) {
-        if (m.h === 'onTick') { var v = fn(ctx); if (v !== undefined && v !== null) out.p.push(v); }
-        else if (m.h === 'onRpc') { var reply = fn(m.method, m.params, ctx); if (reply !== undefined) res.reply = reply; }
-        else fn(m.u, ctx);
+      var v = undefined, reply = undefined;
+      try {
+        if (has) {
+          if (h === 'onTick') v = fn(c);
+          else if (h === 'onRpc') reply = fn(m.method, m.params, c);
+          else fn(m.u, c);
+        }
+      } finally {
+        e.r = rng;
       }
-      var st = ctx.state;
-      if (typeof st !== 'object' || st === null || Array.isArray(st)) throw new Refused(m.h + ': ctx.state must stay an object');
-      for (var j = 0; j < out.p.length; j++)
-        check(out.p[j], m.h === 'onTick' && j === out.p.length - 1 && v !== undefined && v !== null ? m.h + "'s result" : 'ctx.publish()');
-      for (var j2 = 0; j2 < out.a.length; j2++) check(out.a[j2], 'ctx.publishAttributes()');
-      if (fresh) res.i = 1;
-      var text = JSON.stringify(res);
-      commits.push(k, e, JSON.stringify(st), rng);
-      texts.push(text);
+      var st = c.state;
+      if (typeof st !== 'object' || st === null || Array.isArray(st)) throw new Refused(h + ': ctx.state must stay an object');
+      e.s = st;
+      if (pub === null && att === null && typeof v === 'object' && v !== null && !Array.isArray(v)) {
+        // onTick's result alone: the host checks it (JSON leaves out what it cannot hold, as it does for all)
+        r.push(v);
+      } else {
+        var p = pub === null ? [] : pub, a = att === null ? [] : att;
+        for (var j = 0; j < p.length; j++) check(p[j], 'ctx.publish()');
+        if (v !== undefined && v !== null) { check(v, "onTick's result"); p.push(v); }
+        for (var j2 = 0; j2 < a.length; j2++) check(a[j2], 'ctx.publishAttributes()');
+        r.push(reply === undefined ? [p, a, has] : [p, a, has, reply]);
+      }
     } catch (err) {
       if (err === null || err instanceof InternalError) throw err;
-      var x = err instanceof Refused ? { x: String(err.message) }
-        : err instanceof Error ? { x: String(err.message), n: String(err.name), t: String(err.stack) }
-        : { x: String(err) };
-      if (fresh) { x.i = 1; commits.push(k, e, e.s, e.r); }
-      texts.push(JSON.stringify(x));
+      r.push(err instanceof Refused ? [null, String(err.message)]
+        : err instanceof Error ? [null, String(err.message), String(err.name), String(err.stack)]
+        : [null, String(err)]);
     }
   }
-  var all = texts.join('\\n');
-  // the runner writes the text quoted: when that is beyond its bound, nothing is committed ("big")
-  if (all.length * 2 + 2 > m.max && JSON.stringify(all).length > m.max) return 'big';
-  for (var c = 0; c < commits.length; c += 4) {
-    T[commits[c]] = commits[c + 1];
-    commits[c + 1].s = commits[c + 2];
-    commits[c + 1].r = commits[c + 3];
+  // one text for all the devices; the runner writes it quoted, within its bound
+  var all;
+  try { all = JSON.stringify({ r: r, i: fresh, m: 0 }); } catch (x) { all = undefined; }
+  if (typeof all === 'string' && (all.length * 2 + 2 <= m.max || JSON.stringify(all).length <= m.max)) return all;
+  // a result that cannot be written, or too large: each device's on its own, in as many texts as needed
+  var room = m.max - 64, chunks = [], part = [], used = JSON.stringify(fresh).length * 2;
+  for (var n = 0; n < r.length; n++) {
+    var t;
+    try { t = JSON.stringify(r[n]); } catch (x) { t = undefined; }
+    if (typeof t !== 'string') t = JSON.stringify([null, 'The result cannot be written as JSON']);
+    var size = JSON.stringify(t).length;
+    if (size > room) {
+      t = JSON.stringify([false, 'Script invocation result exceeds maximum allowed size of ' + m.max + ' symbols']);
+      size = t.length + 2;
+    }
+    if (used + size > room && part.length > 0) { chunks.push(part); part = []; used = 0; }
+    part.push(t);
+    used += size;
   }
-  return all;
+  chunks.push(part);
+  var texts = [];
+  for (var z = 0; z < chunks.length; z++)
+    texts.push('{"r":[' + chunks[z].join(',') + '],"i":' + (z === 0 ? JSON.stringify(fresh) : '[]') + ',"m":' + (chunks.length - 1 - z) + '}');
+  if (Object.keys(M).length >= 8) M = T.more = {};
+  if (texts.length > 1) M[m.q] = texts.slice(1);
+  return texts[0];
 })(msg, {
   onTick: typeof onTick === 'function' ? onTick : undefined,
   onRpc: typeof onRpc === 'function' ? onRpc : undefined,
@@ -211,30 +245,26 @@ function checkValues(v: unknown, what: string): JsonObject {
   return v;
 }
 
-/** One device's line of a call's result (untrusted): parsed, nested no deeper than JSON may. */
-function parseLine(line: string): JsonObject | null {
+/**
+ * A device's entry in a call's result (untrusted, checked in settle): 0 (the context did not hold it), its
+ * onTick result alone (an object), [telemetry[], attributes[], hooked, reply?], [null, message, name?,
+ * stack?] (it threw), or [false, message] (its result alone is beyond the bound: it is stopped).
+ */
+type Entry = unknown;
+
+/** One text of a call's result: its entries, the indexes of the devices taken afresh, texts still to fetch. */
+function chunkOf(result: unknown): { r: Entry[]; i: number[]; m: number } | null {
+  if (typeof result !== 'string') return null;
   try {
-    const v = JSON.parse(line) as unknown;
-    return isObject(v) && !nestsDeeper(v, MAX_JSON_DEPTH) ? v : null;
+    const v = JSON.parse(result) as unknown;
+    if (!isObject(v) || !Array.isArray(v.r) || !Array.isArray(v.i) || typeof v.m !== 'number') return null;
+    return { r: v.r, i: v.i as number[], m: v.m };
   } catch {
     return null;
   }
 }
 
-/** A call's result: one line per device, or null when it is not that (too large: "big", or unreadable). */
-function linesOf(result: unknown, count: number): string[] | null {
-  if (typeof result !== 'string' || result === 'big') return null;
-  const lines = result.split('\n');
-  return lines.length === count ? lines : null;
-}
-
-/** A device's line when the context did not hold it and the call did not pass its init. */
-const LOST_LINE = '{"l":1}';
-
 const UNREADABLE = 'The script sandbox gave a result it cannot read';
-
-const RESULT_TOO_LARGE = (max: number) =>
-  `Script invocation result exceeds maximum allowed size of ${max} symbols`;
 
 /**
  * The script of a gateway's devices, in the simulator's sandbox. Each device has its own state, seeded
@@ -251,6 +281,8 @@ export class DeviceScript {
   private readonly onError: (e: DeviceScriptError) => void;
   private readonly onCall: () => void;
   private readonly lines: number;
+  /** numbers the calls, so that the rest of a large result is fetched for its own call */
+  private calls = 0;
   stoppedCount = 0;
 
   constructor(options: {
@@ -344,40 +376,64 @@ export class DeviceScript {
             onOutcome(slot.info.name, out),
           );
       };
-      const done = this.sandbox
-        .invoke(script, this.message('onTick', slots, now, elapsedMs), {}, 'onTick')
-        .then(
-          (result) => {
-            for (const slot of slots) slot.queued--;
-            const lines = linesOf(result, slots.length);
-            if (!lines) {
-              for (const slot of slots) if (slot.residence === 'resident') slot.residence = 'unsure';
-              oneByOne();
-              return;
-            }
-            const lost: DeviceSlot[] = [];
-            slots.forEach((slot, k) => {
-              this.onCall();
-              const out = this.settle(slot, lines[k]!, 'onTick', lost);
-              onOutcome(slot.info.name, out);
-            });
-            this.reportLost(lost, 'onTick');
-          },
-          (err: unknown) => {
-            for (const slot of slots) {
-              slot.queued--;
-              if (slot.residence === 'resident') slot.residence = 'unsure';
-            }
-            if (err instanceof ScriptError && err.reason === 'overloaded') {
-              for (const slot of slots) onOutcome(slot.info.name, null);
-              return;
-            }
+      const done = this.collect(
+        script,
+        this.message('onTick', slots, now, elapsedMs),
+        'onTick',
+        slots.length,
+      ).then(
+        (res) => {
+          for (const slot of slots) slot.queued--;
+          if (!res) {
+            for (const slot of slots) if (slot.residence === 'resident') slot.residence = 'unsure';
             oneByOne();
-          },
-        );
+            return;
+          }
+          const lost: DeviceSlot[] = [];
+          slots.forEach((slot, k) => {
+            this.onCall();
+            const out = this.settle(slot, res.r[k], res.fresh.has(k), 'onTick', lost);
+            onOutcome(slot.info.name, out);
+          });
+          this.reportLost(lost, 'onTick');
+        },
+        (err: unknown) => {
+          for (const slot of slots) {
+            slot.queued--;
+            if (slot.residence === 'resident') slot.residence = 'unsure';
+          }
+          if (err instanceof ScriptError && err.reason === 'overloaded') {
+            for (const slot of slots) onOutcome(slot.info.name, null);
+            return;
+          }
+          oneByOne();
+        },
+      );
       const tail = done.catch(() => undefined);
       for (const slot of slots) slot.tail = tail;
     }
+  }
+
+  /**
+   * A call's entries, one per device (fetching the rest of a result too large for one text), and which
+   * devices the context took afresh; null when the result is not that (unreadable).
+   */
+  private async collect(
+    script: SandboxScript,
+    message: JsonObject,
+    hook: ScriptHook,
+    count: number,
+  ): Promise<{ r: Entry[]; fresh: Set<number> } | null> {
+    let chunk = chunkOf(await this.sandbox.invoke(script, message, {}, hook));
+    if (!chunk) return null;
+    const r = chunk.r;
+    const fresh = new Set(chunk.i);
+    for (let fetched = 0; chunk.m > 0 && fetched < count; fetched++) {
+      chunk = chunkOf(await this.sandbox.invoke(script, { h: 'more', b: [], q: message.q }, {}, hook));
+      if (!chunk) return null;
+      for (const e of chunk.r) r.push(e);
+    }
+    return r.length === count ? { r, fresh } : null;
   }
 
   /** A call's message: the hook, its devices' numbers, and the init of those the context may not hold. */
@@ -401,47 +457,67 @@ export class DeviceScript {
       now,
       el: elapsedMs,
       max: this.sandbox.limits.maxResultChars,
+      q: this.calls++,
       ...extra,
     };
   }
 
   /**
-   * One device's line of a call's result: its outcome, or its throw reported (the device skips the call).
-   * A device the context no longer held (`l`) or took afresh while it should have held it goes to `lost`.
+   * One device's entry of a call's result: its outcome, or its throw reported (the device skips the call).
+   * A device the context no longer held (0) or took afresh while it should have held it goes to `lost`.
    */
-  private settle(slot: DeviceSlot, line: string, hook: ScriptHook, lost: DeviceSlot[]): ScriptOutcome | null {
+  private settle(
+    slot: DeviceSlot,
+    entry: Entry,
+    fresh: boolean,
+    hook: ScriptHook,
+    lost: DeviceSlot[],
+  ): ScriptOutcome | null {
     const device = slot.info.name;
-    const r = parseLine(line);
-    if (!r) {
-      return this.unreadable(device, hook);
-    }
-    if (r.l === 1) {
+    if (entry === 0) {
       slot.residence = 'unsure';
       lost.push(slot);
       return null;
     }
-    if (r.i === 1) {
+    if (fresh) {
       if (slot.residence === 'unsure') lost.push(slot);
       slot.residence = 'resident';
     } else if (slot.residence === 'new') {
       // the context cannot hold a device it was never given: the result is not this call's
       return this.unreadable(device, hook);
     } else slot.residence = 'resident';
-    if ('x' in r) {
-      const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-      const message =
-        r.n === undefined && r.t === undefined
-          ? (str(r.x) ?? 'The script failed')
-          : describeThrown({ name: str(r.n), message: str(r.x) ?? 'The script failed', stack: str(r.t) });
-      this.onError({ device, hook, line: lineOf(message), message, stopped: false });
-      return null;
-    }
     try {
-      return this.accept(r, hook);
+      // the common case: onTick's result alone
+      if (isObject(entry)) {
+        if (nestsDeeper(entry, MAX_JSON_DEPTH)) throw new Error(UNREADABLE);
+        return { telemetry: [checkValues(entry, `${hook}'s result`)], attributes: [] };
+      }
+      if (!Array.isArray(entry)) return this.unreadable(device, hook);
+      const [p, a, h] = entry as unknown[];
+      if (p === null || p === false) return this.failed(slot, hook, entry, p === false);
+      if (!Array.isArray(p) || !Array.isArray(a) || nestsDeeper(entry, MAX_JSON_DEPTH + 2))
+        return this.unreadable(device, hook);
+      const telemetry = p.map((v) => checkValues(v, `${hook}'s result`));
+      const attributes = a.map((v) => checkValues(v, 'ctx.publishAttributes()'));
+      if (h !== true) return null;
+      return { telemetry, attributes, ...(entry.length > 3 ? { reply: entry[3] } : {}) };
     } catch (err) {
       this.onError({ device, hook, line: null, message: (err as Error).message, stopped: false });
       return null;
     }
+  }
+
+  /** What a device threw (it skips the call), or a result of its too large (it is stopped). */
+  private failed(slot: DeviceSlot, hook: ScriptHook, entry: unknown[], stop: boolean): null {
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const [, x, n, t] = entry;
+    const message =
+      n === undefined && t === undefined
+        ? (str(x) ?? 'The script failed')
+        : describeThrown({ name: str(n), message: str(x) ?? 'The script failed', stack: str(t) });
+    this.onError({ device: slot.info.name, hook, line: lineOf(message), message, stopped: stop });
+    if (stop) this.stop(slot);
+    return null;
   }
 
   private unreadable(device: string, hook: ScriptHook): null {
@@ -512,15 +588,14 @@ export class DeviceScript {
     const script = this.script;
     const run = async (): Promise<ScriptOutcome | null> => {
       if (slot.stopped) return null;
-      let result: unknown;
+      let res: { r: Entry[]; fresh: Set<number> } | null;
       try {
-        const send = () =>
-          this.sandbox.invoke(script, this.message(hook, [slot], now, elapsedMs, extra), {}, hook);
-        result = await send();
+        const send = () => this.collect(script, this.message(hook, [slot], now, elapsedMs, extra), hook, 1);
+        res = await send();
         // the sandbox no longer held the device (its worker was replaced): the call runs again with its init
-        if (result === LOST_LINE) {
+        if (res?.r[0] === 0) {
           slot.residence = 'unsure';
-          result = await send();
+          res = await send();
         }
       } catch (err) {
         if (slot.residence === 'resident') slot.residence = 'unsure';
@@ -538,21 +613,10 @@ export class DeviceScript {
         return null;
       }
       this.onCall();
-      if (result === 'big') {
-        // a device alone whose result is too large: stopped, as a result past the limit always was
-        this.onError({
-          device,
-          hook,
-          line: null,
-          message: RESULT_TOO_LARGE(this.sandbox.limits.maxResultChars),
-          stopped: true,
-        });
-        this.stop(slot);
-        return null;
-      }
-      const lines = linesOf(result, 1);
       const lost: DeviceSlot[] = [];
-      const out = lines ? this.settle(slot, lines[0]!, hook, lost) : this.unreadable(device, hook);
+      const out = res
+        ? this.settle(slot, res.r[0], res.fresh.has(0), hook, lost)
+        : this.unreadable(device, hook);
       this.reportLost(lost, hook);
       return out;
     };
@@ -565,15 +629,5 @@ export class DeviceScript {
     if (slot.stopped) return;
     slot.stopped = true;
     this.stoppedCount++;
-  }
-
-  /** The dispatcher's result, checked again: nothing the script returns is trusted. */
-  private accept(result: JsonObject, hook: ScriptHook): ScriptOutcome | null {
-    const { p, a, h } = result;
-    if (!Array.isArray(p) || !Array.isArray(a)) throw new Error(UNREADABLE);
-    const telemetry = p.map((v) => checkValues(v, `${hook}'s result`));
-    const attributes = a.map((v) => checkValues(v, 'ctx.publishAttributes()'));
-    if (h !== true) return null;
-    return { telemetry, attributes, ...('reply' in result ? { reply: result.reply } : {}) };
   }
 }

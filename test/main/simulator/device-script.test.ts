@@ -116,8 +116,8 @@ describe('device scripts', () => {
     );
     expect(await tick(script, 'A', 1, 0)).toBeNull();
     expect(await tick(script, 'A', 1, 1)).toBeNull();
-    // a call that failed keeps nothing of what it did to ctx.state
-    expect((await tick(script, 'A', 1, 2))!.telemetry).toEqual([{ n: 1 }]);
+    // ctx.state is the device's own object: what a call did to it before it failed stays
+    expect((await tick(script, 'A', 1, 2))!.telemetry).toEqual([{ n: 3 }]);
     expect(errors).toEqual([
       expect.objectContaining({
         device: 'A',
@@ -206,5 +206,56 @@ describe('device scripts', () => {
     } finally {
       await roomy.close();
     }
+  });
+
+  it('runs many devices in one call: one that throws is reported with its line, the others publish what they returned', async () => {
+    const names = Array.from({ length: 300 }, (_, i) => `D${i + 1}`);
+    const { script, errors } = deviceScript(
+      'function onTick(ctx) {\n  ctx.state.n = (ctx.state.n || 0) + 1;\n  if (ctx.device.n === 150) ctx.nothing.x = 1;\n  return { n: ctx.state.n, who: ctx.device.name, t: 0.1 * ctx.device.n };\n}',
+      names,
+    );
+    for (let round = 1; round <= 2; round++) {
+      const outs = await ticks(script, names, round, round);
+      outs.forEach((out, i) => {
+        if (i === 149) expect(out).toBeNull();
+        else expect(out!.telemetry).toEqual([{ n: round, who: names[i], t: 0.1 * (i + 1) }]);
+      });
+    }
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toEqual(
+      expect.objectContaining({ device: 'D150', hook: 'onTick', line: 3, stopped: false }),
+    );
+    expect(errors[0]!.message).toMatch(/TypeError/);
+  });
+
+  it('returns a tick whose results are larger than one sandbox result in several, without running the devices again', async () => {
+    // 16,384 symbols per result (the test sandbox): 40 devices of 1,000 characters each need three
+    const names = Array.from({ length: 40 }, (_, i) => `D${i + 1}`);
+    const { script, errors } = deviceScript(
+      'function onTick(ctx) {\n  ctx.state.n = (ctx.state.n || 0) + 1;\n  return { n: ctx.state.n, pad: "x".repeat(1000) };\n}',
+      names,
+    );
+    for (let round = 1; round <= 2; round++) {
+      const outs = await ticks(script, names, round, round);
+      for (const out of outs) expect(out!.telemetry).toEqual([{ n: round, pad: 'x'.repeat(1000) }]);
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it('stops a device whose result alone is larger than a sandbox result; the others of its call go on', async () => {
+    const { script, errors } = deviceScript(
+      'function onTick(ctx) {\n  return { pad: "x".repeat(ctx.device.n === 1 ? 20000 : 10) };\n}',
+    );
+    const [a, b] = await ticks(script, ['A', 'B'], 1, 0);
+    expect(a).toBeNull();
+    expect(b!.telemetry).toEqual([{ pad: 'x'.repeat(10) }]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        device: 'A',
+        stopped: true,
+        message: 'Script invocation result exceeds maximum allowed size of 16384 symbols',
+      }),
+    ]);
+    expect(script.runs('A')).toBe(false);
   });
 });
