@@ -70,54 +70,59 @@ const DISPATCH = `
     }
     return v;
   }
-  var h = m.h, fn = hooks[h], has = typeof fn === 'function', r = [], fresh = [];
-  for (var i = 0; i < m.b.length; i++) {
-    var k = m.b[i], e = T[k];
+  function thrown(err) {
+    if (err === null || err instanceof InternalError) throw err;
+    return err instanceof Refused ? [null, String(err.message)]
+      : err instanceof Error ? [null, String(err.message), String(err.name), String(err.stack)]
+      : [null, String(err)];
+  }
+  // what a call gives back when it is more than onTick's result alone, checked (the host checks it again)
+  function full(e, c, v, reply) {
+    var st = c.state;
+    if (typeof st !== 'object' || st === null || Array.isArray(st)) throw new Refused(h + ': ctx.state must stay an object');
+    e.s = st;
+    var p = pub === null ? [] : pub, a = att === null ? [] : att;
+    for (var j = 0; j < p.length; j++) check(p[j], 'ctx.publish()');
+    if (v !== undefined && v !== null) { check(v, "onTick's result"); p.push(v); }
+    for (var j2 = 0; j2 < a.length; j2++) check(a[j2], 'ctx.publishAttributes()');
+    return reply === undefined ? [p, a, has] : [p, a, has, reply];
+  }
+  var L = T.list;
+  if (!Array.isArray(L)) L = T.list = [];
+  var h = m.h, fn = hooks[h], has = typeof fn === 'function', tick = has && h === 'onTick';
+  var b = m.b, nb = b.length, now = m.now, el = m.el, r = [], fresh = [];
+  for (var i = 0; i < nb; i++) {
+    var k = b[i], e = L[k];
     if (e === undefined) {
       var init = m.i ? m.i[k] : undefined;
       if (!init) { r.push(0); continue; }
-      var d = freeze(init.d);
-      e = { s: {}, r: init.r | 0, c: { state: null, now: 0, elapsedMs: 0, device: d, shared: freeze(init.sh) } };
-      T[k] = e;
+      e = { s: {}, r: init.r | 0, c: { state: null, now: 0, elapsedMs: 0, device: freeze(init.d), shared: freeze(init.sh) } };
+      L[k] = e;
       fresh.push(i);
     }
     pub = null; att = null; rng = e.r;
     // the device's ctx is made once (a call per device costs more than most hooks): a call sets its time,
     // its state and the functions of this call
-    var c = e.c;
+    var c = e.c, v = undefined, reply = undefined;
     if (m.sh !== undefined) c.shared = freeze(m.sh);
-    c.state = e.s; c.now = m.now; c.elapsedMs = m.el;
+    c.state = e.s; c.now = now; c.elapsedMs = el;
     c.random = random; c.publish = publish; c.publishAttributes = publishAttributes;
-    try {
-      var v = undefined, reply = undefined;
-      try {
-        if (has) {
-          if (h === 'onTick') v = fn(c);
-          else if (h === 'onRpc') reply = fn(m.method, m.params, c);
-          else fn(m.u, c);
-        }
-      } finally {
-        e.r = rng;
-      }
-      var st = c.state;
-      if (typeof st !== 'object' || st === null || Array.isArray(st)) throw new Refused(h + ': ctx.state must stay an object');
-      e.s = st;
-      if (pub === null && att === null && typeof v === 'object' && v !== null && !Array.isArray(v)) {
-        // onTick's result alone: the host checks it (JSON leaves out what it cannot hold, as it does for all)
+    if (tick) {
+      try { v = fn(c); } catch (err) { e.r = rng; r.push(thrown(err)); continue; }
+      e.r = rng;
+      // the common case, kept short: onTick's result alone, ctx.state the same object (the host checks v)
+      if (pub === null && att === null && c.state === e.s && typeof v === 'object' && v !== null && !Array.isArray(v)) {
         r.push(v);
-      } else {
-        var p = pub === null ? [] : pub, a = att === null ? [] : att;
-        for (var j = 0; j < p.length; j++) check(p[j], 'ctx.publish()');
-        if (v !== undefined && v !== null) { check(v, "onTick's result"); p.push(v); }
-        for (var j2 = 0; j2 < a.length; j2++) check(a[j2], 'ctx.publishAttributes()');
-        r.push(reply === undefined ? [p, a, has] : [p, a, has, reply]);
+        continue;
       }
-    } catch (err) {
-      if (err === null || err instanceof InternalError) throw err;
-      r.push(err instanceof Refused ? [null, String(err.message)]
-        : err instanceof Error ? [null, String(err.message), String(err.name), String(err.stack)]
-        : [null, String(err)]);
+    } else if (has) {
+      try {
+        if (h === 'onRpc') reply = fn(m.method, m.params, c);
+        else fn(m.u, c);
+      } catch (err) { e.r = rng; r.push(thrown(err)); continue; }
+      e.r = rng;
     }
+    try { r.push(full(e, c, v, reply)); } catch (err) { r.push(thrown(err)); }
   }
   // one text for all the devices; the runner writes it quoted, within its bound
   var all;
