@@ -18,6 +18,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import type { Scenario } from '../shared/schemas/simulation.ts';
 import { gatewayPlan } from '../main/simulator/scenario.ts';
+import { simulatorSandbox } from '../main/simulator/device-script.ts';
 import { SimulationRun } from '../main/simulator/simulation-run.ts';
 import { printBench, printFigures } from './lib/bench-output.ts';
 import { startRawAedes } from './lib/raw-aedes.ts';
@@ -67,6 +68,17 @@ function scenario(devices: number, scripted: boolean): Scenario {
   };
 }
 
+/**
+ * A bench that hangs fails loudly: past this (settle, measure and stop of both runs, with room for a loaded
+ * machine) it prints where it was and exits with an error instead of waiting forever.
+ */
+const WATCHDOG_MS = Number(process.env.BENCH_SIM_WATCHDOG_MS ?? (SECONDS * 2 + 60) * 1000 * 2);
+let phase = 'starting the sink broker';
+const watchdog = setTimeout(() => {
+  console.error(`sim bench: no progress for ${WATCHDOG_MS} ms, stuck ${phase}; giving up`);
+  process.exit(2);
+}, WATCHDOG_MS);
+
 async function measure(
   url: string,
   devices: number,
@@ -79,7 +91,10 @@ async function measure(
       connection: { url, token: `bench-${i}`, clientId: `bench-sim-${i}`, protocolVersion: 5 },
     })),
   });
+  const what = scripted ? 'scripted' : 'plain';
+  phase = `starting the ${what} run`;
   await run.start();
+  phase = `measuring the ${what} run`;
   // settle: connects and the first periods (scripted: the sandbox's workers start)
   await new Promise((r) => setTimeout(r, scripted ? 4000 : 1500));
   const m = run.meter;
@@ -93,6 +108,7 @@ async function measure(
   const messages = (m.datapoints - d0) / KEYS;
   const publishes = m.telemetryMessages - p0;
   const skipped = m.skipped;
+  phase = `stopping the ${what} run`;
   await run.stop();
   return {
     perSec: messages / seconds,
@@ -137,5 +153,17 @@ try {
     meetsPlainTarget: plain.perSec >= TARGET_PLAIN,
   });
 } finally {
+  phase = 'stopping the sink broker';
   await sink.stop();
+  phase = "stopping the simulator's script sandbox";
+  await simulatorSandbox().close();
+  clearTimeout(watchdog);
+  // all is closed: the process ends now, or says what holds it
+  setTimeout(() => {
+    const handles = (process as unknown as { _getActiveHandles(): object[] })._getActiveHandles();
+    console.error(
+      `sim bench: the process did not exit; still open: ${handles.map((h) => h.constructor.name).join(', ')}`,
+    );
+    process.exit(2);
+  }, 10_000).unref();
 }

@@ -429,7 +429,8 @@ export class DeviceScript {
     hook: ScriptHook,
     count: number,
   ): Promise<{ r: Entry[]; fresh: Set<number> } | null> {
-    let chunk = chunkOf(await this.sandbox.invoke(script, message, {}, hook));
+    const raw = await this.sandbox.invoke(script, message, {}, hook);
+    let chunk = chunkOf(raw);
     if (!chunk) return null;
     const r = chunk.r;
     const fresh = new Set(chunk.i);
@@ -487,9 +488,6 @@ export class DeviceScript {
     if (fresh) {
       if (slot.residence === 'unsure') lost.push(slot);
       slot.residence = 'resident';
-    } else if (slot.residence === 'new') {
-      // the context cannot hold a device it was never given: the result is not this call's
-      return this.unreadable(device, hook);
     } else slot.residence = 'resident';
     try {
       // the common case: onTick's result alone

@@ -258,4 +258,27 @@ describe('device scripts', () => {
     ]);
     expect(script.runs('A')).toBe(false);
   });
+
+  it('stops the device that loops in a call of many; those that ran before it in that call go on without an error', async () => {
+    const { script, errors } = deviceScript(
+      'function onTick(ctx) {\n  ctx.state.n = (ctx.state.n || 0) + 1;\n  while (ctx.device.n === 2) {}\n  return { n: ctx.state.n };\n}',
+      ['A', 'B', 'C'],
+    );
+    const [a, b, c] = await ticks(script, ['A', 'B', 'C'], 1, 0);
+    expect(b).toBeNull();
+    // A ran in the call that B stopped, and again on its own: its state moved on twice
+    expect(a!.telemetry).toEqual([{ n: 2 }]);
+    expect(c!.telemetry).toEqual([{ n: 1 }]);
+    expect((await ticks(script, ['A', 'C'], 2, 1)).map((o) => o!.telemetry)).toEqual([
+      [{ n: 3 }],
+      [{ n: 2 }],
+    ]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        device: 'B',
+        message: 'Script execution exceeded the time limit of 300 ms',
+        stopped: true,
+      }),
+    ]);
+  });
 });
