@@ -429,8 +429,7 @@ export class DeviceScript {
     hook: ScriptHook,
     count: number,
   ): Promise<{ r: Entry[]; fresh: Set<number> } | null> {
-    const raw = await this.sandbox.invoke(script, message, {}, hook);
-    let chunk = chunkOf(raw);
+    let chunk = chunkOf(await this.sandbox.invoke(script, message, {}, hook));
     if (!chunk) return null;
     const r = chunk.r;
     const fresh = new Set(chunk.i);
