@@ -39,6 +39,22 @@ describe('script sandbox (QuickJS in worker threads)', () => {
     expect(results).toEqual([1, 2, 3]);
   });
 
+  it('keeps a pinned script on the worker that holds its context, waiting while that worker is busy', async () => {
+    const pinned = sandbox.load(
+      'JS',
+      compileProgram('JS', 'globalThis.n = (globalThis.n || 0) + 1;\nreturn globalThis.n;', ARGS),
+      { pinned: true },
+    );
+    expect(await sandbox.invoke(pinned, {}, {}, 'X')).toBe(1);
+    // another script's slow batch takes the first idle worker, the one that holds the pinned context
+    const slow = load('var t = Date.now();\nwhile (Date.now() - t < 200) {}\nreturn 0;');
+    const busy = sandbox.invoke(slow, {}, {}, 'X');
+    // a script not pinned would go to the other worker, to a fresh context, and count 1 again
+    expect(await sandbox.invoke(pinned, {}, {}, 'X')).toBe(2);
+    await busy;
+    sandbox.release(pinned);
+  });
+
   it('gives a script nothing of the host: no process, require, files, network or timers', async () => {
     await expect(
       run(
