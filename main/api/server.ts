@@ -19,6 +19,7 @@ import { registerAssetRoutes } from './routes/asset-routes.ts';
 import { registerAuthRoutes } from './routes/auth-routes.ts';
 import { registerComponentRoutes } from './routes/component-routes.ts';
 import { registerCustomerRoutes } from './routes/customer-routes.ts';
+import { registerCalculatedFieldRoutes } from './routes/calculated-field-routes.ts';
 import { registerDashboardRoutes } from './routes/dashboard-routes.ts';
 import { registerDemoRoutes } from './routes/demo-routes.ts';
 import { registerDeviceRoutes } from './routes/device-routes.ts';
@@ -121,6 +122,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   registerTelemetryRoutes(api, deps);
   registerAssetRoutes(api, deps);
   registerDashboardRoutes(api, deps);
+  registerCalculatedFieldRoutes(api, deps);
   registerWidgetRoutes(api, deps);
   registerAlarmRoutes(api, deps);
   registerAlarmCommentRoutes(api, deps);

@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import type { PlatformConfig } from '../config.ts';
 import { EdgeQueue } from '../edge/edge-queue.ts';
 import type { Services } from '../platform/services.ts';
+import { CalculatedFieldEngine } from '../rule-engine/calculated-fields/cf-engine.ts';
+import { checkCalculatedFieldConfig } from '../rule-engine/calculated-fields/cf-checks.ts';
 import { subscribeEntityMessages } from '../rule-engine/entity-messages.ts';
 import { createNodeRegistry } from '../rule-engine/node-registry.ts';
 import { RuleChainService } from '../rule-engine/rule-chain-service.ts';
@@ -14,6 +16,7 @@ export interface Rules {
   ruleChains: RuleChainService;
   engine: RuleEngine;
   edgeQueue: EdgeQueue;
+  calculatedFields: CalculatedFieldEngine;
 }
 
 /**
@@ -58,5 +61,10 @@ export async function setupRuleEngine(
       (msg) => engine.submit(msg),
     ),
   );
-  return { ruleChains, engine, edgeQueue };
+  // Calculated fields: computed on their arguments' changes, results enter the rule engine as telemetry.
+  services.calculatedFields.setConfigChecker(checkCalculatedFieldConfig);
+  const calculatedFields = new CalculatedFieldEngine(services, (msg) => engine.submit(msg));
+  calculatedFields.start();
+  life.onStop(() => calculatedFields.stop());
+  return { ruleChains, engine, edgeQueue, calculatedFields };
 }

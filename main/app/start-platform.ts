@@ -15,6 +15,7 @@ import { Lifecycle } from './lifecycle.ts';
 import { setupMqtt, setupMqttClients, setupTransportCore } from './mqtt.ts';
 import { setupRecordings } from './recordings.ts';
 import { setupRuleEngine } from './rule-engine.ts';
+import type { CalculatedFieldEngine } from '../rule-engine/calculated-fields/cf-engine.ts';
 import { DeviceHttpTap } from '../transport/http/device-http-tap.ts';
 import { startScratchRules } from './scratch-rules.ts';
 import { setupStore } from './store.ts';
@@ -32,6 +33,7 @@ export interface Platform {
   ruleChains: RuleChainService;
   engine: RuleEngine;
   edgeQueue: EdgeQueue;
+  calculatedFields: CalculatedFieldEngine;
   db: DurableDb;
   /** demo logins created by this start (first start only) */
   seededLogins: { email: string; password: string }[];
@@ -54,7 +56,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
   try {
     const db = await setupStore(config, life);
     const { services, seededLogins } = await setupDomain(db, config, life);
-    const { ruleChains, engine, edgeQueue } = await setupRuleEngine(services, config, life);
+    const { ruleChains, engine, edgeQueue, calculatedFields } = await setupRuleEngine(services, config, life);
     const transport = setupTransportCore(services, engine, config, life);
     const mqtt = await setupMqtt(transport, config, life);
     const h = urlHost(config.host);
@@ -99,6 +101,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
       ruleChains,
       engine,
       edgeQueue,
+      calculatedFields,
       db,
       seededLogins,
       mqtt,

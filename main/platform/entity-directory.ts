@@ -235,6 +235,8 @@ export function deleteEntityDependents(
   );
   w.run('DELETE FROM alarms WHERE originator_id = ?', [id]);
   w.run('DELETE FROM rule_node_states WHERE entity_id = ?', [id]);
+  w.run('DELETE FROM calculated_field_events WHERE entity_id = ?', [id]);
+  w.run('DELETE FROM calculated_fields WHERE entity_id = ?', [id]);
   if (entityType !== 'DEVICE') {
     const num = w.get<{ num: number }>('SELECT num FROM entity_nums WHERE entity_id = ?', [id]);
     if (num) {

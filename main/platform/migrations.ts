@@ -290,4 +290,21 @@ export const migrations: Migration[] = [
       w.run('CREATE INDEX dashboard_customers_customer ON dashboard_customers(customer_id)');
     },
   },
+  {
+    version: 72,
+    name: 'calculated fields',
+    up(w) {
+      // ThingsBoard's calculated_field: a field defined on a device, asset or profile (its configuration as
+      // JSON), and the debug events of its runs (bounded per field by the service).
+      w.run(`CREATE TABLE calculated_fields (
+        id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, entity_type TEXT NOT NULL, entity_id TEXT NOT NULL,
+        type TEXT NOT NULL, name TEXT NOT NULL, debug_settings TEXT, configuration_version INTEGER NOT NULL DEFAULT 1,
+        configuration TEXT NOT NULL, version INTEGER NOT NULL DEFAULT 1)`);
+      w.run('CREATE INDEX calculated_fields_entity ON calculated_fields(entity_id)');
+      w.run(`CREATE TABLE calculated_field_events (
+        id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, cf_id TEXT NOT NULL, entity_type TEXT NOT NULL,
+        entity_id TEXT NOT NULL, body TEXT NOT NULL)`);
+      w.run('CREATE INDEX calculated_field_events_cf ON calculated_field_events(cf_id, created_time)');
+    },
+  },
 ];

@@ -2,6 +2,7 @@ import { AlarmCommentService } from './alarm-comments.ts';
 import { AlarmService } from './alarms.ts';
 import { AssetProfileService } from './asset-profiles.ts';
 import { AssetService } from './assets.ts';
+import { CalculatedFieldService } from './calculated-fields.ts';
 import { EdgeService } from './edges.ts';
 import { EntityDirectory } from './entity-directory.ts';
 import { EntityQueryService } from './entity-query.ts';
@@ -66,6 +67,8 @@ export interface Services {
   dashboards: DashboardService;
   /** the system widget bundles and types Sandboard renders, read-only */
   widgets: WidgetLibrary;
+  /** ThingsBoard 4.3's calculated fields (their definitions; the rule engine runs them) */
+  calculatedFields: CalculatedFieldService;
 }
 
 export interface ServiceSettings {
@@ -135,5 +138,6 @@ export function createServices(
     entityQuery: new EntityQueryService(ctx, { directory, relations, alarms, telemetry }),
     dashboards: new DashboardService(ctx),
     widgets: new WidgetLibrary(),
+    calculatedFields: new CalculatedFieldService(ctx, directory),
   };
 }

@@ -54,6 +54,8 @@ export class TelemetryService {
       return this.ctx.telemetry.save(w, num, entries);
     });
     if (isDevice(device)) this.ctx.events.emit('telemetry', { deviceId: device.id, entries });
+    else
+      this.ctx.events.emit('entityTelemetry', { entityType: device.entityType!, entityId: device.id, entries });
     return count;
   }
 
@@ -110,6 +112,7 @@ export class TelemetryService {
     const ts = this.ctx.now();
     await this.ctx.db.write((w) => this.writeAttributes(w, deviceId, scope, values, ts));
     if (entityType === 'DEVICE') this.ctx.events.emit('attributes', { deviceId, scope, values, ts });
+    else this.ctx.events.emit('entityAttributes', { entityType, entityId: deviceId, scope, values, ts });
   }
 
   /** Upserts attributes inside the caller's write; the caller emits the 'attributes' event once it is durable. */

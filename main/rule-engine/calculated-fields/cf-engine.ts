@@ -1,0 +1,700 @@
+import type { AttributeScope } from '../../../shared/schemas/telemetry.ts';
+import type { AlarmSeverity } from '../../../shared/schemas/alarms.ts';
+import {
+  argumentsOf,
+  type CalculatedField,
+  type CfArgument,
+  type CfOutput,
+  type CfType,
+} from '../../platform/calculated-fields.ts';
+import type { KvValue } from '../../platform/kv-value.ts';
+import type { Services } from '../../platform/services.ts';
+import { newMsg, type TbMsg } from '../../platform/tb-msg.ts';
+import { alarmMessage } from '../entity-messages.ts';
+import { compileMathExpression, type MathExpression } from '../math-expression.ts';
+import { sharedScriptSandbox, type ScriptSandbox } from '../script/script-sandbox.ts';
+import {
+  pushRolling,
+  readArgument,
+  scriptValueOf,
+  sourceOf,
+  toNumber,
+  type ArgValue,
+  type EntityRef,
+  type RollingValue,
+} from './cf-arguments.ts';
+import {
+  ruleHolds,
+  severitiesOf,
+  simpleExpressionTrue,
+  type AlarmRuleJson,
+  type RuleProgress,
+} from './cf-alarm-rules.ts';
+import { computeMetrics, type AggMetric, type Row } from './cf-metrics.ts';
+import { CfScript, looksLikeScript } from './cf-script.ts';
+import { insideZone, parseZone, type Zone } from './geofencing.ts';
+
+/** A change of an entity's data: time series points, or attributes of a scope. */
+export interface DataUpdate {
+  kind: 'ts' | 'attr';
+  scope?: AttributeScope;
+  ts: number;
+  values: Record<string, unknown>;
+}
+
+interface Compiled {
+  field: CalculatedField;
+  type: CfType;
+  args: Record<string, CfArgument>;
+  argNames: string[];
+  expression: MathExpression | null;
+  script: CfScript | null;
+  /** TBEL conditions of an ALARM field, by rule (severity or CLEAR) */
+  conditions: Map<string, CfScript>;
+}
+
+interface FieldState {
+  args: Map<string, ArgValue>;
+  /** geofencing: whether the entity was inside each zone group at the last run */
+  presence: Map<string, boolean>;
+  /** alarm: each rule's progress */
+  rules: Map<string, RuleProgress>;
+  /** entity aggregation: the interval being collected and its points */
+  interval: { start: number; rows: { ts: number; row: Row }[] } | null;
+}
+
+export interface CfEngineOptions {
+  sandbox?: ScriptSandbox;
+  /** states kept in memory (field x entity); the least recently used beyond are dropped */
+  maxStates?: number;
+  /** how many results in a row may trigger further fields (ThingsBoard stops chains too) */
+  maxChainDepth?: number;
+}
+
+const MAX_PENDING_PER_STATE = 1000;
+const MAX_PRODUCED = 50_000;
+const MAX_RELATED = 1000;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function round(v: number, decimals: unknown): number {
+  if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 15) return v;
+  const f = 10 ** decimals;
+  return Math.round(v * f) / f;
+}
+
+/**
+ * Runs calculated fields (ThingsBoard 4.3's CalculatedFieldEntityMessageProcessor): when a time series or
+ * attribute of an argument changes, the fields of the entity and of its profile that read it are computed
+ * from their state (latest values, rolling windows), and the result enters the rule engine as a
+ * POST_TELEMETRY_REQUEST or POST_ATTRIBUTES_REQUEST of the entity, which the root chain saves. ALARM fields
+ * raise and clear alarms themselves and tell the rule engine as the alarm nodes do. Each field x entity runs
+ * one update at a time, in order; a script runs in the rule engine's sandbox.
+ */
+export class CalculatedFieldEngine {
+  private readonly services: Services;
+  private readonly submit: (msg: TbMsg) => void;
+  private readonly sandbox: ScriptSandbox;
+  private readonly maxStates: number;
+  private readonly maxChainDepth: number;
+  private readonly compiled = new Map<string, Compiled[]>();
+  private readonly states = new Map<string, FieldState>();
+  private readonly queues = new Map<string, { tail: Promise<void>; pending: number }>();
+  private readonly profiles = new Map<string, string | null>();
+  /** entity|key -> depth of the chain that produced it, so a field's own result does not loop forever */
+  private readonly produced = new Map<string, number>();
+  private global: { related: Compiled[]; byRef: Map<string, Compiled[]> } | null = null;
+  private readonly unsubscribe: (() => void)[] = [];
+  private idle: Promise<void> = Promise.resolve();
+  computed = 0;
+  failures = 0;
+
+  constructor(services: Services, submit: (msg: TbMsg) => void, options: CfEngineOptions = {}) {
+    this.services = services;
+    this.submit = submit;
+    this.sandbox = options.sandbox ?? sharedScriptSandbox();
+    this.maxStates = options.maxStates ?? 100_000;
+    this.maxChainDepth = options.maxChainDepth ?? 8;
+  }
+
+  start(): void {
+    const { events } = this.services.ctx;
+    const onTs = (e: { deviceId: string; entries: { ts: number; values: Record<string, unknown> }[] }) =>
+      this.onData({ entityType: 'DEVICE', id: e.deviceId }, e.entries.map((x) => ({ kind: 'ts', ...x })));
+    const onAttr = (e: { deviceId: string; scope: AttributeScope; values: Record<string, unknown>; ts: number }) =>
+      this.onData({ entityType: 'DEVICE', id: e.deviceId }, [{ kind: 'attr', scope: e.scope, ts: e.ts, values: e.values }]);
+    const onEntityTs = (e: { entityType: string; entityId: string; entries: { ts: number; values: Record<string, unknown> }[] }) =>
+      this.onData({ entityType: e.entityType, id: e.entityId }, e.entries.map((x) => ({ kind: 'ts', ...x })));
+    const onEntityAttr = (e: { entityType: string; entityId: string; scope: AttributeScope; values: Record<string, unknown>; ts: number }) =>
+      this.onData({ entityType: e.entityType, id: e.entityId }, [{ kind: 'attr', scope: e.scope, ts: e.ts, values: e.values }]);
+    const onDevice = (e: { deviceId: string }) => this.profiles.delete(e.deviceId);
+    events.on('telemetry', onTs);
+    events.on('attributes', onAttr);
+    events.on('entityTelemetry', onEntityTs);
+    events.on('entityAttributes', onEntityAttr);
+    events.on('deviceSaved', onDevice);
+    this.unsubscribe.push(
+      () => events.off('telemetry', onTs),
+      () => events.off('attributes', onAttr),
+      () => events.off('entityTelemetry', onEntityTs),
+      () => events.off('entityAttributes', onEntityAttr),
+      () => events.off('deviceSaved', onDevice),
+      this.services.calculatedFields.onChange(() => this.reset()),
+    );
+  }
+
+  stop(): void {
+    for (const u of this.unsubscribe.splice(0)) u();
+    this.reset();
+  }
+
+  /** Resolves once every update queued so far has been computed (tests, the bench). */
+  async settled(): Promise<void> {
+    let last: Promise<void> | null = null;
+    while (last !== this.idle) {
+      last = this.idle;
+      await last;
+      await Promise.all([...this.queues.values()].map((q) => q.tail));
+    }
+  }
+
+  /** Forgets compiled fields and their states (a field was saved or deleted). */
+  reset(): void {
+    for (const list of this.compiled.values()) for (const c of list) this.release(c);
+    if (this.global) for (const c of this.global.related) this.release(c);
+    this.compiled.clear();
+    this.states.clear();
+    this.global = null;
+  }
+
+  private release(c: Compiled): void {
+    c.script?.release();
+    for (const s of c.conditions.values()) s.release();
+  }
+
+  // --- which fields run -------------------------------------------------------------------------------
+
+  private compile(field: CalculatedField): Compiled {
+    const type = field.type;
+    const config = field.configuration;
+    const args = argumentsOf(type, config);
+    const argNames = Object.keys(args);
+    const c: Compiled = { field, type, args, argNames, expression: null, script: null, conditions: new Map() };
+    const expr = typeof config.expression === 'string' ? config.expression : '';
+    if (type === 'SIMPLE' || (type === 'PROPAGATION' && config.applyExpressionToResolvedArguments && !looksLikeScript(expr)))
+      c.expression = compileMathExpression(expr, argNames);
+    else if (type === 'SCRIPT' || (type === 'PROPAGATION' && config.applyExpressionToResolvedArguments))
+      c.script = new CfScript(this.sandbox, expr, argNames);
+    if (type === 'ALARM') {
+      const rules: [string, AlarmRuleJson | undefined][] = [
+        ...Object.entries((config.createRules ?? {}) as Record<string, AlarmRuleJson>),
+        ['CLEAR', config.clearRule as AlarmRuleJson | undefined],
+      ];
+      for (const [key, rule] of rules) {
+        const e = rule?.condition?.expression;
+        if (e?.type === 'TBEL' && typeof e.expression === 'string')
+          c.conditions.set(key, new CfScript(this.sandbox, e.expression, argNames));
+      }
+    }
+    return c;
+  }
+
+  private fieldsOf(entityId: string): Compiled[] {
+    let list = this.compiled.get(entityId);
+    if (!list) {
+      list = [];
+      for (const f of this.services.calculatedFields.fieldsOf(entityId)) {
+        try {
+          list.push(this.compile(f));
+        } catch {
+          // saved before a check existed, or the expression no longer parses: the field does not run
+        }
+      }
+      if (this.compiled.size > this.maxStates) this.compiled.clear();
+      this.compiled.set(entityId, list);
+    }
+    return list;
+  }
+
+  private globalIndex(): { related: Compiled[]; byRef: Map<string, Compiled[]> } {
+    if (!this.global) {
+      const related: Compiled[] = [];
+      const byRef = new Map<string, Compiled[]>();
+      for (const f of this.services.calculatedFields.all()) {
+        const refs = Object.values(argumentsOf(f.type, f.configuration))
+          .map((a) => a.refEntityId?.id)
+          .filter((id): id is string => typeof id === 'string' && id !== f.entityId.id);
+        if (f.type !== 'RELATED_ENTITIES_AGGREGATION' && refs.length === 0) continue;
+        let c: Compiled;
+        try {
+          c = this.compile(f);
+        } catch {
+          continue;
+        }
+        if (f.type === 'RELATED_ENTITIES_AGGREGATION') related.push(c);
+        for (const id of refs) byRef.set(id, [...(byRef.get(id) ?? []), c]);
+      }
+      this.global = { related, byRef };
+    }
+    return this.global;
+  }
+
+  private profileOf(entity: EntityRef): string | null {
+    if (entity.entityType !== 'DEVICE' && entity.entityType !== 'ASSET') return null;
+    let p = this.profiles.get(entity.id);
+    if (p === undefined) {
+      p =
+        entity.entityType === 'DEVICE'
+          ? (this.services.devices.findRow(entity.id)?.device_profile_id ?? null)
+          : ((this.services.assets.findRow(entity.id) as { asset_profile_id?: string } | undefined)?.asset_profile_id ?? null);
+      if (this.profiles.size > this.maxStates) this.profiles.clear();
+      this.profiles.set(entity.id, p);
+    }
+    return p;
+  }
+
+  /** The entity's data changed: queue the fields it triggers. */
+  onData(entity: EntityRef, updates: DataUpdate[]): void {
+    let depth = 0;
+    if (this.produced.size > 0)
+      for (const u of updates)
+        for (const key of Object.keys(u.values)) {
+          const d = this.produced.get(`${entity.id}|${key}`);
+          if (d !== undefined) {
+            depth = Math.max(depth, d);
+            this.produced.delete(`${entity.id}|${key}`);
+          }
+        }
+    if (depth >= this.maxChainDepth) return;
+    const own = this.fieldsOf(entity.id);
+    const profileId = this.profileOf(entity);
+    const inherited = profileId ? this.fieldsOf(profileId) : [];
+    for (const list of [own, inherited])
+      for (const c of list) if (c.type !== 'RELATED_ENTITIES_AGGREGATION' && this.triggers(c, entity, updates, false)) this.enqueue(c, entity, updates, depth);
+    const g = this.globalIndex();
+    for (const c of g.byRef.get(entity.id) ?? [])
+      if (this.triggers(c, entity, updates, true) && isInstanceTarget(c.field.entityId.entityType))
+        this.enqueue(c, c.field.entityId, [], depth, true);
+    for (const c of g.related) {
+      if (!this.triggers(c, entity, updates, false)) continue;
+      for (const parent of this.parentsOf(c, entity)) this.enqueue(c, parent, [], depth, true);
+    }
+  }
+
+  /** Whether an update touches one of the field's arguments (of the entity itself, or of refEntityId). */
+  private triggers(c: Compiled, entity: EntityRef, updates: DataUpdate[], byRef: boolean): boolean {
+    const outputs = outputKeysOf(c);
+    for (const a of Object.values(c.args)) {
+      const isRef = !!a.refEntityId?.id;
+      if (byRef ? a.refEntityId?.id !== entity.id : isRef && a.refEntityId!.id !== entity.id) continue;
+      const key = a.refEntityKey;
+      for (const u of updates) {
+        if (!(key.key in u.values)) continue;
+        if (!byRef && outputs.has(key.key)) continue;
+        if (u.kind === 'ts' && key.type !== 'ATTRIBUTE') return true;
+        if (u.kind === 'attr' && key.type === 'ATTRIBUTE' && (key.scope ?? 'SERVER_SCOPE') === u.scope) return true;
+      }
+    }
+    return false;
+  }
+
+  /** The entities a related-entities aggregation runs for, given one of its related entities. */
+  private parentsOf(c: Compiled, child: EntityRef): EntityRef[] {
+    const rel = (c.field.configuration.relation ?? {}) as { direction?: string; relationType?: string };
+    const out: EntityRef[] = [];
+    const rows = this.services.ctx.db.all<{ id: string; type: string }>(
+      rel.direction === 'TO'
+        ? 'SELECT to_id AS id, to_type AS type FROM relations WHERE from_id = ? AND relation_type = ? LIMIT ?'
+        : 'SELECT from_id AS id, from_type AS type FROM relations WHERE to_id = ? AND relation_type = ? LIMIT ?',
+      [child.id, rel.relationType ?? 'Contains', MAX_RELATED],
+    );
+    for (const r of rows) {
+      const p: EntityRef = { entityType: r.type, id: r.id };
+      if (c.field.entityId.id === p.id || this.profileOf(p) === c.field.entityId.id) out.push(p);
+    }
+    return out;
+  }
+
+  private relatedOf(c: Compiled, entity: EntityRef): EntityRef[] {
+    const rel = (c.field.configuration.relation ?? {}) as { direction?: string; relationType?: string };
+    return this.services.ctx.db.all<{ id: string; entityType: string }>(
+      rel.direction === 'TO'
+        ? 'SELECT from_id AS id, from_type AS entityType FROM relations WHERE to_id = ? AND relation_type = ? LIMIT ?'
+        : 'SELECT to_id AS id, to_type AS entityType FROM relations WHERE from_id = ? AND relation_type = ? LIMIT ?',
+      [entity.id, rel.relationType ?? 'Contains', MAX_RELATED],
+    );
+  }
+
+  private enqueue(c: Compiled, entity: EntityRef, updates: DataUpdate[], depth: number, reread = false): void {
+    const key = `${c.field.id.id}|${entity.id}`;
+    let q = this.queues.get(key);
+    if (!q) {
+      q = { tail: Promise.resolve(), pending: 0 };
+      this.queues.set(key, q);
+    }
+    if (q.pending >= MAX_PENDING_PER_STATE) {
+      this.failures++;
+      return;
+    }
+    q.pending++;
+    const queue = q;
+    q.tail = q.tail
+      .then(() => this.run(c, entity, updates, depth, reread))
+      .catch((err: unknown) => {
+        this.failures++;
+        void this.debug(c, entity, null, null, (err as Error)?.message ?? String(err));
+      })
+      .finally(() => {
+        queue.pending--;
+        if (queue.pending === 0 && this.queues.get(key) === queue) this.queues.delete(key);
+      });
+    this.idle = q.tail;
+  }
+
+  // --- state --------------------------------------------------------------------------------------------
+
+  private stateOf(c: Compiled, entity: EntityRef): { state: FieldState; fresh: boolean } {
+    const key = `${c.field.id.id}|${entity.id}`;
+    let state = this.states.get(key);
+    if (state) {
+      this.states.delete(key);
+      this.states.set(key, state);
+      return { state, fresh: false };
+    }
+    state = { args: new Map(), presence: new Map(), rules: new Map(), interval: null };
+    this.loadArgs(c, entity, state);
+    if (this.states.size >= this.maxStates) this.states.delete(this.states.keys().next().value!);
+    this.states.set(key, state);
+    return { state, fresh: true };
+  }
+
+  private loadArgs(c: Compiled, entity: EntityRef, state: FieldState): void {
+    const limit = this.services.calculatedFields.limits.maxDataPointsPerRollingArg;
+    for (const [name, a] of Object.entries(c.args)) {
+      const v = readArgument(this.services, a, entity, limit);
+      if (v) state.args.set(name, v);
+      else state.args.delete(name);
+    }
+  }
+
+  private apply(c: Compiled, entity: EntityRef, state: FieldState, updates: DataUpdate[]): void {
+    const limit = this.services.calculatedFields.limits.maxDataPointsPerRollingArg;
+    for (const [name, a] of Object.entries(c.args)) {
+      if (sourceOf(a, entity).id !== entity.id) continue;
+      const key = a.refEntityKey;
+      for (const u of updates) {
+        if (!(key.key in u.values)) continue;
+        if ((u.kind === 'attr') !== (key.type === 'ATTRIBUTE')) continue;
+        if (u.kind === 'attr' && (key.scope ?? 'SERVER_SCOPE') !== u.scope) continue;
+        const value = u.values[key.key] as KvValue;
+        if (key.type === 'TS_ROLLING') {
+          const r = state.args.get(name) as RollingValue | undefined;
+          if (r) pushRolling(r, u.ts, toNumber(value), a, limit);
+        } else {
+          const old = state.args.get(name);
+          if (!old || old.kind !== 'single' || old.ts <= u.ts) state.args.set(name, { kind: 'single', ts: u.ts, value });
+        }
+      }
+    }
+  }
+
+  // --- computing ----------------------------------------------------------------------------------------
+
+  private async run(c: Compiled, entity: EntityRef, updates: DataUpdate[], depth: number, reread: boolean): Promise<void> {
+    const { state, fresh } = this.stateOf(c, entity);
+    if (reread && !fresh) this.loadArgs(c, entity, state);
+    else if (!fresh) this.apply(c, entity, state, updates);
+    const ts = updates.reduce((m, u) => Math.max(m, u.ts), 0) || Date.now();
+    this.computed++;
+    switch (c.type) {
+      case 'SIMPLE':
+        return this.runSimple(c, entity, state, ts, depth);
+      case 'SCRIPT':
+        return this.runScript(c, entity, state, ts, depth);
+      case 'GEOFENCING':
+        return this.runGeofencing(c, entity, state, ts, depth);
+      case 'ALARM':
+        return this.runAlarm(c, entity, state, ts);
+      case 'PROPAGATION':
+        return this.runPropagation(c, entity, state, ts, depth);
+      case 'RELATED_ENTITIES_AGGREGATION':
+        return this.runRelatedAggregation(c, entity, ts, depth);
+      case 'ENTITY_AGGREGATION':
+        return this.runEntityAggregation(c, entity, state, updates, depth);
+    }
+  }
+
+  private ready(c: Compiled, state: FieldState): boolean {
+    return c.argNames.every((n) => state.args.has(n));
+  }
+
+  private numbers(state: FieldState): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [n, v] of state.args) if (v.kind === 'single') out[n] = toNumber(v.value);
+    return out;
+  }
+
+  private latestTs(state: FieldState): number {
+    let ts = 0;
+    for (const v of state.args.values()) ts = Math.max(ts, v.kind === 'single' ? v.ts : v.timeWindow.endTs);
+    return ts;
+  }
+
+  private async runSimple(c: Compiled, entity: EntityRef, state: FieldState, ts: number, depth: number): Promise<void> {
+    if (!this.ready(c, state)) return;
+    const vars = this.numbers(state);
+    const value = c.expression!.evaluate(vars);
+    const output = c.field.configuration.output as CfOutput;
+    if (!Number.isFinite(value)) {
+      await this.debug(c, entity, vars, null, `Expression result is not a number: ${String(value)}`);
+      return;
+    }
+    const result = { [String(output.name)]: round(value, output.decimalsByDefault) };
+    this.emit(c, entity, result, this.useTs(c, state, ts), depth);
+    await this.debug(c, entity, vars, result, null);
+  }
+
+  private scriptCtx(c: Compiled, state: FieldState): { ctx: unknown; args: Record<string, unknown> } {
+    const entries: Record<string, unknown> = {};
+    const args: Record<string, unknown> = {};
+    for (const n of c.argNames) {
+      const v = state.args.get(n);
+      if (!v) continue;
+      entries[n] = v.kind === 'single' ? { ts: v.ts, value: v.value } : scriptValueOf(v);
+      args[n] = scriptValueOf(v);
+    }
+    return { ctx: { args: entries, latestTs: this.latestTs(state) }, args };
+  }
+
+  private async runScript(c: Compiled, entity: EntityRef, state: FieldState, ts: number, depth: number): Promise<void> {
+    if (!this.ready(c, state)) return;
+    const { ctx, args } = this.scriptCtx(c, state);
+    let result: unknown;
+    try {
+      result = await c.script!.run(ctx, args);
+    } catch (err) {
+      await this.debug(c, entity, args, null, (err as Error).message);
+      throw err;
+    }
+    if (!isObject(result)) {
+      await this.debug(c, entity, args, result, 'The script must return an object of output keys and values');
+      return;
+    }
+    const values = isObject(result.values) && typeof result.ts === 'number' ? result.values : result;
+    const at = typeof result.ts === 'number' && isObject(result.values) ? result.ts : this.useTs(c, state, ts);
+    if (Object.keys(values).length > 0) this.emit(c, entity, values, at, depth);
+    await this.debug(c, entity, args, result, null);
+  }
+
+  private zonesOf(c: Compiled, entity: EntityRef, group: string, state: FieldState): Zone[] {
+    const cfg = ((c.field.configuration.zoneGroups ?? {}) as Record<string, Record<string, unknown>>)[group] ?? {};
+    const dyn = cfg.refDynamicSourceConfiguration as { levels?: { direction?: string; relationType?: string }[]; direction?: string; relationType?: string } | undefined;
+    if (!dyn) {
+      const v = state.args.get(group);
+      const z = v?.kind === 'single' ? parseZone(v.value) : null;
+      return z ? [z] : [];
+    }
+    // zones held by related entities (RELATION_PATH_QUERY / RELATION_QUERY, one level)
+    const level = dyn.levels?.[0] ?? dyn;
+    const rows = this.services.ctx.db.all<{ id: string }>(
+      level.direction === 'TO'
+        ? 'SELECT from_id AS id FROM relations WHERE to_id = ? AND relation_type = ? LIMIT ?'
+        : 'SELECT to_id AS id FROM relations WHERE from_id = ? AND relation_type = ? LIMIT ?',
+      [entity.id, level.relationType ?? 'Contains', MAX_RELATED],
+    );
+    const zones: Zone[] = [];
+    for (const r of rows) {
+      const attr = this.services.telemetry.attributes(r.id, ['SERVER_SCOPE'], [String(cfg.perimeterKeyName)])[0];
+      const z = attr ? parseZone(attr.value) : null;
+      if (z) zones.push(z);
+    }
+    return zones;
+  }
+
+  private async runGeofencing(c: Compiled, entity: EntityRef, state: FieldState, ts: number, depth: number): Promise<void> {
+    const lat = state.args.get('latitude');
+    const lng = state.args.get('longitude');
+    if (lat?.kind !== 'single' || lng?.kind !== 'single') return;
+    const la = toNumber(lat.value);
+    const lo = toNumber(lng.value);
+    if (!Number.isFinite(la) || !Number.isFinite(lo)) return;
+    const result: Record<string, string> = {};
+    const groups = (c.field.configuration.zoneGroups ?? {}) as Record<string, { reportStrategy?: string }>;
+    for (const [group, cfg] of Object.entries(groups)) {
+      const zones = this.zonesOf(c, entity, group, state);
+      const inside = zones.some((z) => insideZone(z, la, lo));
+      const before = state.presence.get(group);
+      state.presence.set(group, inside);
+      const strategy = cfg.reportStrategy ?? 'REPORT_TRANSITION_EVENTS_AND_PRESENCE_STATUS';
+      const event = inside && before !== true ? 'ENTERED' : !inside && before === true ? 'LEFT' : null;
+      if (strategy !== 'REPORT_PRESENCE_STATUS_ONLY' && event) result[`${group}Event`] = event;
+      if (strategy !== 'REPORT_TRANSITION_EVENTS_ONLY') result[`${group}Status`] = inside ? 'INSIDE' : 'OUTSIDE';
+    }
+    if (Object.keys(result).length > 0) this.emit(c, entity, result, this.useTs(c, state, ts), depth);
+    await this.debug(c, entity, { latitude: la, longitude: lo }, result, null);
+  }
+
+  private async conditionTrue(c: Compiled, key: string, rule: AlarmRuleJson, state: FieldState): Promise<boolean> {
+    const e = rule.condition?.expression;
+    if (!e) return false;
+    if (e.type === 'TBEL') {
+      const script = c.conditions.get(key);
+      if (!script) return false;
+      const { ctx, args } = this.scriptCtx(c, state);
+      return (await script.run(ctx, args)) === true;
+    }
+    const values: Record<string, KvValue | undefined> = {};
+    for (const [n, v] of state.args) if (v.kind === 'single') values[n] = v.value;
+    return simpleExpressionTrue(e, values);
+  }
+
+  private async runAlarm(c: Compiled, entity: EntityRef, state: FieldState, ts: number): Promise<void> {
+    const config = c.field.configuration;
+    const createRules = (config.createRules ?? {}) as Record<string, AlarmRuleJson>;
+    const values: Record<string, KvValue | undefined> = {};
+    for (const [n, v] of state.args) if (v.kind === 'single') values[n] = v.value;
+    let severity: AlarmSeverity | null = null;
+    for (const s of severitiesOf(createRules)) {
+      const progress = state.rules.get(s) ?? { trueSince: null, count: 0 };
+      state.rules.set(s, progress);
+      const holds = ruleHolds(createRules[s]!, await this.conditionTrue(c, s, createRules[s]!, state), progress, ts, values);
+      if (holds && !severity) severity = s;
+    }
+    const type = c.field.name;
+    const { alarms } = this.services;
+    if (severity) {
+      const rule = createRules[severity]!;
+      const change = await alarms.createOrUpdateActive({
+        originator: entity,
+        type,
+        severity,
+        details: rule.alarmDetails ? { data: rule.alarmDetails } : undefined,
+        propagation: {
+          propagate: config.propagate === true,
+          propagateToOwner: config.propagateToOwner === true,
+          propagateToTenant: config.propagateToTenant === true,
+          propagateRelationTypes: Array.isArray(config.propagateRelationTypes) ? (config.propagateRelationTypes as string[]) : [],
+        },
+      });
+      if (change.kind) this.submit(alarmMessage({ ...change, kind: change.kind, actor: null }, undefined));
+      await this.debug(c, entity, values, { severity, alarm: change.kind ?? 'UNCHANGED' }, null);
+      return;
+    }
+    const clear = config.clearRule as AlarmRuleJson | undefined;
+    if (!clear || !alarms.findActive(entity, type)) return;
+    const progress = state.rules.get('CLEAR') ?? { trueSince: null, count: 0 };
+    state.rules.set('CLEAR', progress);
+    if (!ruleHolds(clear, await this.conditionTrue(c, 'CLEAR', clear, state), progress, ts, values)) return;
+    const change = await alarms.clearActive(entity, type, { clearTs: ts });
+    if (change?.kind) this.submit(alarmMessage({ ...change, kind: change.kind, actor: null }, undefined));
+    await this.debug(c, entity, values, { alarm: 'CLEARED' }, null);
+  }
+
+  private async runPropagation(c: Compiled, entity: EntityRef, state: FieldState, ts: number, depth: number): Promise<void> {
+    if (!this.ready(c, state)) return;
+    const config = c.field.configuration;
+    let values: Record<string, unknown>;
+    if (config.applyExpressionToResolvedArguments) {
+      const output = config.output as CfOutput;
+      if (c.expression) values = { [String(output.name)]: round(c.expression.evaluate(this.numbers(state)), output.decimalsByDefault) };
+      else {
+        const { ctx, args } = this.scriptCtx(c, state);
+        const r = await c.script!.run(ctx, args);
+        values = isObject(r) ? r : { [String(output.name)]: r };
+      }
+    } else {
+      values = {};
+      for (const [n, v] of state.args) if (v.kind === 'single') values[n] = v.value;
+    }
+    const targets = this.relatedOf(c, entity);
+    for (const t of targets) this.emit(c, t, values, this.useTs(c, state, ts), depth);
+    await this.debug(c, entity, values, { propagatedTo: targets.length }, null);
+  }
+
+  private async runRelatedAggregation(c: Compiled, entity: EntityRef, ts: number, depth: number): Promise<void> {
+    const rows: Row[] = [];
+    const limit = this.services.calculatedFields.limits.maxDataPointsPerRollingArg;
+    for (const child of this.relatedOf(c, entity)) {
+      const row: Row = {};
+      for (const [n, a] of Object.entries(c.args)) {
+        const v = readArgument(this.services, { ...a, refEntityId: null }, child, limit);
+        if (v?.kind === 'single') row[n] = toNumber(v.value);
+      }
+      rows.push(row);
+    }
+    const result = computeMetrics(c.field.configuration.metrics as Record<string, AggMetric>, rows, c.argNames);
+    if (Object.keys(result).length > 0) this.emit(c, entity, result, ts, depth);
+    await this.debug(c, entity, { entities: rows.length }, result, null);
+  }
+
+  /** Aggregates each interval's points; when a point of a later interval comes, the closed one is written. */
+  private async runEntityAggregation(c: Compiled, entity: EntityRef, state: FieldState, updates: DataUpdate[], depth: number): Promise<void> {
+    const size = intervalMs(c.field.configuration.interval);
+    for (const u of updates) {
+      if (u.kind !== 'ts') continue;
+      const row: Row = {};
+      for (const [n, a] of Object.entries(c.args)) if (a.refEntityKey.key in u.values) row[n] = toNumber(u.values[a.refEntityKey.key] as KvValue);
+      if (Object.keys(row).length === 0) continue;
+      const start = Math.floor(u.ts / size) * size;
+      if (state.interval && state.interval.start < start) {
+        const closed = state.interval;
+        const result = computeMetrics(c.field.configuration.metrics as Record<string, AggMetric>, closed.rows.map((r) => r.row), c.argNames);
+        if (Object.keys(result).length > 0) this.emit(c, entity, result, closed.start, depth);
+        await this.debug(c, entity, { intervalStart: closed.start, points: closed.rows.length }, result, null);
+        state.interval = null;
+      }
+      if (!state.interval || state.interval.start > start) state.interval ??= { start, rows: [] };
+      if (state.interval.start === start && state.interval.rows.length < 100_000) state.interval.rows.push({ ts: u.ts, row });
+    }
+  }
+
+  // --- results ------------------------------------------------------------------------------------------
+
+  private useTs(c: Compiled, state: FieldState, ts: number): number {
+    return c.field.configuration.useLatestTs === true ? this.latestTs(state) || ts : ts;
+  }
+
+  /** A result enters the rule engine as the entity's POST_TELEMETRY_REQUEST / POST_ATTRIBUTES_REQUEST. */
+  private emit(c: Compiled, entity: EntityRef, values: Record<string, unknown>, ts: number, depth: number): void {
+    const output = (c.field.configuration.output ?? { type: 'TIME_SERIES' }) as CfOutput;
+    if (this.produced.size >= MAX_PRODUCED) this.produced.clear();
+    for (const key of Object.keys(values)) this.produced.set(`${entity.id}|${key}`, depth + 1);
+    if (output.type === 'ATTRIBUTES') {
+      const scope = output.scope ?? 'SERVER_SCOPE';
+      this.submit(newMsg('POST_ATTRIBUTES_REQUEST', entity, values, { scope, calculatedFieldId: c.field.id.id }));
+      return;
+    }
+    this.submit(newMsg('POST_TELEMETRY_REQUEST', entity, { ts, values }, { ts: String(ts), calculatedFieldId: c.field.id.id }));
+  }
+
+  private async debug(c: Compiled, entity: EntityRef, args: unknown, result: unknown, error: string | null): Promise<void> {
+    const d = c.field.debugSettings;
+    const all = d?.allEnabled === true || (typeof d?.allEnabledUntil === 'number' && d.allEnabledUntil > Date.now());
+    if (!all && !(error && d?.failuresEnabled)) return;
+    await this.services.calculatedFields.addDebugEvent(c.field.id.id, entity, {
+      calculatedFieldId: c.field.id.id,
+      entityId: entity.id,
+      entityType: entity.entityType,
+      msgType: c.field.configuration.output && (c.field.configuration.output as CfOutput).type === 'ATTRIBUTES' ? 'POST_ATTRIBUTES_REQUEST' : 'POST_TELEMETRY_REQUEST',
+      arguments: JSON.stringify(args ?? {}),
+      result: result === null || result === undefined ? null : JSON.stringify(result),
+      error,
+    });
+  }
+}
+
+const isInstanceTarget = (entityType: string) => entityType === 'DEVICE' || entityType === 'ASSET';
+
+
+function outputKeysOf(c: Compiled): Set<string> {
+  const out = c.field.configuration.output as CfOutput | undefined;
+  return new Set(out?.name ? [out.name] : []);
+}
+
+function intervalMs(interval: unknown): number {
+  const i = (interval ?? {}) as { type?: string; durationSec?: number };
+  const fixed: Record<string, number> = { MIN: 60_000, HOUR: 3_600_000, DAY: 86_400_000, WEEK: 604_800_000 };
+  if (typeof i.durationSec === 'number' && i.durationSec > 0) return i.durationSec * 1000;
+  return fixed[i.type ?? 'HOUR'] ?? 3_600_000;
+}

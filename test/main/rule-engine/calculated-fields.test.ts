@@ -1,0 +1,386 @@
+/**
+ * Calculated fields end to end: saved over REST in ThingsBoard 4.3's shapes, each type fed real telemetry
+ * over MQTT, its result entering the rule engine and saved by the default root chain, alarms raised and
+ * cleared like the equivalent device profile rule, geofencing enter / leave, bad input refused with
+ * ThingsBoard's 400s.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { alarm, numeric, profileWithAlarms, rule } from '../../fixtures/alarm-rules.ts';
+import { closeAll, connect, publishOk } from '../transport/mqtt/mqtt-kit.ts';
+import { expectTbError, okJson, useSharedPlatform, type ApiPlatform } from '../api/api-kit.ts';
+
+interface Ref {
+  entityType: string;
+  id: string;
+}
+interface AlarmJson {
+  type: string;
+  severity: string;
+  status: string;
+}
+
+describe('calculated fields', () => {
+  const platform = useSharedPlatform();
+  let p: ApiPlatform;
+  let token: string;
+  afterEach(closeAll);
+
+  const post = <T = Record<string, unknown>>(path: string, json: unknown) =>
+    okJson<T>(p.http(path, { method: 'POST', token, json }));
+  const saveField = (json: unknown) => post<{ id: Ref; version: number }>('/api/calculatedField', json);
+  let seq = 0;
+  async function device(profileId?: string): Promise<{ ref: Ref; token: string }> {
+    const accessToken = `cf-device-${++seq}-${Date.now()}`;
+    const d = await post<{ id: Ref }>(`/api/device?accessToken=${accessToken}`, {
+      name: `CF device ${seq} ${Date.now()}`,
+      ...(profileId ? { deviceProfileId: { entityType: 'DEVICE_PROFILE', id: profileId } } : {}),
+    });
+    return { ref: d.id, token: accessToken };
+  }
+  async function asset(): Promise<Ref> {
+    return (await post<{ id: Ref }>('/api/asset', { name: `CF asset ${++seq} ${Date.now()}`, type: 'building' })).id;
+  }
+  const relate = (from: Ref, to: Ref) => post('/api/relation', { from, to, type: 'Contains' });
+
+  /** Resolves when the entity's time series (saved by the chain) carry all these keys. */
+  function savedTelemetry(entityId: string, keys: string[]): Promise<Record<string, unknown>> {
+    const { events } = p.services.ctx;
+    return new Promise((resolve) => {
+      const seen: Record<string, unknown> = {};
+      const check = (id: string, entries: { values: Record<string, unknown> }[]) => {
+        if (id !== entityId) return;
+        for (const e of entries) for (const k of keys) if (k in e.values) seen[k] = e.values[k];
+        if (keys.every((k) => k in seen)) {
+          events.off('telemetry', onDevice);
+          events.off('entityTelemetry', onEntity);
+          resolve(seen);
+        }
+      };
+      const onDevice = (e: { deviceId: string; entries: { values: Record<string, unknown> }[] }) =>
+        check(e.deviceId, e.entries);
+      const onEntity = (e: { entityId: string; entries: { values: Record<string, unknown> }[] }) =>
+        check(e.entityId, e.entries);
+      events.on('telemetry', onDevice);
+      events.on('entityTelemetry', onEntity);
+    });
+  }
+  function nextAlarm(originatorId: string): Promise<AlarmJson> {
+    const { events } = p.services.ctx;
+    return new Promise((resolve) => {
+      const on = (e: { alarm: AlarmJson & { originator: Ref } }) => {
+        if (e.alarm.originator.id !== originatorId) return;
+        events.off('alarm', on);
+        resolve(e.alarm);
+      };
+      events.on('alarm', on);
+    });
+  }
+  const arg = (key: string, type = 'TS_LATEST', extra: Record<string, unknown> = {}) => ({
+    refEntityKey: { key, type, ...(type === 'ATTRIBUTE' ? { scope: 'SERVER_SCOPE' } : {}) },
+    ...extra,
+  });
+
+  it('SIMPLE: the docs example converts °F to °C with two decimals, saved as telemetry by the root chain', async () => {
+    p = platform();
+    token = await p.login();
+    const d = await device();
+    const field = await saveField({
+      entityId: d.ref,
+      type: 'SIMPLE',
+      name: 'Temperature in °C',
+      debugSettings: { allEnabled: true },
+      configuration: {
+        type: 'SIMPLE',
+        arguments: { temperature: arg('temperature') },
+        expression: '(temperature - 32) / 1.8',
+        output: { name: 'temperatureC', type: 'TIME_SERIES', decimalsByDefault: 2 },
+      },
+    });
+    expect(field).toMatchObject({ type: 'SIMPLE', entityId: d.ref, id: { entityType: 'CALCULATED_FIELD' } });
+    const client = await connect(p.urls.mqtt, d.token, 4);
+    const saved = savedTelemetry(d.ref.id, ['temperatureC']);
+    await publishOk(client, 'v1/devices/me/telemetry', { temperature: 77.5 });
+    expect(await saved).toEqual({ temperatureC: 25.28 });
+    await p.calculatedFields.settled();
+    const debug = await okJson<{ body: { arguments: string; result: string } }>(
+      p.http(`/api/calculatedField/${field.id.id}/debug`, { token }),
+    );
+    expect(JSON.parse(debug.body.result)).toEqual({ temperatureC: 25.28 });
+    expect(JSON.parse(debug.body.arguments)).toEqual({ temperature: 77.5 });
+  });
+
+  it('SCRIPT: TBEL air density from telemetry and a server attribute, on every device of a profile', async () => {
+    p = platform();
+    token = await p.login();
+    const profile = await post<{ id: Ref }>('/api/deviceProfile', profileWithAlarms(`CF air ${Date.now()}`, []));
+    await saveField({
+      entityId: profile.id,
+      type: 'SCRIPT',
+      name: 'Air density',
+      configuration: {
+        type: 'SCRIPT',
+        arguments: { altitude: arg('altitude', 'ATTRIBUTE'), temperature: arg('temperature') },
+        expression: [
+          'var temperatureK = (temperature - 32) * (5 / 9) + 273.15;',
+          'var pressure = 101325 * Math.pow((1 - 2.25577e-5 * altitude), 5.25588);',
+          'var airDensity = pressure / (287.05 * temperatureK);',
+          'return {"airDensity": toFixed(airDensity, 2)};',
+        ].join('\n'),
+        output: { type: 'TIME_SERIES' },
+      },
+    });
+    const d = await device(profile.id.id);
+    await post(`/api/plugins/telemetry/DEVICE/${d.ref.id}/attributes/SERVER_SCOPE`, { altitude: 1035 });
+    const client = await connect(p.urls.mqtt, d.token, 5);
+    const saved = savedTelemetry(d.ref.id, ['airDensity']);
+    await publishOk(client, 'v1/devices/me/telemetry', { temperature: 65 });
+    expect(await saved).toEqual({ airDensity: 1.07 });
+  });
+
+  it('GEOFENCING: entering and leaving a polygon zone reports ENTERED / LEFT and INSIDE / OUTSIDE', async () => {
+    p = platform();
+    token = await p.login();
+    const d = await device();
+    await post(`/api/plugins/telemetry/DEVICE/${d.ref.id}/attributes/SERVER_SCOPE`, {
+      zone: '[[50.472000, 30.504000], [50.472000, 30.506000], [50.474000, 30.506000], [50.474000, 30.504000]]',
+    });
+    await saveField({
+      entityId: d.ref,
+      type: 'GEOFENCING',
+      name: 'Allowed zone',
+      configuration: {
+        type: 'GEOFENCING',
+        entityCoordinates: { latitudeKeyName: 'latitude', longitudeKeyName: 'longitude' },
+        zoneGroups: {
+          allowedZones: { perimeterKeyName: 'zone', reportStrategy: 'REPORT_TRANSITION_EVENTS_AND_PRESENCE_STATUS' },
+        },
+        output: { type: 'TIME_SERIES' },
+      },
+    });
+    const client = await connect(p.urls.mqtt, d.token, 4);
+    let saved = savedTelemetry(d.ref.id, ['allowedZonesEvent', 'allowedZonesStatus']);
+    await publishOk(client, 'v1/devices/me/telemetry', { latitude: 50.473, longitude: 30.505 });
+    expect(await saved).toEqual({ allowedZonesEvent: 'ENTERED', allowedZonesStatus: 'INSIDE' });
+    saved = savedTelemetry(d.ref.id, ['allowedZonesEvent', 'allowedZonesStatus']);
+    await publishOk(client, 'v1/devices/me/telemetry', { latitude: 50.476, longitude: 30.505 });
+    expect(await saved).toEqual({ allowedZonesEvent: 'LEFT', allowedZonesStatus: 'OUTSIDE' });
+  });
+
+  it('ALARM: raises and clears exactly like the equivalent device profile alarm rule', async () => {
+    p = platform();
+    token = await p.login();
+    const hot = alarm('High Temperature', { CRITICAL: rule([numeric('temperature', 'GREATER', 30)]) }, rule([numeric('temperature', 'LESS', 25)]));
+    const ruled = await post<{ id: Ref }>('/api/deviceProfile', profileWithAlarms(`CF rules ${Date.now()}`, [hot]));
+    const plain = await post<{ id: Ref }>('/api/deviceProfile', profileWithAlarms(`CF alarm ${Date.now()}`, []));
+    const predicate = (operation: string, v: number) => ({
+      type: 'NUMERIC',
+      operation,
+      value: { staticValue: v },
+    });
+    await saveField({
+      entityId: plain.id,
+      type: 'ALARM',
+      name: 'High Temperature',
+      configuration: {
+        type: 'ALARM',
+        arguments: { temperature: arg('temperature') },
+        createRules: {
+          CRITICAL: {
+            condition: {
+              type: 'SIMPLE',
+              expression: {
+                type: 'SIMPLE',
+                filters: [{ argument: 'temperature', valueType: 'NUMERIC', predicates: [predicate('GREATER', 30)] }],
+                operation: 'AND',
+              },
+            },
+          },
+        },
+        clearRule: {
+          condition: {
+            type: 'SIMPLE',
+            expression: {
+              type: 'SIMPLE',
+              filters: [{ argument: 'temperature', valueType: 'NUMERIC', predicates: [predicate('LESS', 25)] }],
+            },
+          },
+        },
+      },
+    });
+    const byRule = await device(ruled.id.id);
+    const byField = await device(plain.id.id);
+    const sequence = async (d: { ref: Ref; token: string }) => {
+      const client = await connect(p.urls.mqtt, d.token, 4);
+      const seen: string[] = [];
+      for (const t of [24, 33, 28, 22]) {
+        const changed = t === 33 || t === 22 ? nextAlarm(d.ref.id) : null;
+        await publishOk(client, 'v1/devices/me/telemetry', { temperature: t });
+        if (changed) {
+          const a = await changed;
+          seen.push(`${t}:${a.type}:${a.severity}:${a.status}`);
+        }
+      }
+      return seen;
+    };
+    const expected = ['33:High Temperature:CRITICAL:ACTIVE_UNACK', '22:High Temperature:CRITICAL:CLEARED_UNACK'];
+    expect(await sequence(byRule)).toEqual(expected);
+    expect(await sequence(byField)).toEqual(expected);
+  });
+
+  it('PROPAGATION and RELATED_ENTITIES_AGGREGATION: a device reaches its building, the building averages its devices', async () => {
+    p = platform();
+    token = await p.login();
+    const building = await asset();
+    const a = await device();
+    const b = await device();
+    await relate(building, a.ref);
+    await relate(building, b.ref);
+    await saveField({
+      entityId: a.ref,
+      type: 'PROPAGATION',
+      name: 'Up to the building',
+      configuration: {
+        type: 'PROPAGATION',
+        relation: { direction: 'TO', relationType: 'Contains' },
+        arguments: { lastHumidity: arg('humidity') },
+        applyExpressionToResolvedArguments: false,
+        output: { type: 'TIME_SERIES' },
+      },
+    });
+    await saveField({
+      entityId: building,
+      type: 'RELATED_ENTITIES_AGGREGATION',
+      name: 'Average temperature',
+      configuration: {
+        type: 'RELATED_ENTITIES_AGGREGATION',
+        relation: { direction: 'FROM', relationType: 'Contains' },
+        arguments: { temperature: arg('temperature') },
+        metrics: {
+          avgTemperature: { function: 'AVG', input: { type: 'key', key: 'temperature' } },
+          maxTemperature: { function: 'MAX', input: { type: 'key', key: 'temperature' } },
+        },
+        output: { type: 'TIME_SERIES' },
+      },
+    });
+    const ca = await connect(p.urls.mqtt, a.token, 4);
+    const cb = await connect(p.urls.mqtt, b.token, 4);
+    let saved = savedTelemetry(building.id, ['lastHumidity']);
+    await publishOk(ca, 'v1/devices/me/telemetry', { humidity: 41 });
+    expect(await saved).toEqual({ lastHumidity: 41 });
+    await publishOk(ca, 'v1/devices/me/telemetry', { temperature: 20 });
+    await p.calculatedFields.settled();
+    saved = savedTelemetry(building.id, ['avgTemperature', 'maxTemperature']);
+    await publishOk(cb, 'v1/devices/me/telemetry', { temperature: 24 });
+    expect(await saved).toEqual({ avgTemperature: 22, maxTemperature: 24 });
+  });
+
+  it('ENTITY_AGGREGATION: a closed interval is written with its start as ts', async () => {
+    p = platform();
+    token = await p.login();
+    const d = await device();
+    await saveField({
+      entityId: d.ref,
+      type: 'ENTITY_AGGREGATION',
+      name: 'Energy per minute',
+      configuration: {
+        type: 'ENTITY_AGGREGATION',
+        arguments: { power: arg('power') },
+        metrics: { avgPower: { function: 'AVG', input: { type: 'key', key: 'power' } }, samples: { function: 'COUNT', input: { type: 'key', key: 'power' } } },
+        interval: { type: 'CUSTOM', durationSec: 60 },
+        output: { type: 'TIME_SERIES' },
+      },
+    });
+    const client = await connect(p.urls.mqtt, d.token, 4);
+    const start = Math.floor(Date.now() / 60_000) * 60_000 - 120_000;
+    const saved = savedTelemetry(d.ref.id, ['avgPower', 'samples']);
+    await publishOk(client, 'v1/devices/me/telemetry', { ts: start + 1000, values: { power: 10 } });
+    await publishOk(client, 'v1/devices/me/telemetry', { ts: start + 30_000, values: { power: 20 } });
+    await publishOk(client, 'v1/devices/me/telemetry', { ts: start + 61_000, values: { power: 99 } });
+    expect(await saved).toEqual({ avgPower: 15, samples: 2 });
+    const ts = await okJson<Record<string, { ts: number; value: unknown }[]>>(
+      p.http(`/api/plugins/telemetry/DEVICE/${d.ref.id}/values/timeseries?keys=avgPower`, { token }),
+    );
+    expect(ts.avgPower![0]!.ts).toBe(start);
+  });
+
+  it('lists, names, tests, updates and deletes fields over REST', async () => {
+    p = platform();
+    token = await p.login();
+    const d = await device();
+    const body = {
+      entityId: d.ref,
+      type: 'SIMPLE',
+      name: 'Doubled',
+      configuration: {
+        type: 'SIMPLE',
+        arguments: { x: arg('x') },
+        expression: 'x * 2',
+        output: { name: 'x2', type: 'TIME_SERIES' },
+      },
+    };
+    const saved = await saveField(body);
+    const page = await okJson<{ data: { name: string }[]; totalElements: number }>(
+      p.http(`/api/DEVICE/${d.ref.id}/calculatedFields?pageSize=10&page=0`, { token }),
+    );
+    expect(page).toMatchObject({ totalElements: 1, data: [{ name: 'Doubled' }] });
+    const names = await okJson<{ data: string[] }>(
+      p.http('/api/calculatedFields/names?type=SIMPLE&pageSize=100&page=0&textSearch=doubl', { token }),
+    );
+    expect(names.data).toContain('Doubled');
+    const updated = await saveField({ ...body, id: saved.id, name: 'Tripled', configuration: { ...body.configuration, expression: 'x * 3' } });
+    expect(updated.version).toBe(2);
+    expect(
+      await okJson(
+        p.http('/api/calculatedField/testScript', {
+          method: 'POST',
+          token,
+          json: {
+            expression: 'return {"sum": a + ctx.args.b.value, "latest": ctx.latestTs};',
+            arguments: { a: { type: 'SINGLE_VALUE', ts: 1, value: 2 }, b: { type: 'SINGLE_VALUE', ts: 2, value: 3 } },
+          },
+        }),
+      ),
+    ).toEqual({ output: '{"sum":5,"latest":2}', error: '' });
+    const del = await p.http(`/api/calculatedField/${saved.id.id}`, { method: 'DELETE', token });
+    expect(del.status).toBe(200);
+    await expectTbError(await p.http(`/api/calculatedField/${saved.id.id}`, { token }), 404, 32, `Calculated field with id [${saved.id.id}] is not found`);
+  });
+
+  it("refuses bad input with ThingsBoard's 400s, and customers with 403", async () => {
+    p = platform();
+    token = await p.login();
+    const d = await device();
+    const simple = (over: Record<string, unknown> = {}, config: Record<string, unknown> = {}) => ({
+      entityId: d.ref,
+      type: 'SIMPLE',
+      name: 'F',
+      ...over,
+      configuration: {
+        type: 'SIMPLE',
+        arguments: { t: arg('t') },
+        expression: 't + 1',
+        output: { name: 'o', type: 'TIME_SERIES' },
+        ...config,
+      },
+    });
+    const save = (json: unknown) => p.http('/api/calculatedField', { method: 'POST', token, json });
+    await expectTbError(await save(simple({ type: 'MAGIC' }, { type: 'MAGIC' })), 400, 31, 'Unsupported calculated field type: MAGIC');
+    const badExpr = await save(simple({}, { expression: '(t + ' }));
+    expect(badExpr.status).toBe(400);
+    expect(((await badExpr.json()) as { message: string }).message).toMatch(/^Invalid expression: /);
+    await expectTbError(await save(simple({}, { expression: 't + humidity' })), 400, 31, "Invalid expression: Unknown function or variable 'humidity' at pos 4 in expression 't + humidity'");
+    const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, arg(`k${i}`)]));
+    await expectTbError(await save(simple({}, { arguments: many, expression: 'a0' })), 400, 31, 'Calculated field arguments limit reached!');
+    await expectTbError(
+      await save({ ...simple(), type: 'SCRIPT', configuration: { ...simple().configuration, type: 'SCRIPT', expression: 'return {' } }),
+      400,
+      31,
+      /^Failed to compile script: line 1/,
+    );
+    for (let i = 0; i < 5; i++) await okJson(save(simple({ name: `F${i}` })));
+    await expectTbError(await save(simple({ name: 'F5' })), 400, 31, 'Calculated fields per entity limit reached!');
+    const customer = await p.login('customer@thingsboard.org', 'customer');
+    const refused = await p.http(`/api/DEVICE/${d.ref.id}/calculatedFields?pageSize=10&page=0`, { token: customer });
+    expect(refused.status).toBe(403);
+  });
+});
