@@ -305,8 +305,8 @@ export class CalculatedFieldEngine {
     const out: EntityRef[] = [];
     const rows = this.services.ctx.db.all<{ id: string; type: string }>(
       rel.direction === 'TO'
-        ? 'SELECT to_id AS id, to_type AS type FROM relations WHERE from_id = ? AND relation_type = ? LIMIT ?'
-        : 'SELECT from_id AS id, from_type AS type FROM relations WHERE to_id = ? AND relation_type = ? LIMIT ?',
+        ? `SELECT to_id AS id, to_type AS type FROM relations WHERE from_id = ? AND type = ? AND type_group = 'COMMON' LIMIT ?`
+        : `SELECT from_id AS id, from_type AS type FROM relations WHERE to_id = ? AND type = ? AND type_group = 'COMMON' LIMIT ?`,
       [child.id, rel.relationType ?? 'Contains', MAX_RELATED],
     );
     for (const r of rows) {
@@ -320,8 +320,8 @@ export class CalculatedFieldEngine {
     const rel = (c.field.configuration.relation ?? {}) as { direction?: string; relationType?: string };
     return this.services.ctx.db.all<{ id: string; entityType: string }>(
       rel.direction === 'TO'
-        ? 'SELECT from_id AS id, from_type AS entityType FROM relations WHERE to_id = ? AND relation_type = ? LIMIT ?'
-        : 'SELECT to_id AS id, to_type AS entityType FROM relations WHERE from_id = ? AND relation_type = ? LIMIT ?',
+        ? `SELECT from_id AS id, from_type AS entityType FROM relations WHERE to_id = ? AND type = ? AND type_group = 'COMMON' LIMIT ?`
+        : `SELECT to_id AS id, to_type AS entityType FROM relations WHERE from_id = ? AND type = ? AND type_group = 'COMMON' LIMIT ?`,
       [entity.id, rel.relationType ?? 'Contains', MAX_RELATED],
     );
   }
@@ -499,8 +499,8 @@ export class CalculatedFieldEngine {
     const level = dyn.levels?.[0] ?? dyn;
     const rows = this.services.ctx.db.all<{ id: string }>(
       level.direction === 'TO'
-        ? 'SELECT from_id AS id FROM relations WHERE to_id = ? AND relation_type = ? LIMIT ?'
-        : 'SELECT to_id AS id FROM relations WHERE from_id = ? AND relation_type = ? LIMIT ?',
+        ? `SELECT from_id AS id FROM relations WHERE to_id = ? AND type = ? AND type_group = 'COMMON' LIMIT ?`
+        : `SELECT to_id AS id FROM relations WHERE from_id = ? AND type = ? AND type_group = 'COMMON' LIMIT ?`,
       [entity.id, level.relationType ?? 'Contains', MAX_RELATED],
     );
     const zones: Zone[] = [];
