@@ -38,6 +38,7 @@ import { processCpuMs } from './lib/proc-cpu.ts';
 import { startRawAedes } from './lib/raw-aedes.ts';
 import { rawSqljsInsertRate, type RawRow } from './lib/raw-sqljs.ts';
 import { startServeChild } from './lib/serve-child.ts';
+import { CALCULATED_FIELDS, CALCULATED_FIELDS_ENV, defineCalculatedFields } from './lib/calculated-fields-load.ts';
 
 const GATEWAYS = 10;
 const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 8) * 1000;
@@ -53,6 +54,7 @@ const TARGETS = {
   rssMB: 300,
   inspectorIdleRatio: 0.95,
   inspectorWatchedRatio: 0.85,
+  calculatedFieldsRatio: 0.7,
 };
 
 /** VmRSS and VmHWM (peak) of a process, in MB. */
@@ -144,19 +146,21 @@ async function watchAllTraffic(
   return { received: () => received, close: () => ws.close() };
 }
 
-async function platformRun(mode: InspectorMode): Promise<PlatformRun> {
+async function platformRun(mode: InspectorMode, calculatedFields = false): Promise<PlatformRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-ingest-'));
   // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
   const profileDir = process.env.BENCH_CPU_PROF;
   const serve = await startServeChild(dataDir, {
     ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
     SANDBOARD_INSPECTOR_BUDGET_MB: mode === 'off' ? '0' : '16',
+    ...(calculatedFields ? CALCULATED_FIELDS_ENV : {}),
   });
   let watcher: Awaited<ReturnType<typeof watchAllTraffic>> | undefined;
   try {
     const http = benchHttp(serve.urls.http);
     const token = await tenantToken(http);
     if (mode === 'watched') watcher = await watchAllTraffic(serve.urls.http, token);
+    if (calculatedFields) await defineCalculatedFields(http, token);
     const tokens = await createBenchGateways(http, token, GATEWAYS);
     const clients = await connectClients(serve.urls.mqtt, tokens);
     const connectStarted = performance.now();
@@ -216,6 +220,8 @@ const rawSqljsTuned = await rawSqljsInsertRate(rawRows, { pragmas: SQLJS_SETTING
 const inspectorOff = await platformRun('off');
 const platform = await platformRun('idle');
 const inspectorWatched = await platformRun('watched');
+const withCalculatedFields = await platformRun('idle', true);
+const calculatedFieldsRatio = withCalculatedFields.datapointsPerSec / platform.datapointsPerSec;
 const inspectorIdleRatio = platform.datapointsPerSec / inspectorOff.datapointsPerSec;
 /** datapoints per server CPU-second: steadier than datapoints/s when other processes share the CPUs */
 const perServerCpuSec = (r: PlatformRun) =>
@@ -250,6 +256,11 @@ printFigures({
     'datapoints/s',
   ],
   'messages the inspector WebSocket received': inspectorWatched.watchedMessages,
+  [`sandboard, ${CALCULATED_FIELDS} calculated fields (SIMPLE and SCRIPT) on the profile`]: [
+    withCalculatedFields.datapointsPerSec,
+    'datapoints/s',
+  ],
+  'ratio with calculated fields / none (target >= 0.7)': calculatedFieldsRatio,
   'ratio inspector on, nobody watching / off (target >= 0.95)': inspectorIdleRatio,
   'ratio inspector on, watched / off (target >= 0.85)': inspectorWatchedRatio,
   'sandboard: PUBACK p50': [pubackP50Ms, 'ms'],
@@ -273,6 +284,7 @@ const missed = [
   rssMB > TARGETS.rssMB && 'RSS',
   inspectorIdleRatio < TARGETS.inspectorIdleRatio && 'inspector idle ratio',
   inspectorWatchedRatio < TARGETS.inspectorWatchedRatio && 'inspector watched ratio',
+  calculatedFieldsRatio < TARGETS.calculatedFieldsRatio && 'calculated fields ratio',
 ].filter(Boolean);
 console.log(missed.length ? `targets missed: ${missed.join(', ')}` : 'all targets met');
 printBench({
@@ -290,6 +302,8 @@ printBench({
   inspectorWatchedDatapointsPerSec: inspectorWatched.datapointsPerSec,
   inspectorIdleRatio,
   inspectorWatchedRatio,
+  calculatedFieldsRatio,
+  calculatedFieldsDatapointsPerSec: withCalculatedFields.datapointsPerSec,
   inspectorIdleCpuRatio: perServerCpuSec(platform) / perServerCpuSec(inspectorOff),
   inspectorWatchedCpuRatio: perServerCpuSec(inspectorWatched) / perServerCpuSec(inspectorOff),
   loadAverage: loadAfter,

@@ -40,6 +40,8 @@ export interface PlatformConfig {
   reportWorkers: number;
   /** the store's size budget (sql.js keeps the whole database in memory); 0 = none */
   storeBudgetBytes: number;
+  /** the tenant profile's maxCalculatedFieldsPerEntity (ALARM fields not counted) */
+  calculatedFieldsPerEntity: number;
   /** the MQTT traffic inspector's ring buffer budget; 0 = the inspector is off at start */
   inspectorBudgetBytes: number;
   /** one recording's file at most (DATA_DIR/recordings): reached, the recording stops, truncated */
@@ -102,6 +104,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     reportQueueCapacity: intFromEnv(env, 'SIMPLE_API_RATE_LIMITER_QUEUE_CAPACITY', 10),
     reportWorkers: intFromEnv(env, 'SANDBOARD_REPORT_WORKERS', 0),
     storeBudgetBytes: intFromEnv(env, 'SANDBOARD_STORE_BUDGET_MB', 1024) * 1024 * 1024,
+    calculatedFieldsPerEntity: intFromEnv(env, 'SANDBOARD_CF_MAX_PER_ENTITY', 5),
     inspectorBudgetBytes: intFromEnv(env, 'SANDBOARD_INSPECTOR_BUDGET_MB', 16) * 1024 * 1024,
     recordingMaxBytes: intFromEnv(env, 'SANDBOARD_RECORDING_MAX_MB', 64) * 1024 * 1024,
     recordingsMaxBytes: intFromEnv(env, 'SANDBOARD_RECORDINGS_MAX_MB', 1024) * 1024 * 1024,

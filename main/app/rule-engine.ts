@@ -63,6 +63,7 @@ export async function setupRuleEngine(
   );
   // Calculated fields: computed on their arguments' changes, results enter the rule engine as telemetry.
   services.calculatedFields.setConfigChecker(checkCalculatedFieldConfig);
+  services.calculatedFields.limits.maxCalculatedFieldsPerEntity = config.calculatedFieldsPerEntity;
   const calculatedFields = new CalculatedFieldEngine(services, (msg) => engine.submit(msg));
   calculatedFields.start();
   life.onStop(() => calculatedFields.stop());
