@@ -5,6 +5,7 @@ import { DeviceAttributesCard } from './devices/device-attributes-card.tsx';
 import { LatestTelemetryCard } from './devices/latest-telemetry-card.tsx';
 import { TelemetryChartCard } from './devices/telemetry-chart-card.tsx';
 import { RelationsCard } from './relations/relations-card.tsx';
+import { CalculatedFieldsCard } from './calculated-fields/calculated-fields-card.tsx';
 
 /**
  * The sections every entity with data has, in one order on every entity page: its telemetry (chart and
@@ -30,5 +31,8 @@ export function entityDataSections(entity: { entityType: string; id: string }): 
     },
     { id: 'alarms', label: 'Alarms', content: <EntityAlarmsCard entity={entity} /> },
     { id: 'relations', label: 'Relations', content: <RelationsCard entity={entity} canEdit /> },
+    ...(entityType === 'DEVICE' || entityType === 'ASSET'
+      ? [{ id: 'calculated-fields', label: 'Calculated fields', content: <CalculatedFieldsCard entity={entity} /> }]
+      : []),
   ];
 }

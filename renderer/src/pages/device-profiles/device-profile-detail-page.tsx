@@ -6,6 +6,7 @@ import { formatDateTime } from '../../components/format.ts';
 import { PageHeader } from '../../components/page-header.tsx';
 import { Link } from '../../router.tsx';
 import type { PageParams } from '../../shell/page-catalog.ts';
+import { CalculatedFieldsCard } from '../calculated-fields/calculated-fields-card.tsx';
 import { AlarmRulesCard } from './alarm-rules-card.tsx';
 import { ProfileGeneralCard } from './profile-general-card.tsx';
 import { ProvisioningCard } from './provisioning-card.tsx';
@@ -55,6 +56,7 @@ export default function DeviceProfileDetailPage({ params }: { params: PageParams
       <ProfileGeneralCard profile={p} canEdit={canEdit} />
       <ProvisioningCard profile={p} canEdit={canEdit} />
       <AlarmRulesCard profile={p} canEdit={canEdit} />
+      <CalculatedFieldsCard entity={{ entityType: 'DEVICE_PROFILE', id: p.id.id }} canEdit={canEdit} />
     </Stack>
   );
 }
