@@ -72,6 +72,8 @@ export interface CfEngineOptions {
 }
 
 const MAX_PENDING_PER_STATE = 1000;
+/** the types whose queued updates may be computed together (see enqueue) */
+const COALESCED = new Set<CfType>(['SIMPLE', 'SCRIPT', 'PROPAGATION', 'RELATED_ENTITIES_AGGREGATION', 'ENTITY_AGGREGATION']);
 const MAX_PRODUCED = 50_000;
 const MAX_RELATED = 1000;
 
@@ -100,13 +102,21 @@ export class CalculatedFieldEngine {
   private readonly maxChainDepth: number;
   private readonly compiled = new Map<string, Compiled[]>();
   private readonly states = new Map<string, FieldState>();
-  private readonly queues = new Map<string, { tail: Promise<void>; pending: number }>();
+  private readonly queues = new Map<
+    string,
+    { tail: Promise<void>; pending: number; waiting: { updates: DataUpdate[]; reread: boolean; depth: number } | null }
+  >();
   private readonly profiles = new Map<string, string | null>();
   /** entity|key -> depth of the chain that produced it, so a field's own result does not loop forever */
   private readonly produced = new Map<string, number>();
   private global: { related: Compiled[]; byRef: Map<string, Compiled[]> } | null = null;
   private readonly unsubscribe: (() => void)[] = [];
   private idle: Promise<void> = Promise.resolve();
+  private readonly outbox = new Map<
+    string,
+    { entity: EntityRef; scope: string | null; ts: number; values: Record<string, unknown>; fieldIds: Set<string> }
+  >();
+  private flushing = false;
   computed = 0;
   failures = 0;
 
@@ -330,8 +340,17 @@ export class CalculatedFieldEngine {
     const key = `${c.field.id.id}|${entity.id}`;
     let q = this.queues.get(key);
     if (!q) {
-      q = { tail: Promise.resolve(), pending: 0 };
+      q = { tail: Promise.resolve(), pending: 0, waiting: null };
       this.queues.set(key, q);
+    }
+    // A run still waiting for the previous one takes this update too (one computation on the newest
+    // values): a field that cannot keep up computes less often instead of falling ever further behind.
+    // Alarm and geofencing fields see every update (their transitions count).
+    if (q.waiting && COALESCED.has(c.type)) {
+      q.waiting.updates.push(...updates);
+      q.waiting.reread ||= reread;
+      q.waiting.depth = Math.max(q.waiting.depth, depth);
+      return;
     }
     if (q.pending >= MAX_PENDING_PER_STATE) {
       this.failures++;
@@ -339,8 +358,13 @@ export class CalculatedFieldEngine {
     }
     q.pending++;
     const queue = q;
+    const job = { updates: [...updates], reread, depth };
+    queue.waiting = job;
     q.tail = q.tail
-      .then(() => this.run(c, entity, updates, depth, reread))
+      .then(() => {
+        if (queue.waiting === job) queue.waiting = null;
+        return this.run(c, entity, job.updates, job.depth, job.reread);
+      })
       .catch((err: unknown) => {
         this.failures++;
         void this.debug(c, entity, null, null, (err as Error)?.message ?? String(err));
@@ -655,17 +679,40 @@ export class CalculatedFieldEngine {
     return c.field.configuration.useLatestTs === true ? this.latestTs(state) || ts : ts;
   }
 
-  /** A result enters the rule engine as the entity's POST_TELEMETRY_REQUEST / POST_ATTRIBUTES_REQUEST. */
+  /**
+   * A result enters the rule engine as the entity's POST_TELEMETRY_REQUEST / POST_ATTRIBUTES_REQUEST. The
+   * results of one turn of the event loop for the same entity, kind and ts go as one message (the saved data
+   * is the same as one message per field; the chain runs once instead of once per field).
+   */
   private emit(c: Compiled, entity: EntityRef, values: Record<string, unknown>, ts: number, depth: number): void {
     const output = (c.field.configuration.output ?? { type: 'TIME_SERIES' }) as CfOutput;
     if (this.produced.size >= MAX_PRODUCED) this.produced.clear();
     for (const key of Object.keys(values)) this.produced.set(`${entity.id}|${key}`, depth + 1);
-    if (output.type === 'ATTRIBUTES') {
-      const scope = output.scope ?? 'SERVER_SCOPE';
-      this.submit(newMsg('POST_ATTRIBUTES_REQUEST', entity, values, { scope, calculatedFieldId: c.field.id.id }));
-      return;
+    const scope = output.type === 'ATTRIBUTES' ? (output.scope ?? 'SERVER_SCOPE') : null;
+    const key = `${entity.id}|${scope ?? ''}|${scope ? 0 : ts}`;
+    const pending = this.outbox.get(key);
+    if (pending) {
+      Object.assign(pending.values, values);
+      pending.fieldIds.add(c.field.id.id);
+    } else this.outbox.set(key, { entity, scope, ts, values: { ...values }, fieldIds: new Set([c.field.id.id]) });
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(() => this.flush());
     }
-    this.submit(newMsg('POST_TELEMETRY_REQUEST', entity, { ts, values }, { ts: String(ts), calculatedFieldId: c.field.id.id }));
+  }
+
+  private flush(): void {
+    this.flushing = false;
+    const out = [...this.outbox.values()];
+    this.outbox.clear();
+    for (const o of out) {
+      const ids = [...o.fieldIds].join(',');
+      this.submit(
+        o.scope
+          ? newMsg('POST_ATTRIBUTES_REQUEST', o.entity, o.values, { scope: o.scope, calculatedFieldId: ids })
+          : newMsg('POST_TELEMETRY_REQUEST', o.entity, { ts: o.ts, values: o.values }, { ts: String(o.ts), calculatedFieldId: ids }),
+      );
+    }
   }
 
   private async debug(c: Compiled, entity: EntityRef, args: unknown, result: unknown, error: string | null): Promise<void> {
