@@ -38,7 +38,11 @@ import { processCpuMs } from './lib/proc-cpu.ts';
 import { startRawAedes } from './lib/raw-aedes.ts';
 import { rawSqljsInsertRate, type RawRow } from './lib/raw-sqljs.ts';
 import { startServeChild } from './lib/serve-child.ts';
-import { CALCULATED_FIELDS, CALCULATED_FIELDS_ENV, defineCalculatedFields } from './lib/calculated-fields-load.ts';
+import {
+  CALCULATED_FIELDS,
+  CALCULATED_FIELDS_ENV,
+  defineCalculatedFields,
+} from './lib/calculated-fields-load.ts';
 
 const GATEWAYS = 10;
 const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 8) * 1000;

@@ -185,7 +185,12 @@ export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
   ['GET', '/api/calculatedField/:calculatedFieldId', 'tenant', TENANT],
   ['DELETE', '/api/calculatedField/:calculatedFieldId', 'tenant', TENANT],
   ['GET', '/api/calculatedField/:calculatedFieldId/debug', 'tenant', TENANT],
-  ['GET', '/api/calculatedField/:calculatedFieldId/debugEvents', 'tenant', `Sandboard only: calculated field debug events (${TENANT})`],
+  [
+    'GET',
+    '/api/calculatedField/:calculatedFieldId/debugEvents',
+    'tenant',
+    `Sandboard only: calculated field debug events (${TENANT})`,
+  ],
   ['GET', '/api/calculatedFields/names', 'tenant', TENANT],
   ['GET', '/api/:entityType/:entityId/calculatedFields', 'tenant', TENANT],
   ['GET', '/api/dashboard/home', 'customer', ALL],

@@ -172,9 +172,13 @@ function checkOutput(type: CfType, config: Record<string, unknown>): void {
   if (!isObject(out)) throw bad('Output must be specified!');
   if (out.type !== 'TIME_SERIES' && out.type !== 'ATTRIBUTES')
     throw bad(`Output type must be TIME_SERIES or ATTRIBUTES, not '${String(out.type)}'.`);
-  if (out.type === 'ATTRIBUTES' && out.scope != null && !['SERVER_SCOPE', 'SHARED_SCOPE', 'CLIENT_SCOPE'].includes(String(out.scope)))
+  if (
+    out.type === 'ATTRIBUTES' &&
+    out.scope != null &&
+    !['SERVER_SCOPE', 'SHARED_SCOPE', 'CLIENT_SCOPE'].includes(String(out.scope))
+  )
     throw bad(`Output scope '${String(out.scope)}' is not an attribute scope.`);
-  if ((type === 'SIMPLE') && (typeof out.name !== 'string' || out.name.trim() === ''))
+  if (type === 'SIMPLE' && (typeof out.name !== 'string' || out.name.trim() === ''))
     throw bad('Output key must be specified!');
 }
 
@@ -260,7 +264,9 @@ export class CalculatedFieldService {
       entityId: { entityType: row.entity_type, id: row.entity_id },
       type: row.type,
       name: row.name,
-      debugSettings: row.debug_settings ? (parseJson(row.debug_settings) as CalculatedField['debugSettings']) : null,
+      debugSettings: row.debug_settings
+        ? (parseJson(row.debug_settings) as CalculatedField['debugSettings'])
+        : null,
       configurationVersion: row.configuration_version,
       configuration: { ...parseJson(row.configuration), type: row.type },
       version: row.version,
@@ -291,7 +297,12 @@ export class CalculatedFieldService {
       .map((r) => this.toField(r));
   }
 
-  page(entity: { entityType: string; id: string }, q: PageQuery, actor: Principal, type?: string): PageData<CalculatedField> {
+  page(
+    entity: { entityType: string; id: string },
+    q: PageQuery,
+    actor: Principal,
+    type?: string,
+  ): PageData<CalculatedField> {
     requireTenantAdmin(actor);
     const where = ['e.entity_id = ?'];
     const params: (string | number)[] = [entity.id];
@@ -339,12 +350,15 @@ export class CalculatedFieldService {
     const type = input.type ?? (isObject(input.configuration) ? input.configuration.type : undefined);
     if (!(CF_TYPES as readonly unknown[]).includes(type))
       throw bad(`Unsupported calculated field type: ${String(type)}`);
-    if (typeof input.name !== 'string' || input.name.trim() === '') throw bad('Calculated field name should be specified!');
+    if (typeof input.name !== 'string' || input.name.trim() === '')
+      throw bad('Calculated field name should be specified!');
     if (input.name.length > 255) throw bad('Calculated field name length must be equal or less than 255');
     const config = input.configuration;
     if (!isObject(config)) throw bad('Calculated field configuration should be specified!');
     if (config.type !== undefined && config.type !== type)
-      throw bad(`Configuration type '${String(config.type)}' does not match the field type '${String(type)}'.`);
+      throw bad(
+        `Configuration type '${String(config.type)}' does not match the field type '${String(type)}'.`,
+      );
     const entity = input.entityId;
     if (!isObject(entity) || typeof entity.id !== 'string' || typeof entity.entityType !== 'string')
       throw bad('Calculated field entity should be specified!');
@@ -418,13 +432,24 @@ export class CalculatedFieldService {
   }
 
   /** Keeps a run's debug event, dropping the field's oldest beyond maxDebugEventsPerField. */
-  async addDebugEvent(cfId: string, entity: { entityType: string; id: string }, body: Record<string, unknown>): Promise<void> {
+  async addDebugEvent(
+    cfId: string,
+    entity: { entityType: string; id: string },
+    body: Record<string, unknown>,
+  ): Promise<void> {
     const keep = this.limits.maxDebugEventsPerField;
     const text = JSON.stringify(body);
     await this.ctx.db.write((w) => {
       w.run(
         'INSERT INTO calculated_field_events (id, created_time, cf_id, entity_type, entity_id, body) VALUES (?, ?, ?, ?, ?, ?)',
-        [randomUUID(), Date.now(), cfId, entity.entityType, entity.id, text.length > 64_000 ? text.slice(0, 64_000) : text],
+        [
+          randomUUID(),
+          Date.now(),
+          cfId,
+          entity.entityType,
+          entity.id,
+          text.length > 64_000 ? text.slice(0, 64_000) : text,
+        ],
       );
       w.run(
         `DELETE FROM calculated_field_events WHERE cf_id = ? AND id NOT IN (

@@ -29,8 +29,18 @@ export interface PlatformEventMap {
   attributes: [{ deviceId: string; scope: AttributeScope; values: Record<string, unknown>; ts: number }];
   attributesDeleted: [{ deviceId: string; scope: AttributeScope; keys: string[] }];
   /** time series / attributes of an entity other than a device (asset, ...) are durable: calculated fields */
-  entityTelemetry: [{ entityType: string; entityId: string; entries: { ts: number; values: Record<string, unknown> }[] }];
-  entityAttributes: [{ entityType: string; entityId: string; scope: AttributeScope; values: Record<string, unknown>; ts: number }];
+  entityTelemetry: [
+    { entityType: string; entityId: string; entries: { ts: number; values: Record<string, unknown> }[] },
+  ];
+  entityAttributes: [
+    {
+      entityType: string;
+      entityId: string;
+      scope: AttributeScope;
+      values: Record<string, unknown>;
+      ts: number;
+    },
+  ];
   deviceSaved: [{ deviceId: string; created: boolean }];
   deviceDeleted: [{ deviceId: string; name: string }];
   /** A device or asset profile was created, changed or deleted (its default rule chain or queue may differ). */

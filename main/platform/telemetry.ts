@@ -55,7 +55,11 @@ export class TelemetryService {
     });
     if (isDevice(device)) this.ctx.events.emit('telemetry', { deviceId: device.id, entries });
     else
-      this.ctx.events.emit('entityTelemetry', { entityType: device.entityType!, entityId: device.id, entries });
+      this.ctx.events.emit('entityTelemetry', {
+        entityType: device.entityType!,
+        entityId: device.id,
+        entries,
+      });
     return count;
   }
 

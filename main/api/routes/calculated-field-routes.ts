@@ -14,7 +14,9 @@ const FieldParams = Type.Object({ calculatedFieldId: Uuid });
 const PageQuery = {
   pageSize: Type.Optional(PageSize()),
   page: Type.Optional(PageNumber()),
-  textSearch: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive part of the name' })),
+  textSearch: Type.Optional(
+    Type.String({ maxLength: 255, description: 'Case-insensitive part of the name' }),
+  ),
   sortOrder: Type.Optional(StringEnum(['ASC', 'DESC'] as const)),
 };
 
@@ -56,7 +58,14 @@ export function registerCalculatedFieldRoutes(app: Api, { services }: RouteDeps)
   );
   app.get(
     '/api/calculatedField/:calculatedFieldId',
-    { schema: { tags, summary: 'A calculated field', params: FieldParams, response: { 200: AnyObject, ...authErrors } } },
+    {
+      schema: {
+        tags,
+        summary: 'A calculated field',
+        params: FieldParams,
+        response: { 200: AnyObject, ...authErrors },
+      },
+    },
     async (request) => calculatedFields.get(request.params.calculatedFieldId, principalOf(request)),
   );
   app.delete(
@@ -77,7 +86,8 @@ export function registerCalculatedFieldRoutes(app: Api, { services }: RouteDeps)
         response: { 200: AnyObject, ...authErrors },
       },
     },
-    async (request) => calculatedFields.debugEvents(request.params.calculatedFieldId, principalOf(request), 1)[0] ?? {},
+    async (request) =>
+      calculatedFields.debugEvents(request.params.calculatedFieldId, principalOf(request), 1)[0] ?? {},
   );
   app.get(
     '/api/calculatedField/:calculatedFieldId/debugEvents',
@@ -91,7 +101,11 @@ export function registerCalculatedFieldRoutes(app: Api, { services }: RouteDeps)
       },
     },
     async (request) =>
-      calculatedFields.debugEvents(request.params.calculatedFieldId, principalOf(request), request.query.limit ?? 100),
+      calculatedFields.debugEvents(
+        request.params.calculatedFieldId,
+        principalOf(request),
+        request.query.limit ?? 100,
+      ),
   );
   app.get(
     '/api/calculatedFields/names',
@@ -106,10 +120,16 @@ export function registerCalculatedFieldRoutes(app: Api, { services }: RouteDeps)
     async (request) => {
       const q = request.query;
       if (q.type === undefined)
-        throw badRequestParams("Required request parameter 'type' for method parameter type CalculatedFieldType is not present");
+        throw badRequestParams(
+          "Required request parameter 'type' for method parameter type CalculatedFieldType is not present",
+        );
       if (!(CF_TYPES as readonly string[]).includes(q.type))
         throw badRequestParams(`Invalid value '${q.type}' for parameter 'type'`);
-      return calculatedFields.names(q.type, { ...requirePage(q), textSearch: q.textSearch, sortOrder: q.sortOrder }, principalOf(request));
+      return calculatedFields.names(
+        q.type,
+        { ...requirePage(q), textSearch: q.textSearch, sortOrder: q.sortOrder },
+        principalOf(request),
+      );
     },
   );
   app.get(

@@ -91,7 +91,13 @@ export function simpleExpressionTrue(
 }
 
 /** Moves a rule's progress on by one run whose condition was `now`; true when the rule holds. */
-export function ruleHolds(rule: AlarmRuleJson, now: boolean, progress: RuleProgress, ts: number, values: Values): boolean {
+export function ruleHolds(
+  rule: AlarmRuleJson,
+  now: boolean,
+  progress: RuleProgress,
+  ts: number,
+  values: Values,
+): boolean {
   if (!now) {
     progress.trueSince = null;
     progress.count = 0;
@@ -121,7 +127,10 @@ export function checkAlarmRule(rule: unknown, path: string): string | null {
   if (c.type !== undefined && !['SIMPLE', 'DURATION', 'REPEATING'].includes(c.type))
     return `${path}.condition.type must be SIMPLE, DURATION or REPEATING`;
   const e = c.expression;
-  if (e.type === 'TBEL') return typeof e.expression === 'string' && e.expression.trim() ? null : `${path}.condition.expression.expression must be a TBEL script`;
+  if (e.type === 'TBEL')
+    return typeof e.expression === 'string' && e.expression.trim()
+      ? null
+      : `${path}.condition.expression.expression must be a TBEL script`;
   try {
     (e.filters ?? []).forEach((f, i) =>
       compilePredicate(

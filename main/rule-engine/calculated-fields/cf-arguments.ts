@@ -45,7 +45,12 @@ export function toNumber(v: KvValue): number {
 }
 
 /** Reads an argument from the store (the first time a field runs for an entity, and for rolling windows). */
-export function readArgument(services: Services, arg: CfArgument, entity: EntityRef, limit: number): ArgValue | undefined {
+export function readArgument(
+  services: Services,
+  arg: CfArgument,
+  entity: EntityRef,
+  limit: number,
+): ArgValue | undefined {
   const src = sourceOf(arg, entity);
   const key = arg.refEntityKey;
   if (key.type === 'ATTRIBUTE') {
@@ -62,7 +67,15 @@ export function readArgument(services: Services, arg: CfArgument, entity: Entity
   const startTs = endTs - (arg.timeWindow ?? DEFAULT_ROLLING_WINDOW_MS);
   const max = Math.min(arg.limit ?? limit, limit);
   const series = services.ctx.telemetry
-    .history(num, { keys: [key.key], startTs, endTs: endTs + 1, limit: max, agg: 'NONE', interval: 0, orderBy: 'DESC' })
+    .history(num, {
+      keys: [key.key],
+      startTs,
+      endTs: endTs + 1,
+      limit: max,
+      agg: 'NONE',
+      interval: 0,
+      orderBy: 'DESC',
+    })
     .get(key.key);
   const values = (series ?? [])
     .map((p) => ({ ts: p.ts, value: toNumber(p.value) }))
@@ -72,7 +85,13 @@ export function readArgument(services: Services, arg: CfArgument, entity: Entity
 }
 
 /** Adds a new point to a rolling argument, dropping what left the window or the limit. */
-export function pushRolling(r: RollingValue, ts: number, value: number, arg: CfArgument, limit: number): void {
+export function pushRolling(
+  r: RollingValue,
+  ts: number,
+  value: number,
+  arg: CfArgument,
+  limit: number,
+): void {
   const window = arg.timeWindow ?? DEFAULT_ROLLING_WINDOW_MS;
   const endTs = Math.max(r.timeWindow.endTs, ts);
   r.timeWindow = { startTs: endTs - window, endTs };

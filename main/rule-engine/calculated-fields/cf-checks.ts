@@ -4,7 +4,6 @@ import { checkAlarmRule } from './cf-alarm-rules.ts';
 import { checkMetrics, type AggMetric } from './cf-metrics.ts';
 import { checkCfScript, looksLikeScript } from './cf-script.ts';
 
-
 /** The save-time checks of a field's expression, script, metrics and alarm rules (400 with the reason). */
 export const checkCalculatedFieldConfig: CfConfigChecker = (type, config) => {
   const argNames = Object.keys(argumentsOf(type, config));
@@ -46,6 +45,7 @@ export const checkCalculatedFieldConfig: CfConfigChecker = (type, config) => {
 };
 
 function tbelProblem(rule: unknown, argNames: string[]): string | null {
-  const e = (rule as { condition?: { expression?: { type?: string; expression?: string } } }).condition?.expression;
+  const e = (rule as { condition?: { expression?: { type?: string; expression?: string } } }).condition
+    ?.expression;
   return e?.type === 'TBEL' ? checkCfScript(String(e.expression ?? ''), argNames) : null;
 }

@@ -73,7 +73,13 @@ export interface CfEngineOptions {
 
 const MAX_PENDING_PER_STATE = 1000;
 /** the types whose queued updates may be computed together (see enqueue) */
-const COALESCED = new Set<CfType>(['SIMPLE', 'SCRIPT', 'PROPAGATION', 'RELATED_ENTITIES_AGGREGATION', 'ENTITY_AGGREGATION']);
+const COALESCED = new Set<CfType>([
+  'SIMPLE',
+  'SCRIPT',
+  'PROPAGATION',
+  'RELATED_ENTITIES_AGGREGATION',
+  'ENTITY_AGGREGATION',
+]);
 const MAX_PRODUCED = 50_000;
 const MAX_RELATED = 1000;
 
@@ -104,7 +110,11 @@ export class CalculatedFieldEngine {
   private readonly states = new Map<string, FieldState>();
   private readonly queues = new Map<
     string,
-    { tail: Promise<void>; pending: number; waiting: { updates: DataUpdate[]; reread: boolean; depth: number } | null }
+    {
+      tail: Promise<void>;
+      pending: number;
+      waiting: { updates: DataUpdate[]; reread: boolean; depth: number } | null;
+    }
   >();
   private readonly profiles = new Map<string, string | null>();
   /** entity|key -> depth of the chain that produced it, so a field's own result does not loop forever */
@@ -114,7 +124,13 @@ export class CalculatedFieldEngine {
   private idle: Promise<void> = Promise.resolve();
   private readonly outbox = new Map<
     string,
-    { entity: EntityRef; scope: string | null; ts: number; values: Record<string, unknown>; fieldIds: Set<string> }
+    {
+      entity: EntityRef;
+      scope: string | null;
+      ts: number;
+      values: Record<string, unknown>;
+      fieldIds: Set<string>;
+    }
   >();
   private flushing = false;
   computed = 0;
@@ -131,13 +147,38 @@ export class CalculatedFieldEngine {
   start(): void {
     const { events } = this.services.ctx;
     const onTs = (e: { deviceId: string; entries: { ts: number; values: Record<string, unknown> }[] }) =>
-      this.onData({ entityType: 'DEVICE', id: e.deviceId }, e.entries.map((x) => ({ kind: 'ts', ...x })));
-    const onAttr = (e: { deviceId: string; scope: AttributeScope; values: Record<string, unknown>; ts: number }) =>
-      this.onData({ entityType: 'DEVICE', id: e.deviceId }, [{ kind: 'attr', scope: e.scope, ts: e.ts, values: e.values }]);
-    const onEntityTs = (e: { entityType: string; entityId: string; entries: { ts: number; values: Record<string, unknown> }[] }) =>
-      this.onData({ entityType: e.entityType, id: e.entityId }, e.entries.map((x) => ({ kind: 'ts', ...x })));
-    const onEntityAttr = (e: { entityType: string; entityId: string; scope: AttributeScope; values: Record<string, unknown>; ts: number }) =>
-      this.onData({ entityType: e.entityType, id: e.entityId }, [{ kind: 'attr', scope: e.scope, ts: e.ts, values: e.values }]);
+      this.onData(
+        { entityType: 'DEVICE', id: e.deviceId },
+        e.entries.map((x) => ({ kind: 'ts', ...x })),
+      );
+    const onAttr = (e: {
+      deviceId: string;
+      scope: AttributeScope;
+      values: Record<string, unknown>;
+      ts: number;
+    }) =>
+      this.onData({ entityType: 'DEVICE', id: e.deviceId }, [
+        { kind: 'attr', scope: e.scope, ts: e.ts, values: e.values },
+      ]);
+    const onEntityTs = (e: {
+      entityType: string;
+      entityId: string;
+      entries: { ts: number; values: Record<string, unknown> }[];
+    }) =>
+      this.onData(
+        { entityType: e.entityType, id: e.entityId },
+        e.entries.map((x) => ({ kind: 'ts', ...x })),
+      );
+    const onEntityAttr = (e: {
+      entityType: string;
+      entityId: string;
+      scope: AttributeScope;
+      values: Record<string, unknown>;
+      ts: number;
+    }) =>
+      this.onData({ entityType: e.entityType, id: e.entityId }, [
+        { kind: 'attr', scope: e.scope, ts: e.ts, values: e.values },
+      ]);
     const onDevice = (e: { deviceId: string }) => this.profiles.delete(e.deviceId);
     events.on('telemetry', onTs);
     events.on('attributes', onAttr);
@@ -190,9 +231,20 @@ export class CalculatedFieldEngine {
     const config = field.configuration;
     const args = argumentsOf(type, config);
     const argNames = Object.keys(args);
-    const c: Compiled = { field, type, args, argNames, expression: null, script: null, conditions: new Map() };
+    const c: Compiled = {
+      field,
+      type,
+      args,
+      argNames,
+      expression: null,
+      script: null,
+      conditions: new Map(),
+    };
     const expr = typeof config.expression === 'string' ? config.expression : '';
-    if (type === 'SIMPLE' || (type === 'PROPAGATION' && config.applyExpressionToResolvedArguments && !looksLikeScript(expr)))
+    if (
+      type === 'SIMPLE' ||
+      (type === 'PROPAGATION' && config.applyExpressionToResolvedArguments && !looksLikeScript(expr))
+    )
       c.expression = compileMathExpression(expr, argNames);
     else if (type === 'SCRIPT' || (type === 'PROPAGATION' && config.applyExpressionToResolvedArguments))
       c.script = new CfScript(this.sandbox, expr, argNames);
@@ -257,7 +309,8 @@ export class CalculatedFieldEngine {
       p =
         entity.entityType === 'DEVICE'
           ? (this.services.devices.findRow(entity.id)?.device_profile_id ?? null)
-          : ((this.services.assets.findRow(entity.id) as { asset_profile_id?: string } | undefined)?.asset_profile_id ?? null);
+          : ((this.services.assets.findRow(entity.id) as { asset_profile_id?: string } | undefined)
+              ?.asset_profile_id ?? null);
       if (this.profiles.size > this.maxStates) this.profiles.clear();
       this.profiles.set(entity.id, p);
     }
@@ -281,7 +334,9 @@ export class CalculatedFieldEngine {
     const profileId = this.profileOf(entity);
     const inherited = profileId ? this.fieldsOf(profileId) : [];
     for (const list of [own, inherited])
-      for (const c of list) if (c.type !== 'RELATED_ENTITIES_AGGREGATION' && this.triggers(c, entity, updates, false)) this.enqueue(c, entity, updates, depth);
+      for (const c of list)
+        if (c.type !== 'RELATED_ENTITIES_AGGREGATION' && this.triggers(c, entity, updates, false))
+          this.enqueue(c, entity, updates, depth);
     const g = this.globalIndex();
     for (const c of g.byRef.get(entity.id) ?? [])
       if (this.triggers(c, entity, updates, true) && isInstanceTarget(c.field.entityId.entityType))
@@ -303,7 +358,8 @@ export class CalculatedFieldEngine {
         if (!(key.key in u.values)) continue;
         if (!byRef && outputs.has(key.key)) continue;
         if (u.kind === 'ts' && key.type !== 'ATTRIBUTE') return true;
-        if (u.kind === 'attr' && key.type === 'ATTRIBUTE' && (key.scope ?? 'SERVER_SCOPE') === u.scope) return true;
+        if (u.kind === 'attr' && key.type === 'ATTRIBUTE' && (key.scope ?? 'SERVER_SCOPE') === u.scope)
+          return true;
       }
     }
     return false;
@@ -336,7 +392,13 @@ export class CalculatedFieldEngine {
     );
   }
 
-  private enqueue(c: Compiled, entity: EntityRef, updates: DataUpdate[], depth: number, reread = false): void {
+  private enqueue(
+    c: Compiled,
+    entity: EntityRef,
+    updates: DataUpdate[],
+    depth: number,
+    reread = false,
+  ): void {
     const key = `${c.field.id.id}|${entity.id}`;
     let q = this.queues.get(key);
     if (!q) {
@@ -417,7 +479,8 @@ export class CalculatedFieldEngine {
           if (r) pushRolling(r, u.ts, toNumber(value), a, limit);
         } else {
           const old = state.args.get(name);
-          if (!old || old.kind !== 'single' || old.ts <= u.ts) state.args.set(name, { kind: 'single', ts: u.ts, value });
+          if (!old || old.kind !== 'single' || old.ts <= u.ts)
+            state.args.set(name, { kind: 'single', ts: u.ts, value });
         }
       }
     }
@@ -425,7 +488,13 @@ export class CalculatedFieldEngine {
 
   // --- computing ----------------------------------------------------------------------------------------
 
-  private async run(c: Compiled, entity: EntityRef, updates: DataUpdate[], depth: number, reread: boolean): Promise<void> {
+  private async run(
+    c: Compiled,
+    entity: EntityRef,
+    updates: DataUpdate[],
+    depth: number,
+    reread: boolean,
+  ): Promise<void> {
     const { state, fresh } = this.stateOf(c, entity);
     if (reread && !fresh) this.loadArgs(c, entity, state);
     else if (!fresh) this.apply(c, entity, state, updates);
@@ -465,7 +534,13 @@ export class CalculatedFieldEngine {
     return ts;
   }
 
-  private async runSimple(c: Compiled, entity: EntityRef, state: FieldState, ts: number, depth: number): Promise<void> {
+  private async runSimple(
+    c: Compiled,
+    entity: EntityRef,
+    state: FieldState,
+    ts: number,
+    depth: number,
+  ): Promise<void> {
     if (!this.ready(c, state)) return;
     const vars = this.numbers(state);
     const value = c.expression!.evaluate(vars);
@@ -491,7 +566,13 @@ export class CalculatedFieldEngine {
     return { ctx: { args: entries, latestTs: this.latestTs(state) }, args };
   }
 
-  private async runScript(c: Compiled, entity: EntityRef, state: FieldState, ts: number, depth: number): Promise<void> {
+  private async runScript(
+    c: Compiled,
+    entity: EntityRef,
+    state: FieldState,
+    ts: number,
+    depth: number,
+  ): Promise<void> {
     if (!this.ready(c, state)) return;
     const { ctx, args } = this.scriptCtx(c, state);
     let result: unknown;
@@ -506,14 +587,22 @@ export class CalculatedFieldEngine {
       return;
     }
     const values = isObject(result.values) && typeof result.ts === 'number' ? result.values : result;
-    const at = typeof result.ts === 'number' && isObject(result.values) ? result.ts : this.useTs(c, state, ts);
+    const at =
+      typeof result.ts === 'number' && isObject(result.values) ? result.ts : this.useTs(c, state, ts);
     if (Object.keys(values).length > 0) this.emit(c, entity, values, at, depth);
     await this.debug(c, entity, args, result, null);
   }
 
   private zonesOf(c: Compiled, entity: EntityRef, group: string, state: FieldState): Zone[] {
-    const cfg = ((c.field.configuration.zoneGroups ?? {}) as Record<string, Record<string, unknown>>)[group] ?? {};
-    const dyn = cfg.refDynamicSourceConfiguration as { levels?: { direction?: string; relationType?: string }[]; direction?: string; relationType?: string } | undefined;
+    const cfg =
+      ((c.field.configuration.zoneGroups ?? {}) as Record<string, Record<string, unknown>>)[group] ?? {};
+    const dyn = cfg.refDynamicSourceConfiguration as
+      | {
+          levels?: { direction?: string; relationType?: string }[];
+          direction?: string;
+          relationType?: string;
+        }
+      | undefined;
     if (!dyn) {
       const v = state.args.get(group);
       const z = v?.kind === 'single' ? parseZone(v.value) : null;
@@ -529,14 +618,24 @@ export class CalculatedFieldEngine {
     );
     const zones: Zone[] = [];
     for (const r of rows) {
-      const attr = this.services.telemetry.attributes(r.id, ['SERVER_SCOPE'], [String(cfg.perimeterKeyName)])[0];
+      const attr = this.services.telemetry.attributes(
+        r.id,
+        ['SERVER_SCOPE'],
+        [String(cfg.perimeterKeyName)],
+      )[0];
       const z = attr ? parseZone(attr.value) : null;
       if (z) zones.push(z);
     }
     return zones;
   }
 
-  private async runGeofencing(c: Compiled, entity: EntityRef, state: FieldState, ts: number, depth: number): Promise<void> {
+  private async runGeofencing(
+    c: Compiled,
+    entity: EntityRef,
+    state: FieldState,
+    ts: number,
+    depth: number,
+  ): Promise<void> {
     const lat = state.args.get('latitude');
     const lng = state.args.get('longitude');
     if (lat?.kind !== 'single' || lng?.kind !== 'single') return;
@@ -553,13 +652,19 @@ export class CalculatedFieldEngine {
       const strategy = cfg.reportStrategy ?? 'REPORT_TRANSITION_EVENTS_AND_PRESENCE_STATUS';
       const event = inside && before !== true ? 'ENTERED' : !inside && before === true ? 'LEFT' : null;
       if (strategy !== 'REPORT_PRESENCE_STATUS_ONLY' && event) result[`${group}Event`] = event;
-      if (strategy !== 'REPORT_TRANSITION_EVENTS_ONLY') result[`${group}Status`] = inside ? 'INSIDE' : 'OUTSIDE';
+      if (strategy !== 'REPORT_TRANSITION_EVENTS_ONLY')
+        result[`${group}Status`] = inside ? 'INSIDE' : 'OUTSIDE';
     }
     if (Object.keys(result).length > 0) this.emit(c, entity, result, this.useTs(c, state, ts), depth);
     await this.debug(c, entity, { latitude: la, longitude: lo }, result, null);
   }
 
-  private async conditionTrue(c: Compiled, key: string, rule: AlarmRuleJson, state: FieldState): Promise<boolean> {
+  private async conditionTrue(
+    c: Compiled,
+    key: string,
+    rule: AlarmRuleJson,
+    state: FieldState,
+  ): Promise<boolean> {
     const e = rule.condition?.expression;
     if (!e) return false;
     if (e.type === 'TBEL') {
@@ -582,7 +687,13 @@ export class CalculatedFieldEngine {
     for (const s of severitiesOf(createRules)) {
       const progress = state.rules.get(s) ?? { trueSince: null, count: 0 };
       state.rules.set(s, progress);
-      const holds = ruleHolds(createRules[s]!, await this.conditionTrue(c, s, createRules[s]!, state), progress, ts, values);
+      const holds = ruleHolds(
+        createRules[s]!,
+        await this.conditionTrue(c, s, createRules[s]!, state),
+        progress,
+        ts,
+        values,
+      );
       if (holds && !severity) severity = s;
     }
     const type = c.field.name;
@@ -598,7 +709,9 @@ export class CalculatedFieldEngine {
           propagate: config.propagate === true,
           propagateToOwner: config.propagateToOwner === true,
           propagateToTenant: config.propagateToTenant === true,
-          propagateRelationTypes: Array.isArray(config.propagateRelationTypes) ? (config.propagateRelationTypes as string[]) : [],
+          propagateRelationTypes: Array.isArray(config.propagateRelationTypes)
+            ? (config.propagateRelationTypes as string[])
+            : [],
         },
       });
       if (change.kind) this.submit(alarmMessage({ ...change, kind: change.kind, actor: null }, undefined));
@@ -615,13 +728,22 @@ export class CalculatedFieldEngine {
     await this.debug(c, entity, values, { alarm: 'CLEARED' }, null);
   }
 
-  private async runPropagation(c: Compiled, entity: EntityRef, state: FieldState, ts: number, depth: number): Promise<void> {
+  private async runPropagation(
+    c: Compiled,
+    entity: EntityRef,
+    state: FieldState,
+    ts: number,
+    depth: number,
+  ): Promise<void> {
     if (!this.ready(c, state)) return;
     const config = c.field.configuration;
     let values: Record<string, unknown>;
     if (config.applyExpressionToResolvedArguments) {
       const output = config.output as CfOutput;
-      if (c.expression) values = { [String(output.name)]: round(c.expression.evaluate(this.numbers(state)), output.decimalsByDefault) };
+      if (c.expression)
+        values = {
+          [String(output.name)]: round(c.expression.evaluate(this.numbers(state)), output.decimalsByDefault),
+        };
       else {
         const { ctx, args } = this.scriptCtx(c, state);
         const r = await c.script!.run(ctx, args);
@@ -636,7 +758,12 @@ export class CalculatedFieldEngine {
     await this.debug(c, entity, values, { propagatedTo: targets.length }, null);
   }
 
-  private async runRelatedAggregation(c: Compiled, entity: EntityRef, ts: number, depth: number): Promise<void> {
+  private async runRelatedAggregation(
+    c: Compiled,
+    entity: EntityRef,
+    ts: number,
+    depth: number,
+  ): Promise<void> {
     const rows: Row[] = [];
     const limit = this.services.calculatedFields.limits.maxDataPointsPerRollingArg;
     for (const child of this.relatedOf(c, entity)) {
@@ -647,29 +774,51 @@ export class CalculatedFieldEngine {
       }
       rows.push(row);
     }
-    const result = computeMetrics(c.field.configuration.metrics as Record<string, AggMetric>, rows, c.argNames);
+    const result = computeMetrics(
+      c.field.configuration.metrics as Record<string, AggMetric>,
+      rows,
+      c.argNames,
+    );
     if (Object.keys(result).length > 0) this.emit(c, entity, result, ts, depth);
     await this.debug(c, entity, { entities: rows.length }, result, null);
   }
 
   /** Aggregates each interval's points; when a point of a later interval comes, the closed one is written. */
-  private async runEntityAggregation(c: Compiled, entity: EntityRef, state: FieldState, updates: DataUpdate[], depth: number): Promise<void> {
+  private async runEntityAggregation(
+    c: Compiled,
+    entity: EntityRef,
+    state: FieldState,
+    updates: DataUpdate[],
+    depth: number,
+  ): Promise<void> {
     const size = intervalMs(c.field.configuration.interval);
     for (const u of updates) {
       if (u.kind !== 'ts') continue;
       const row: Row = {};
-      for (const [n, a] of Object.entries(c.args)) if (a.refEntityKey.key in u.values) row[n] = toNumber(u.values[a.refEntityKey.key] as KvValue);
+      for (const [n, a] of Object.entries(c.args))
+        if (a.refEntityKey.key in u.values) row[n] = toNumber(u.values[a.refEntityKey.key] as KvValue);
       if (Object.keys(row).length === 0) continue;
       const start = Math.floor(u.ts / size) * size;
       if (state.interval && state.interval.start < start) {
         const closed = state.interval;
-        const result = computeMetrics(c.field.configuration.metrics as Record<string, AggMetric>, closed.rows.map((r) => r.row), c.argNames);
+        const result = computeMetrics(
+          c.field.configuration.metrics as Record<string, AggMetric>,
+          closed.rows.map((r) => r.row),
+          c.argNames,
+        );
         if (Object.keys(result).length > 0) this.emit(c, entity, result, closed.start, depth);
-        await this.debug(c, entity, { intervalStart: closed.start, points: closed.rows.length }, result, null);
+        await this.debug(
+          c,
+          entity,
+          { intervalStart: closed.start, points: closed.rows.length },
+          result,
+          null,
+        );
         state.interval = null;
       }
       if (!state.interval || state.interval.start > start) state.interval ??= { start, rows: [] };
-      if (state.interval.start === start && state.interval.rows.length < 100_000) state.interval.rows.push({ ts: u.ts, row });
+      if (state.interval.start === start && state.interval.rows.length < 100_000)
+        state.interval.rows.push({ ts: u.ts, row });
     }
   }
 
@@ -684,7 +833,13 @@ export class CalculatedFieldEngine {
    * results of one turn of the event loop for the same entity, kind and ts go as one message (the saved data
    * is the same as one message per field; the chain runs once instead of once per field).
    */
-  private emit(c: Compiled, entity: EntityRef, values: Record<string, unknown>, ts: number, depth: number): void {
+  private emit(
+    c: Compiled,
+    entity: EntityRef,
+    values: Record<string, unknown>,
+    ts: number,
+    depth: number,
+  ): void {
     const output = (c.field.configuration.output ?? { type: 'TIME_SERIES' }) as CfOutput;
     if (this.produced.size >= MAX_PRODUCED) this.produced.clear();
     for (const key of Object.keys(values)) this.produced.set(`${entity.id}|${key}`, depth + 1);
@@ -694,7 +849,8 @@ export class CalculatedFieldEngine {
     if (pending) {
       Object.assign(pending.values, values);
       pending.fieldIds.add(c.field.id.id);
-    } else this.outbox.set(key, { entity, scope, ts, values: { ...values }, fieldIds: new Set([c.field.id.id]) });
+    } else
+      this.outbox.set(key, { entity, scope, ts, values: { ...values }, fieldIds: new Set([c.field.id.id]) });
     if (!this.flushing) {
       this.flushing = true;
       setImmediate(() => this.flush());
@@ -710,20 +866,35 @@ export class CalculatedFieldEngine {
       this.submit(
         o.scope
           ? newMsg('POST_ATTRIBUTES_REQUEST', o.entity, o.values, { scope: o.scope, calculatedFieldId: ids })
-          : newMsg('POST_TELEMETRY_REQUEST', o.entity, { ts: o.ts, values: o.values }, { ts: String(o.ts), calculatedFieldId: ids }),
+          : newMsg(
+              'POST_TELEMETRY_REQUEST',
+              o.entity,
+              { ts: o.ts, values: o.values },
+              { ts: String(o.ts), calculatedFieldId: ids },
+            ),
       );
     }
   }
 
-  private async debug(c: Compiled, entity: EntityRef, args: unknown, result: unknown, error: string | null): Promise<void> {
+  private async debug(
+    c: Compiled,
+    entity: EntityRef,
+    args: unknown,
+    result: unknown,
+    error: string | null,
+  ): Promise<void> {
     const d = c.field.debugSettings;
-    const all = d?.allEnabled === true || (typeof d?.allEnabledUntil === 'number' && d.allEnabledUntil > Date.now());
+    const all =
+      d?.allEnabled === true || (typeof d?.allEnabledUntil === 'number' && d.allEnabledUntil > Date.now());
     if (!all && !(error && d?.failuresEnabled)) return;
     await this.services.calculatedFields.addDebugEvent(c.field.id.id, entity, {
       calculatedFieldId: c.field.id.id,
       entityId: entity.id,
       entityType: entity.entityType,
-      msgType: c.field.configuration.output && (c.field.configuration.output as CfOutput).type === 'ATTRIBUTES' ? 'POST_ATTRIBUTES_REQUEST' : 'POST_TELEMETRY_REQUEST',
+      msgType:
+        c.field.configuration.output && (c.field.configuration.output as CfOutput).type === 'ATTRIBUTES'
+          ? 'POST_ATTRIBUTES_REQUEST'
+          : 'POST_TELEMETRY_REQUEST',
       arguments: JSON.stringify(args ?? {}),
       result: result === null || result === undefined ? null : JSON.stringify(result),
       error,
@@ -732,7 +903,6 @@ export class CalculatedFieldEngine {
 }
 
 const isInstanceTarget = (entityType: string) => entityType === 'DEVICE' || entityType === 'ASSET';
-
 
 function outputKeysOf(c: Compiled): Set<string> {
   const out = c.field.configuration.output as CfOutput | undefined;

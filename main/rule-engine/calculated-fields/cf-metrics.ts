@@ -50,7 +50,11 @@ export function checkMetrics(metrics: Record<string, AggMetric>, argNames: strin
 }
 
 /** The metrics over rows (related entities, or points of an interval): name -> value, when there is one. */
-export function computeMetrics(metrics: Record<string, AggMetric>, rows: Row[], argNames: string[]): Record<string, number> {
+export function computeMetrics(
+  metrics: Record<string, AggMetric>,
+  rows: Row[],
+  argNames: string[],
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, m] of Object.entries(metrics)) {
     const filter = m.filter ? compileMathExpression(m.filter, argNames) : null;

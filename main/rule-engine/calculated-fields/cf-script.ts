@@ -21,7 +21,8 @@ export function checkCfScript(source: string, argNames: string[]): string | null
     compileCfScript(source, argNames);
     return null;
   } catch (err) {
-    if (err instanceof ScriptCompileError) return `Failed to compile script: ${err.message.replace(/line (\d+)/, (_, n: string) => `line ${Number(n) - 1}`)}`;
+    if (err instanceof ScriptCompileError)
+      return `Failed to compile script: ${err.message.replace(/line (\d+)/, (_, n: string) => `line ${Number(n) - 1}`)}`;
     throw err;
   }
 }

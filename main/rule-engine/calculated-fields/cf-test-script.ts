@@ -17,14 +17,18 @@ export interface CfTestRequest {
 export async function testCalculatedField(req: CfTestRequest): Promise<{ output: string; error: string }> {
   const expression = typeof req.expression === 'string' ? req.expression : '';
   if (!expression.trim()) return { output: '', error: 'Expression must be specified' };
-  const raw = req.arguments && typeof req.arguments === 'object' ? (req.arguments as Record<string, unknown>) : {};
+  const raw =
+    req.arguments && typeof req.arguments === 'object' ? (req.arguments as Record<string, unknown>) : {};
   const entries: Record<string, unknown> = {};
   const values: Record<string, unknown> = {};
   let latestTs = 0;
   for (const [name, a] of Object.entries(raw)) {
     const arg = (a && typeof a === 'object' ? a : { value: a }) as Record<string, unknown>;
     if (arg.type === 'TS_ROLLING') {
-      const rolling = { timeWindow: arg.timeWindow ?? {}, values: Array.isArray(arg.values) ? arg.values : [] };
+      const rolling = {
+        timeWindow: arg.timeWindow ?? {},
+        values: Array.isArray(arg.values) ? arg.values : [],
+      };
       entries[name] = rolling;
       values[name] = rolling;
     } else {

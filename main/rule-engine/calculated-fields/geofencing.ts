@@ -31,7 +31,8 @@ export function parseZone(raw: unknown): Zone | null {
   if (Array.isArray(v)) {
     let ring: unknown = v;
     // [[[lat, lng], ...], hole...]: the outer ring
-    while (Array.isArray(ring) && ring.length > 0 && Array.isArray(ring[0]) && !isPair(ring[0])) ring = ring[0];
+    while (Array.isArray(ring) && ring.length > 0 && Array.isArray(ring[0]) && !isPair(ring[0]))
+      ring = ring[0];
     if (!Array.isArray(ring) || ring.length < 3 || !ring.every(isPair)) return null;
     return { kind: 'polygon', points: ring.map((p) => [p[0], p[1]]) };
   }
@@ -41,7 +42,8 @@ export function parseZone(raw: unknown): Zone | null {
     const lng = Number(c.longitude);
     const radius = Number(c.radius);
     const unit = UNIT_M[String(c.radiusUnit ?? 'METER')] ?? 1;
-    if ([lat, lng, radius].every(Number.isFinite)) return { kind: 'circle', lat, lng, radiusM: radius * unit };
+    if ([lat, lng, radius].every(Number.isFinite))
+      return { kind: 'circle', lat, lng, radiusM: radius * unit };
   }
   return null;
 }

@@ -32,7 +32,13 @@ export function entityDataSections(entity: { entityType: string; id: string }): 
     { id: 'alarms', label: 'Alarms', content: <EntityAlarmsCard entity={entity} /> },
     { id: 'relations', label: 'Relations', content: <RelationsCard entity={entity} canEdit /> },
     ...(entityType === 'DEVICE' || entityType === 'ASSET'
-      ? [{ id: 'calculated-fields', label: 'Calculated fields', content: <CalculatedFieldsCard entity={entity} /> }]
+      ? [
+          {
+            id: 'calculated-fields',
+            label: 'Calculated fields',
+            content: <CalculatedFieldsCard entity={entity} />,
+          },
+        ]
       : []),
   ];
 }

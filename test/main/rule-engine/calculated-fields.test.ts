@@ -4,6 +4,7 @@
  * cleared like the equivalent device profile rule, geofencing enter / leave, bad input refused with
  * ThingsBoard's 400s.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alarm, numeric, profileWithAlarms, rule } from '../../fixtures/alarm-rules.ts';
 import { closeAll, connect, publishOk } from '../transport/mqtt/mqtt-kit.ts';
@@ -38,7 +39,9 @@ describe('calculated fields', () => {
     return { ref: d.id, token: accessToken };
   }
   async function asset(): Promise<Ref> {
-    return (await post<{ id: Ref }>('/api/asset', { name: `CF asset ${++seq} ${Date.now()}`, type: 'building' })).id;
+    return (
+      await post<{ id: Ref }>('/api/asset', { name: `CF asset ${++seq} ${Date.now()}`, type: 'building' })
+    ).id;
   }
   const relate = (from: Ref, to: Ref) => post('/api/relation', { from, to, type: 'Contains' });
 
@@ -75,6 +78,20 @@ describe('calculated fields', () => {
       events.on('alarm', on);
     });
   }
+  /** Temperatures 24, 33, 28, 22 over MQTT: the alarm changes each raised, as `t:type:severity:status`. */
+  const sequence = async (d: { ref: Ref; token: string }) => {
+    const client = await connect(p.urls.mqtt, d.token, 4);
+    const seen: string[] = [];
+    for (const t of [24, 33, 28, 22]) {
+      const changed = t === 33 || t === 22 ? nextAlarm(d.ref.id) : null;
+      await publishOk(client, 'v1/devices/me/telemetry', { temperature: t });
+      if (changed) {
+        const a = await changed;
+        seen.push(`${t}:${a.type}:${a.severity}:${a.status}`);
+      }
+    }
+    return seen;
+  };
   const arg = (key: string, type = 'TS_LATEST', extra: Record<string, unknown> = {}) => ({
     refEntityKey: { key, type, ...(type === 'ATTRIBUTE' ? { scope: 'SERVER_SCOPE' } : {}) },
     ...extra,
@@ -112,7 +129,10 @@ describe('calculated fields', () => {
   it('SCRIPT: TBEL air density from telemetry and a server attribute, on every device of a profile', async () => {
     p = platform();
     token = await p.login();
-    const profile = await post<{ id: Ref }>('/api/deviceProfile', profileWithAlarms(`CF air ${Date.now()}`, []));
+    const profile = await post<{ id: Ref }>(
+      '/api/deviceProfile',
+      profileWithAlarms(`CF air ${Date.now()}`, []),
+    );
     await saveField({
       entityId: profile.id,
       type: 'SCRIPT',
@@ -152,7 +172,10 @@ describe('calculated fields', () => {
         type: 'GEOFENCING',
         entityCoordinates: { latitudeKeyName: 'latitude', longitudeKeyName: 'longitude' },
         zoneGroups: {
-          allowedZones: { perimeterKeyName: 'zone', reportStrategy: 'REPORT_TRANSITION_EVENTS_AND_PRESENCE_STATUS' },
+          allowedZones: {
+            perimeterKeyName: 'zone',
+            reportStrategy: 'REPORT_TRANSITION_EVENTS_AND_PRESENCE_STATUS',
+          },
         },
         output: { type: 'TIME_SERIES' },
       },
@@ -169,9 +192,19 @@ describe('calculated fields', () => {
   it('ALARM: raises and clears exactly like the equivalent device profile alarm rule', async () => {
     p = platform();
     token = await p.login();
-    const hot = alarm('High Temperature', { CRITICAL: rule([numeric('temperature', 'GREATER', 30)]) }, rule([numeric('temperature', 'LESS', 25)]));
-    const ruled = await post<{ id: Ref }>('/api/deviceProfile', profileWithAlarms(`CF rules ${Date.now()}`, [hot]));
-    const plain = await post<{ id: Ref }>('/api/deviceProfile', profileWithAlarms(`CF alarm ${Date.now()}`, []));
+    const hot = alarm(
+      'High Temperature',
+      { CRITICAL: rule([numeric('temperature', 'GREATER', 30)]) },
+      rule([numeric('temperature', 'LESS', 25)]),
+    );
+    const ruled = await post<{ id: Ref }>(
+      '/api/deviceProfile',
+      profileWithAlarms(`CF rules ${Date.now()}`, [hot]),
+    );
+    const plain = await post<{ id: Ref }>(
+      '/api/deviceProfile',
+      profileWithAlarms(`CF alarm ${Date.now()}`, []),
+    );
     const predicate = (operation: string, v: number) => ({
       type: 'NUMERIC',
       operation,
@@ -190,7 +223,9 @@ describe('calculated fields', () => {
               type: 'SIMPLE',
               expression: {
                 type: 'SIMPLE',
-                filters: [{ argument: 'temperature', valueType: 'NUMERIC', predicates: [predicate('GREATER', 30)] }],
+                filters: [
+                  { argument: 'temperature', valueType: 'NUMERIC', predicates: [predicate('GREATER', 30)] },
+                ],
                 operation: 'AND',
               },
             },
@@ -201,7 +236,9 @@ describe('calculated fields', () => {
             type: 'SIMPLE',
             expression: {
               type: 'SIMPLE',
-              filters: [{ argument: 'temperature', valueType: 'NUMERIC', predicates: [predicate('LESS', 25)] }],
+              filters: [
+                { argument: 'temperature', valueType: 'NUMERIC', predicates: [predicate('LESS', 25)] },
+              ],
             },
           },
         },
@@ -209,22 +246,57 @@ describe('calculated fields', () => {
     });
     const byRule = await device(ruled.id.id);
     const byField = await device(plain.id.id);
-    const sequence = async (d: { ref: Ref; token: string }) => {
-      const client = await connect(p.urls.mqtt, d.token, 4);
-      const seen: string[] = [];
-      for (const t of [24, 33, 28, 22]) {
-        const changed = t === 33 || t === 22 ? nextAlarm(d.ref.id) : null;
-        await publishOk(client, 'v1/devices/me/telemetry', { temperature: t });
-        if (changed) {
-          const a = await changed;
-          seen.push(`${t}:${a.type}:${a.severity}:${a.status}`);
-        }
-      }
-      return seen;
-    };
-    const expected = ['33:High Temperature:CRITICAL:ACTIVE_UNACK', '22:High Temperature:CRITICAL:CLEARED_UNACK'];
+    const expected = [
+      '33:High Temperature:CRITICAL:ACTIVE_UNACK',
+      '22:High Temperature:CRITICAL:CLEARED_UNACK',
+    ];
     expect(await sequence(byRule)).toEqual(expected);
     expect(await sequence(byField)).toEqual(expected);
+  });
+
+  it('a device profile exported from ThingsBoard 4.3 with its calculated fields imports and raises the same alarms', async () => {
+    p = platform();
+    token = await p.login();
+    const exported = JSON.parse(
+      readFileSync(new URL('../../fixtures/compat/tb43-device-profile-export.json', import.meta.url), 'utf8'),
+    ) as { entity: Record<string, unknown>; calculatedFields: Record<string, unknown>[] };
+    const { id: _oldId, tenantId: _tenant, createdTime: _created, version: _v, ...entity } = exported.entity;
+    const profile = await post<{ id: Ref }>('/api/deviceProfile', {
+      ...entity,
+      name: `${String(entity.name)} ${Date.now()}`,
+    });
+    for (const f of exported.calculatedFields) {
+      const { tenantId: _t, ...field } = f;
+      await saveField({ ...field, entityId: profile.id });
+    }
+    const names = await okJson<{ data: { name: string; type: string }[] }>(
+      p.http(
+        `/api/DEVICE_PROFILE/${profile.id.id}/calculatedFields?pageSize=10&page=0&sortProperty=name&sortOrder=ASC`,
+        { token },
+      ),
+    );
+    expect(names.data.map((f) => `${f.type} ${f.name}`)).toEqual([
+      'ALARM High Temperature',
+      'SIMPLE Temperature in °C',
+    ]);
+    const hot = alarm(
+      'High Temperature',
+      { CRITICAL: rule([numeric('temperature', 'GREATER', 30)]) },
+      rule([numeric('temperature', 'LESS', 25)]),
+    );
+    const ruled = await post<{ id: Ref }>(
+      '/api/deviceProfile',
+      profileWithAlarms(`CF 4.2 rules ${Date.now()}`, [hot]),
+    );
+    const expected = await sequence(await device(ruled.id.id));
+    expect(expected).toEqual([
+      '33:High Temperature:CRITICAL:ACTIVE_UNACK',
+      '22:High Temperature:CRITICAL:CLEARED_UNACK',
+    ]);
+    const d = await device(profile.id.id);
+    const converted = savedTelemetry(d.ref.id, ['temperatureC']);
+    expect(await sequence(d)).toEqual(expected);
+    expect(await converted).toEqual({ temperatureC: -4.44 });
   });
 
   it('PROPAGATION and RELATED_ENTITIES_AGGREGATION: a device reaches its building, the building averages its devices', async () => {
@@ -286,7 +358,10 @@ describe('calculated fields', () => {
       configuration: {
         type: 'ENTITY_AGGREGATION',
         arguments: { power: arg('power') },
-        metrics: { avgPower: { function: 'AVG', input: { type: 'key', key: 'power' } }, samples: { function: 'COUNT', input: { type: 'key', key: 'power' } } },
+        metrics: {
+          avgPower: { function: 'AVG', input: { type: 'key', key: 'power' } },
+          samples: { function: 'COUNT', input: { type: 'key', key: 'power' } },
+        },
         interval: { type: 'CUSTOM', durationSec: 60 },
         output: { type: 'TIME_SERIES' },
       },
@@ -328,7 +403,12 @@ describe('calculated fields', () => {
       p.http('/api/calculatedFields/names?type=SIMPLE&pageSize=100&page=0&textSearch=doubl', { token }),
     );
     expect(names.data).toContain('Doubled');
-    const updated = await saveField({ ...body, id: saved.id, name: 'Tripled', configuration: { ...body.configuration, expression: 'x * 3' } });
+    const updated = await saveField({
+      ...body,
+      id: saved.id,
+      name: 'Tripled',
+      configuration: { ...body.configuration, expression: 'x * 3' },
+    });
     expect(updated.version).toBe(2);
     expect(
       await okJson(
@@ -337,14 +417,22 @@ describe('calculated fields', () => {
           token,
           json: {
             expression: 'return {"sum": a + ctx.args.b.value, "latest": ctx.latestTs};',
-            arguments: { a: { type: 'SINGLE_VALUE', ts: 1, value: 2 }, b: { type: 'SINGLE_VALUE', ts: 2, value: 3 } },
+            arguments: {
+              a: { type: 'SINGLE_VALUE', ts: 1, value: 2 },
+              b: { type: 'SINGLE_VALUE', ts: 2, value: 3 },
+            },
           },
         }),
       ),
     ).toEqual({ output: '{"sum":5,"latest":2}', error: '' });
     const del = await p.http(`/api/calculatedField/${saved.id.id}`, { method: 'DELETE', token });
     expect(del.status).toBe(200);
-    await expectTbError(await p.http(`/api/calculatedField/${saved.id.id}`, { token }), 404, 32, `Calculated field with id [${saved.id.id}] is not found`);
+    await expectTbError(
+      await p.http(`/api/calculatedField/${saved.id.id}`, { token }),
+      404,
+      32,
+      `Calculated field with id [${saved.id.id}] is not found`,
+    );
   });
 
   it("refuses bad input with ThingsBoard's 400s, and customers with 403", async () => {
@@ -365,23 +453,49 @@ describe('calculated fields', () => {
       },
     });
     const save = (json: unknown) => p.http('/api/calculatedField', { method: 'POST', token, json });
-    await expectTbError(await save(simple({ type: 'MAGIC' }, { type: 'MAGIC' })), 400, 31, 'Unsupported calculated field type: MAGIC');
+    await expectTbError(
+      await save(simple({ type: 'MAGIC' }, { type: 'MAGIC' })),
+      400,
+      31,
+      'Unsupported calculated field type: MAGIC',
+    );
     const badExpr = await save(simple({}, { expression: '(t + ' }));
     expect(badExpr.status).toBe(400);
     expect(((await badExpr.json()) as { message: string }).message).toMatch(/^Invalid expression: /);
-    await expectTbError(await save(simple({}, { expression: 't + humidity' })), 400, 31, "Invalid expression: Unknown function or variable 'humidity' at pos 4 in expression 't + humidity'");
-    const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, arg(`k${i}`)]));
-    await expectTbError(await save(simple({}, { arguments: many, expression: 'a0' })), 400, 31, 'Calculated field arguments limit reached!');
     await expectTbError(
-      await save({ ...simple(), type: 'SCRIPT', configuration: { ...simple().configuration, type: 'SCRIPT', expression: 'return {' } }),
+      await save(simple({}, { expression: 't + humidity' })),
+      400,
+      31,
+      "Invalid expression: Unknown function or variable 'humidity' at pos 4 in expression 't + humidity'",
+    );
+    const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, arg(`k${i}`)]));
+    await expectTbError(
+      await save(simple({}, { arguments: many, expression: 'a0' })),
+      400,
+      31,
+      'Calculated field arguments limit reached!',
+    );
+    await expectTbError(
+      await save({
+        ...simple(),
+        type: 'SCRIPT',
+        configuration: { ...simple().configuration, type: 'SCRIPT', expression: 'return {' },
+      }),
       400,
       31,
       /^Failed to compile script: line 1/,
     );
     for (let i = 0; i < 5; i++) await okJson(save(simple({ name: `F${i}` })));
-    await expectTbError(await save(simple({ name: 'F5' })), 400, 31, 'Calculated fields per entity limit reached!');
+    await expectTbError(
+      await save(simple({ name: 'F5' })),
+      400,
+      31,
+      'Calculated fields per entity limit reached!',
+    );
     const customer = await p.login('customer@thingsboard.org', 'customer');
-    const refused = await p.http(`/api/DEVICE/${d.ref.id}/calculatedFields?pageSize=10&page=0`, { token: customer });
+    const refused = await p.http(`/api/DEVICE/${d.ref.id}/calculatedFields?pageSize=10&page=0`, {
+      token: customer,
+    });
     expect(refused.status).toBe(403);
   });
 });

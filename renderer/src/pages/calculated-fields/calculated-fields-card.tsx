@@ -51,7 +51,15 @@ function sampleArguments(configuration: Record<string, unknown>): string {
   return JSON.stringify(out, null, 2);
 }
 
-function FieldForm({ entity, field, onClose }: { entity: EntityRef; field: CalculatedField | null; onClose(): void }) {
+function FieldForm({
+  entity,
+  field,
+  onClose,
+}: {
+  entity: EntityRef;
+  field: CalculatedField | null;
+  onClose(): void;
+}) {
   const client = useApi();
   const save = useSaveCalculatedField();
   const [type, setType] = useState<CfType>(field?.type ?? 'SIMPLE');
@@ -59,7 +67,9 @@ function FieldForm({ entity, field, onClose }: { entity: EntityRef; field: Calcu
   const initial = field?.configuration ?? CF_TEMPLATES.SIMPLE;
   const { expression: initialExpression, ...initialRest } = initial as Record<string, unknown>;
   const [config, setConfig] = useState(JSON.stringify(initialRest, null, 2));
-  const [expression, setExpression] = useState(typeof initialExpression === 'string' ? initialExpression : '');
+  const [expression, setExpression] = useState(
+    typeof initialExpression === 'string' ? initialExpression : '',
+  );
   const [debug, setDebug] = useState(field?.debugSettings?.allEnabled ?? true);
   const [samples, setSamples] = useState(() => sampleArguments(initial));
   const [test, setTest] = useState<{ output: string; error: string } | null>(null);
@@ -117,7 +127,13 @@ function FieldForm({ entity, field, onClose }: { entity: EntityRef; field: Calcu
     <form onSubmit={submit} data-testid="cf-form">
       <Stack gap="sm">
         <Group grow>
-          <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} data-testid="cf-name" />
+          <TextInput
+            label="Name"
+            required
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+            data-testid="cf-name"
+          />
           <Select
             label="Type"
             data={CF_TYPES.map((t) => ({ value: t, label: t }))}
@@ -155,17 +171,37 @@ function FieldForm({ entity, field, onClose }: { entity: EntityRef; field: Calcu
         {hasExpression(type) && (
           <Paper withBorder p="sm">
             <Stack gap="xs">
-              <JsonInput label="Sample arguments" value={samples} onChange={setSamples} autosize minRows={3} data-testid="cf-samples" />
+              <JsonInput
+                label="Sample arguments"
+                value={samples}
+                onChange={setSamples}
+                autosize
+                minRows={3}
+                data-testid="cf-samples"
+              />
               <Group>
                 <Button variant="light" onClick={() => void runTest()} data-testid="cf-test">
                   Test run
                 </Button>
               </Group>
-              {test && (test.error ? <Alert color="red" data-testid="cf-test-error">{test.error}</Alert> : <Code block data-testid="cf-test-output">{test.output}</Code>)}
+              {test &&
+                (test.error ? (
+                  <Alert color="red" data-testid="cf-test-error">
+                    {test.error}
+                  </Alert>
+                ) : (
+                  <Code block data-testid="cf-test-output">
+                    {test.output}
+                  </Code>
+                ))}
             </Stack>
           </Paper>
         )}
-        <Checkbox label="Keep debug events of every run" checked={debug} onChange={(e) => setDebug(e.currentTarget.checked)} />
+        <Checkbox
+          label="Keep debug events of every run"
+          checked={debug}
+          onChange={(e) => setDebug(e.currentTarget.checked)}
+        />
         {parseError && <Alert color="red">{parseError}</Alert>}
         <ErrorAlert error={save.error} title="Could not save the calculated field" />
         <Group justify="flex-end">
@@ -199,12 +235,18 @@ function DebugEvents({ field, onClose }: { field: CalculatedField; onClose(): vo
           {(events.data ?? []).map((e) => (
             <Table.Tr key={e.id.id}>
               <Table.Td>{formatDateTime(e.createdTime)}</Table.Td>
-              <Table.Td><Code>{e.body.arguments}</Code></Table.Td>
-              <Table.Td><Code>{e.body.result ?? ''}</Code></Table.Td>
+              <Table.Td>
+                <Code>{e.body.arguments}</Code>
+              </Table.Td>
+              <Table.Td>
+                <Code>{e.body.result ?? ''}</Code>
+              </Table.Td>
               <Table.Td>{e.body.error ?? ''}</Table.Td>
             </Table.Tr>
           ))}
-          {events.data?.length === 0 && <EmptyTableRow columns={4}>No runs yet (debug events are kept when enabled)</EmptyTableRow>}
+          {events.data?.length === 0 && (
+            <EmptyTableRow columns={4}>No runs yet (debug events are kept when enabled)</EmptyTableRow>
+          )}
         </Table.Tbody>
       </Table>
     </Modal>
@@ -279,7 +321,11 @@ export function CalculatedFieldsCard({ entity, canEdit = true }: { entity: Entit
         size="xl"
       >
         {editing !== null && (
-          <FieldForm entity={entity} field={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />
+          <FieldForm
+            entity={entity}
+            field={editing === 'new' ? null : editing}
+            onClose={() => setEditing(null)}
+          />
         )}
       </Modal>
       {debugging && <DebugEvents field={debugging} onClose={() => setDebugging(null)} />}

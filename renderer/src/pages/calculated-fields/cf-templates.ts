@@ -24,7 +24,10 @@ export const CF_TEMPLATES: Record<CfType, Record<string, unknown>> = {
     type: 'GEOFENCING',
     entityCoordinates: { latitudeKeyName: 'latitude', longitudeKeyName: 'longitude' },
     zoneGroups: {
-      allowedZones: { perimeterKeyName: 'zone', reportStrategy: 'REPORT_TRANSITION_EVENTS_AND_PRESENCE_STATUS' },
+      allowedZones: {
+        perimeterKeyName: 'zone',
+        reportStrategy: 'REPORT_TRANSITION_EVENTS_AND_PRESENCE_STATUS',
+      },
     },
     output: { type: 'TIME_SERIES' },
   },
