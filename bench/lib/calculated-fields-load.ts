@@ -6,6 +6,9 @@ export const CALCULATED_FIELDS = 10;
 /** The server's environment for the phase: the tenant limit raised to the fields the phase defines. */
 export const CALCULATED_FIELDS_ENV = { SANDBOARD_CF_MAX_PER_ENTITY: String(CALCULATED_FIELDS) };
 
+/** ThingsBoard 4.2+'s output strategy that saves results at once (time series, latest, WebSocket). */
+const IMMEDIATE = { type: 'IMMEDIATE', saveTimeSeries: true, saveLatest: true, sendWsUpdate: true, processCfs: true };
+
 /**
  * Defines CALCULATED_FIELDS fields on the default device profile (the gateways' devices use it): SIMPLE
  * formulas and TBEL scripts over the keys the load publishes, each writing its own output key.
@@ -24,13 +27,13 @@ export async function defineCalculatedFields(http: BenchHttp, token: string): Pr
           type: 'SIMPLE',
           arguments: args,
           expression: `temperature * 1.8 + 32 + humidity / ${i + 1}`,
-          output: { name: `cf${i}`, type: 'TIME_SERIES', decimalsByDefault: 2 },
+          output: { name: `cf${i}`, type: 'TIME_SERIES', decimalsByDefault: 2, strategy: IMMEDIATE },
         }
       : {
           type: 'SCRIPT',
           arguments: args,
           expression: `return {"cf${i}": temperature - humidity / ${i + 1}};`,
-          output: { type: 'TIME_SERIES' },
+          output: { type: 'TIME_SERIES', strategy: IMMEDIATE },
         };
     await http('/api/calculatedField', {
       method: 'POST',

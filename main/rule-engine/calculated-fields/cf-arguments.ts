@@ -50,6 +50,7 @@ export function readArgument(
   arg: CfArgument,
   entity: EntityRef,
   limit: number,
+  latestOf?: (src: EntityRef, num: number) => Map<string, { ts: number; value: KvValue }>,
 ): ArgValue | undefined {
   const src = sourceOf(arg, entity);
   const key = arg.refEntityKey;
@@ -60,7 +61,7 @@ export function readArgument(
   }
   const num = services.directory.telemetryNum(src.entityType, src.id);
   if (key.type === 'TS_LATEST') {
-    const p = services.ctx.telemetry.latest(num, [key.key]).get(key.key);
+    const p = (latestOf ? latestOf(src, num) : services.ctx.telemetry.latest(num, [key.key])).get(key.key);
     return p ? { kind: 'single', ts: p.ts, value: p.value } : defaultOf(arg);
   }
   const endTs = Date.now();

@@ -53,6 +53,15 @@ interface Compiled {
   conditions: Map<string, CfScript>;
 }
 
+interface OutboxEntry {
+  entity: EntityRef;
+  scope: string | null;
+  ts: number;
+  immediate: boolean;
+  values: Record<string, unknown>;
+  fieldIds: Set<string>;
+}
+
 interface FieldState {
   args: Map<string, ArgValue>;
   /** geofencing: whether the entity was inside each zone group at the last run */
@@ -122,17 +131,21 @@ export class CalculatedFieldEngine {
   private global: { related: Compiled[]; byRef: Map<string, Compiled[]> } | null = null;
   private readonly unsubscribe: (() => void)[] = [];
   private idle: Promise<void> = Promise.resolve();
-  private readonly outbox = new Map<
-    string,
-    {
-      entity: EntityRef;
-      scope: string | null;
-      ts: number;
-      values: Record<string, unknown>;
-      fieldIds: Set<string>;
+  /** results waiting for the entity's running fields, by entity then by kind and ts */
+  private readonly outbox = new Map<string, Map<string, OutboxEntry>>();
+  /** entities' latest values read this turn (a new state reads them once for all its fields) */
+  private readonly latestRead = new Map<string, Map<string, { ts: number; value: KvValue }>>();
+  private readonly latestOf = (src: EntityRef, num: number): Map<string, { ts: number; value: KvValue }> => {
+    let m = this.latestRead.get(src.id);
+    if (!m) {
+      if (this.latestRead.size === 0) setImmediate(() => this.latestRead.clear());
+      m = this.services.ctx.telemetry.latest(num);
+      this.latestRead.set(src.id, m);
     }
-  >();
-  private flushing = false;
+    return m;
+  };
+  /** fields of each entity queued or running (its results go out when none is) */
+  private readonly running = new Map<string, number>();
   computed = 0;
   failures = 0;
 
@@ -419,6 +432,7 @@ export class CalculatedFieldEngine {
       return;
     }
     q.pending++;
+    this.running.set(entity.id, (this.running.get(entity.id) ?? 0) + 1);
     const queue = q;
     const job = { updates: [...updates], reread, depth };
     queue.waiting = job;
@@ -433,6 +447,12 @@ export class CalculatedFieldEngine {
       })
       .finally(() => {
         queue.pending--;
+        const left = (this.running.get(entity.id) ?? 1) - 1;
+        if (left > 0) this.running.set(entity.id, left);
+        else {
+          this.running.delete(entity.id);
+          this.flush(entity.id);
+        }
         if (queue.pending === 0 && this.queues.get(key) === queue) this.queues.delete(key);
       });
     this.idle = q.tail;
@@ -458,7 +478,7 @@ export class CalculatedFieldEngine {
   private loadArgs(c: Compiled, entity: EntityRef, state: FieldState): void {
     const limit = this.services.calculatedFields.limits.maxDataPointsPerRollingArg;
     for (const [name, a] of Object.entries(c.args)) {
-      const v = readArgument(this.services, a, entity, limit);
+      const v = readArgument(this.services, a, entity, limit, this.latestOf);
       if (v) state.args.set(name, v);
       else state.args.delete(name);
     }
@@ -829,39 +849,45 @@ export class CalculatedFieldEngine {
   }
 
   /**
-   * A result enters the rule engine as the entity's POST_TELEMETRY_REQUEST / POST_ATTRIBUTES_REQUEST. The
-   * results of one turn of the event loop for the same entity, kind and ts go as one message (the saved data
-   * is the same as one message per field; the chain runs once instead of once per field).
+   * A result enters the rule engine as the entity's POST_TELEMETRY_REQUEST / POST_ATTRIBUTES_REQUEST, or,
+   * with the output strategy IMMEDIATE (ThingsBoard 4.2+), is saved at once without the rule chain. An
+   * entity's results wait until none of its fields is still running, then go as one message (or one write)
+   * per kind and ts: the saved data is the same as one message per field, for a fraction of the work.
    */
-  private emit(
-    c: Compiled,
-    entity: EntityRef,
-    values: Record<string, unknown>,
-    ts: number,
-    depth: number,
-  ): void {
-    const output = (c.field.configuration.output ?? { type: 'TIME_SERIES' }) as CfOutput;
+  private emit(c: Compiled, entity: EntityRef, values: Record<string, unknown>, ts: number, depth: number): void {
+    const output = (c.field.configuration.output ?? { type: 'TIME_SERIES' }) as CfOutput & {
+      strategy?: { type?: string };
+    };
     if (this.produced.size >= MAX_PRODUCED) this.produced.clear();
     for (const key of Object.keys(values)) this.produced.set(`${entity.id}|${key}`, depth + 1);
     const scope = output.type === 'ATTRIBUTES' ? (output.scope ?? 'SERVER_SCOPE') : null;
-    const key = `${entity.id}|${scope ?? ''}|${scope ? 0 : ts}`;
-    const pending = this.outbox.get(key);
+    const immediate = output.strategy?.type === 'IMMEDIATE';
+    let byEntity = this.outbox.get(entity.id);
+    if (!byEntity) {
+      byEntity = new Map();
+      this.outbox.set(entity.id, byEntity);
+    }
+    const key = `${immediate ? 'I' : 'R'}|${scope ?? ''}|${scope ? 0 : ts}`;
+    const pending = byEntity.get(key);
     if (pending) {
       Object.assign(pending.values, values);
       pending.fieldIds.add(c.field.id.id);
     } else
-      this.outbox.set(key, { entity, scope, ts, values: { ...values }, fieldIds: new Set([c.field.id.id]) });
-    if (!this.flushing) {
-      this.flushing = true;
-      setImmediate(() => this.flush());
-    }
+      byEntity.set(key, { entity, scope, ts, immediate, values: { ...values }, fieldIds: new Set([c.field.id.id]) });
+    if ((this.running.get(entity.id) ?? 0) === 0) this.flush(entity.id);
   }
 
-  private flush(): void {
-    this.flushing = false;
-    const out = [...this.outbox.values()];
-    this.outbox.clear();
-    for (const o of out) {
+  private flush(entityId: string): void {
+    const byEntity = this.outbox.get(entityId);
+    if (!byEntity) return;
+    this.outbox.delete(entityId);
+    for (const o of byEntity.values()) {
+      if (o.immediate) {
+        void this.saveNow(o).catch(() => {
+          this.failures++;
+        });
+        continue;
+      }
       const ids = [...o.fieldIds].join(',');
       this.submit(
         o.scope
@@ -874,6 +900,18 @@ export class CalculatedFieldEngine {
             ),
       );
     }
+  }
+
+  private async saveNow(o: OutboxEntry): Promise<void> {
+    const { telemetry, directory } = this.services;
+    if (o.scope) {
+      await telemetry.saveAttributes(o.entity.id, o.scope as AttributeScope, o.values, o.entity.entityType);
+      return;
+    }
+    const num = directory.telemetryNum(o.entity.entityType, o.entity.id);
+    await telemetry.saveTimeseries({ id: o.entity.id, num, entityType: o.entity.entityType }, [
+      { ts: o.ts, values: o.values as Record<string, KvValue> },
+    ]);
   }
 
   private async debug(
