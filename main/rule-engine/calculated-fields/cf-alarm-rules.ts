@@ -60,10 +60,23 @@ function resolvePredicate(p: unknown, values: Values): unknown {
   if (Array.isArray(o.predicates)) o.predicates = o.predicates.map((x) => resolvePredicate(x, values));
   const v = o.value as Record<string, unknown> | undefined;
   if (v && typeof v === 'object') {
-    const dyn = typeof v.dynamicValueArgument === 'string' ? values[v.dynamicValueArgument] : undefined;
-    o.value = { defaultValue: dyn ?? v.staticValue ?? v.defaultValue };
+    const dynamic = typeof v.dynamicValueArgument === 'string';
+    const raw = (dynamic ? values[v.dynamicValueArgument as string] : undefined) ?? v.staticValue ?? v.defaultValue;
+    o.value = { defaultValue: typed(o.type, raw, dynamic) };
   }
   return o;
+}
+
+/** A value as the predicate's type wants it; a dynamic one not known (yet) as its type's zero value. */
+function typed(type: unknown, raw: unknown, dynamic: boolean): unknown {
+  if (raw === undefined || raw === null) {
+    if (!dynamic) return raw;
+    return type === 'NUMERIC' ? 0 : type === 'BOOLEAN' ? false : '';
+  }
+  if (type === 'NUMERIC') return typeof raw === 'number' ? raw : Number(raw);
+  if (type === 'BOOLEAN') return raw === true || raw === 'true';
+  if (type === 'STRING') return String(raw);
+  return raw;
 }
 
 const asText = (v: KvValue | undefined): string | undefined =>
