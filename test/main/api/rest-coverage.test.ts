@@ -16,6 +16,7 @@ const CHECKED_CONTROLLERS = [
   'Asset',
   'AssetProfile',
   'Auth',
+  'CalculatedField',
   'ComponentDescriptor',
   'Customer',
   'Dashboard',
