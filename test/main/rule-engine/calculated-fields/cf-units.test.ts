@@ -1,0 +1,74 @@
+/** The pieces of calculated fields a user meets directly: zones, aggregation metrics, the test run. */
+import { describe, expect, it } from 'vitest';
+import { computeMetrics } from '../../../../main/rule-engine/calculated-fields/cf-metrics.ts';
+import { testCalculatedField } from '../../../../main/rule-engine/calculated-fields/cf-test-script.ts';
+import { insideZone, parseZone } from '../../../../main/rule-engine/calculated-fields/geofencing.ts';
+
+describe('geofencing zones', () => {
+  // ThingsBoard's GeofencingCalculatedFieldStateTest zone and point
+  const polygon = parseZone(
+    '[[50.472000, 30.504000], [50.472000, 30.506000], [50.474000, 30.506000], [50.474000, 30.504000]]',
+  )!;
+
+  it('tells a point inside a polygon from one outside', () => {
+    expect(insideZone(polygon, 50.473, 30.505)).toBe(true);
+    expect(insideZone(polygon, 50.476, 30.505)).toBe(false);
+  });
+
+  it('measures circles in their radius unit', () => {
+    const circle = parseZone({ latitude: 50.45, longitude: 30.52, radius: 1, radiusUnit: 'KILOMETER' })!;
+    expect(insideZone(circle, 50.455, 30.52)).toBe(true); // ~556 m north
+    expect(insideZone(circle, 50.46, 30.52)).toBe(false); // ~1.1 km north
+  });
+
+  it('is no zone when the attribute is no perimeter', () => {
+    expect(parseZone('not json')).toBeNull();
+    expect(parseZone([[1, 2]])).toBeNull();
+    expect(parseZone({ latitude: 'x' })).toBeNull();
+  });
+});
+
+describe('aggregation metrics', () => {
+  it('computes each function over the rows, formulas included, defaults when nothing is there', () => {
+    const rows = [{ t: 20, h: 40 }, { t: 24, h: 60 }, { t: 24 }];
+    expect(
+      computeMetrics(
+        {
+          avg: { function: 'AVG', input: { type: 'key', key: 't' } },
+          unique: { function: 'COUNT_UNIQUE', input: { type: 'key', key: 't' } },
+          sumF: { function: 'SUM', input: { type: 'function', function: 't * 2' } },
+          none: { function: 'MAX', input: { type: 'key', key: 'x' }, defaultValue: -1 },
+          count: { function: 'COUNT', input: { type: 'key', key: 'h' } },
+        },
+        rows,
+        ['t', 'h', 'x'],
+      ),
+    ).toEqual({ avg: 68 / 3, unique: 2, sumF: 136, none: -1, count: 2 });
+  });
+});
+
+describe('the test run', () => {
+  it('evaluates a SIMPLE formula and reports a bad one', async () => {
+    expect(
+      await testCalculatedField({
+        type: 'SIMPLE',
+        expression: '(t - 32) / 1.8',
+        arguments: { t: { value: 212 } },
+      }),
+    ).toEqual({ output: '100', error: '' });
+    const bad = await testCalculatedField({
+      type: 'SIMPLE',
+      expression: 't +',
+      arguments: { t: { value: 1 } },
+    });
+    expect(bad.output).toBe('');
+    expect(bad.error).not.toBe('');
+  });
+
+  it('answers an empty expression with an error, not an exception', async () => {
+    expect(await testCalculatedField({ expression: ' ' })).toEqual({
+      output: '',
+      error: 'Expression must be specified',
+    });
+  });
+});
