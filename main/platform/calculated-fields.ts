@@ -1,3 +1,4 @@
+import { CF_TYPES, type CfType } from '../../shared/calculated-fields.ts';
 import { randomUUID } from 'node:crypto';
 import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
 import { requireTenantAdmin, type Principal } from './auth/principal.ts';
@@ -6,17 +7,7 @@ import type { EntityDirectory } from './entity-directory.ts';
 import { badRequestParams, notFound } from './errors.ts';
 import { parseJson, queryPage } from './paging.ts';
 
-/** ThingsBoard 4.3's CalculatedFieldType. */
-export const CF_TYPES = [
-  'SIMPLE',
-  'SCRIPT',
-  'GEOFENCING',
-  'ALARM',
-  'PROPAGATION',
-  'RELATED_ENTITIES_AGGREGATION',
-  'ENTITY_AGGREGATION',
-] as const;
-export type CfType = (typeof CF_TYPES)[number];
+export { CF_TYPES, type CfType };
 
 /** The entities a calculated field may be defined on. */
 export const CF_ENTITY_TYPES = ['DEVICE', 'ASSET', 'DEVICE_PROFILE', 'ASSET_PROFILE'] as const;

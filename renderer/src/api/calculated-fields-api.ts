@@ -2,21 +2,13 @@
  * ThingsBoard 4.3's calculated fields over REST (CalculatedFieldController): a device's, asset's or
  * profile's fields, save, delete, test run on sample arguments, and the kept debug events.
  */
+import { CF_TYPES, type CfType } from '../../../shared/calculated-fields.ts';
 import type { PageData } from '../../../shared/schemas/common.ts';
 import type { ApiClient } from './client.ts';
 
 const enc = encodeURIComponent;
 
-export const CF_TYPES = [
-  'SIMPLE',
-  'SCRIPT',
-  'GEOFENCING',
-  'ALARM',
-  'PROPAGATION',
-  'RELATED_ENTITIES_AGGREGATION',
-  'ENTITY_AGGREGATION',
-] as const;
-export type CfType = (typeof CF_TYPES)[number];
+export { CF_TYPES, type CfType };
 
 export interface EntityRef {
   entityType: string;
