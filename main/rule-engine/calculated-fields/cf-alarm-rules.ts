@@ -61,7 +61,8 @@ function resolvePredicate(p: unknown, values: Values): unknown {
   const v = o.value as Record<string, unknown> | undefined;
   if (v && typeof v === 'object') {
     const dynamic = typeof v.dynamicValueArgument === 'string';
-    const raw = (dynamic ? values[v.dynamicValueArgument as string] : undefined) ?? v.staticValue ?? v.defaultValue;
+    const raw =
+      (dynamic ? values[v.dynamicValueArgument as string] : undefined) ?? v.staticValue ?? v.defaultValue;
     o.value = { defaultValue: typed(o.type, raw, dynamic) };
   }
   return o;

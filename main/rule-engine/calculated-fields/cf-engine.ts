@@ -31,7 +31,7 @@ import {
   type RuleProgress,
 } from './cf-alarm-rules.ts';
 import { computeMetrics, type AggMetric, type Row } from './cf-metrics.ts';
-import { CfScript, looksLikeScript } from './cf-script.ts';
+import { CfScript, CfScriptBatch, looksLikeScript } from './cf-script.ts';
 import { insideZone, parseZone, type Zone } from './geofencing.ts';
 
 /** A change of an entity's data: time series points, or attributes of a scope. */
@@ -48,7 +48,7 @@ interface Compiled {
   args: Record<string, CfArgument>;
   argNames: string[];
   expression: MathExpression | null;
-  script: CfScript | null;
+  script: Pick<CfScript, 'run' | 'release'> | null;
   /** TBEL conditions of an ALARM field, by rule (severity or CLEAR) */
   conditions: Map<string, CfScript>;
 }
@@ -275,6 +275,28 @@ export class CalculatedFieldEngine {
     return c;
   }
 
+  /** An entity's (or profile's) SCRIPT fields run as one batch program (CfScriptBatch). */
+  private batchScripts(list: Compiled[]): void {
+    const scripted = list.filter((c) => c.type === 'SCRIPT' && c.script);
+    if (scripted.length < 2) return;
+    let batch: CfScriptBatch;
+    try {
+      batch = new CfScriptBatch(
+        this.sandbox,
+        scripted.map((c) => ({ source: String(c.field.configuration.expression), argNames: c.argNames })),
+      );
+    } catch {
+      return;
+    }
+    scripted.forEach((c, i) => {
+      c.script!.release();
+      c.script = {
+        run: (ctx, args) => batch.run(i, ctx, args),
+        release: () => (i === 0 ? batch.release() : undefined),
+      };
+    });
+  }
+
   private fieldsOf(entityId: string): Compiled[] {
     let list = this.compiled.get(entityId);
     if (!list) {
@@ -286,6 +308,7 @@ export class CalculatedFieldEngine {
           // saved before a check existed, or the expression no longer parses: the field does not run
         }
       }
+      this.batchScripts(list);
       if (this.compiled.size > this.maxStates) this.compiled.clear();
       this.compiled.set(entityId, list);
     }
@@ -854,7 +877,13 @@ export class CalculatedFieldEngine {
    * entity's results wait until none of its fields is still running, then go as one message (or one write)
    * per kind and ts: the saved data is the same as one message per field, for a fraction of the work.
    */
-  private emit(c: Compiled, entity: EntityRef, values: Record<string, unknown>, ts: number, depth: number): void {
+  private emit(
+    c: Compiled,
+    entity: EntityRef,
+    values: Record<string, unknown>,
+    ts: number,
+    depth: number,
+  ): void {
     const output = (c.field.configuration.output ?? { type: 'TIME_SERIES' }) as CfOutput & {
       strategy?: { type?: string };
     };
@@ -873,7 +902,14 @@ export class CalculatedFieldEngine {
       Object.assign(pending.values, values);
       pending.fieldIds.add(c.field.id.id);
     } else
-      byEntity.set(key, { entity, scope, ts, immediate, values: { ...values }, fieldIds: new Set([c.field.id.id]) });
+      byEntity.set(key, {
+        entity,
+        scope,
+        ts,
+        immediate,
+        values: { ...values },
+        fieldIds: new Set([c.field.id.id]),
+      });
     if ((this.running.get(entity.id) ?? 0) === 0) this.flush(entity.id);
   }
 

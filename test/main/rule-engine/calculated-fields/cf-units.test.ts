@@ -72,3 +72,27 @@ describe('the test run', () => {
     });
   });
 });
+
+describe('SCRIPT fields batched into one sandbox program', () => {
+  it('gives each call its own field, arguments and error', async () => {
+    const { CfScriptBatch } = await import('../../../../main/rule-engine/calculated-fields/cf-script.ts');
+    const { testScriptSandbox } = await import('../../../../main/rule-engine/script/script-sandbox.ts');
+    const batch = new CfScriptBatch(testScriptSandbox(), [
+      { source: 'return {"double": t * 2};', argNames: ['t'] },
+      { source: 'if (t > 5) { raiseError("too hot"); } return {"next": t + 1};', argNames: ['t'] },
+    ]);
+    try {
+      const results = await Promise.allSettled([
+        batch.run(0, { args: {} }, { t: 2 }),
+        batch.run(1, { args: {} }, { t: 3 }),
+        batch.run(1, { args: {} }, { t: 9 }),
+      ]);
+      expect(results[0]).toEqual({ status: 'fulfilled', value: { double: 4 } });
+      expect(results[1]).toEqual({ status: 'fulfilled', value: { next: 4 } });
+      expect(results[2]!.status).toBe('rejected');
+      expect(String((results[2] as PromiseRejectedResult).reason)).toContain('too hot');
+    } finally {
+      batch.release();
+    }
+  });
+});
