@@ -30,7 +30,7 @@ describe('geofencing zones', () => {
 
 describe('aggregation metrics', () => {
   it('computes each function over the rows, formulas included, defaults when nothing is there', () => {
-    const rows = [{ t: 20, h: 40 }, { t: 24, h: 60 }, { t: 24 }];
+    const rows: Record<string, number>[] = [{ t: 20, h: 40 }, { t: 24, h: 60 }, { t: 24 }];
     expect(
       computeMetrics(
         {
