@@ -7,7 +7,13 @@ export const CALCULATED_FIELDS = 10;
 export const CALCULATED_FIELDS_ENV = { SANDBOARD_CF_MAX_PER_ENTITY: String(CALCULATED_FIELDS) };
 
 /** ThingsBoard 4.2+'s output strategy that saves results at once (time series, latest, WebSocket). */
-const IMMEDIATE = { type: 'IMMEDIATE', saveTimeSeries: true, saveLatest: true, sendWsUpdate: true, processCfs: true };
+const IMMEDIATE = {
+  type: 'IMMEDIATE',
+  saveTimeSeries: true,
+  saveLatest: true,
+  sendWsUpdate: true,
+  processCfs: true,
+};
 
 /**
  * Defines CALCULATED_FIELDS fields on the default device profile (the gateways' devices use it): SIMPLE
