@@ -1,0 +1,405 @@
+/**
+ * npm run bench:fleet — fleets to the machine's ceiling against a real `sandboard serve` (fresh data dir).
+ *
+ * Direct phase: FLEET_DEVICES devices (default: the open-file limit less 1,000, at most 19,000), each a real
+ * MQTT 3.1.1 client, connect at once (a storm) from FLEET_PROCS load processes. Measured: the storm's
+ * length (connectStormS), refused connections, REST p99 while it lasts (restDuringStormMs: GET
+ * /api/tenant/deviceInfos and /api/auth/user one after the other, every 50 ms), then one QoS 1 publish per
+ * device over 10 s (pubackP99Ms) and serve's RSS. restStormRatio compares REST p99 during the storm with
+ * the same calls on the idle platform in this run.
+ *
+ * Gateway phase: FLEET_GATEWAYS gateways (100) of FLEET_GATEWAY_DEVICES devices (1,000) announce their
+ * devices (v1/gateway/connect creates them) and send one telemetry message per 100 devices. Measured:
+ * gatewayDevices, gatewayRssMB, the device list page and its text search on the settled platform
+ * (deviceListMs, deviceSearchMs: medians of 10), and the longest CONNECT of a direct device while the
+ * gateways' devices were being created (connectDuringCreationMs).
+ *
+ * serve and the load processes get the hard open-file limit as their soft one (prlimit); the bench says so
+ * when the hard limit is lower than the fleet needs. Last line: BENCH {"name":"fleet",...}.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import mqtt from 'mqtt';
+import { percentile, printBench, printFigures } from './lib/bench-output.ts';
+import { benchHttp, tenantToken, type BenchHttp } from './lib/bench-http.ts';
+import type { FleetChildConfig, FleetCommand, FleetReport } from './lib/fleet-child.ts';
+
+const BIN = fileURLToPath(new URL('../bin/sandboard.js', import.meta.url));
+const CHILD = fileURLToPath(new URL('./lib/fleet-child.ts', import.meta.url));
+
+function openFileLimits(): { soft: number; hard: number } {
+  const read = (flag: string) => {
+    const out = execFileSync('sh', ['-c', `ulimit ${flag}`], { encoding: 'utf8' }).trim();
+    return out === 'unlimited' ? Number.POSITIVE_INFINITY : Number(out);
+  };
+  return { soft: read('-Sn'), hard: read('-Hn') };
+}
+
+const limits = openFileLimits();
+const raiseTo = Number.isFinite(limits.hard) ? limits.hard : 1_048_576;
+const hasPrlimit = (() => {
+  try {
+    execFileSync('prlimit', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+/** A command with its open-file limit raised to the hard limit, when prlimit can do it. */
+const withNofile = (cmd: string, args: string[]): [string, string[]] =>
+  hasPrlimit ? ['prlimit', [`--nofile=${raiseTo}:${raiseTo}`, cmd, ...args]] : [cmd, args];
+const fdLimit = hasPrlimit ? raiseTo : limits.soft;
+
+const DEVICES = Number(process.env.FLEET_DEVICES ?? Math.min(19_000, fdLimit - 1_000));
+const PROCS = Number(process.env.FLEET_PROCS ?? 4);
+const GATEWAYS = Number(process.env.FLEET_GATEWAYS ?? 100);
+const GATEWAY_DEVICES = Number(process.env.FLEET_GATEWAY_DEVICES ?? 1_000);
+const PUBLISH_SPREAD_MS = Number(process.env.FLEET_SPREAD_S ?? 10) * 1000;
+const TARGETS = {
+  connectStormS: 10,
+  restDuringStormMs: 100,
+  pubackP99Ms: 50,
+  gatewayRssMB: 1536,
+  deviceListMs: 50,
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+async function startServe(dataDir: string) {
+  const [cmd, args] = withNofile(process.execPath, [
+    BIN,
+    'serve',
+    '--data-dir',
+    dataDir,
+    '--http-port',
+    '0',
+    '--mqtt-port',
+    '0',
+    '--analytics-port',
+    '0',
+  ]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  const urls = await new Promise<{ http: string; mqtt: string }>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /^sandboard ready (\{.*\})$/.exec(line);
+      if (m) resolve(JSON.parse(m[1]!) as { http: string; mqtt: string });
+    });
+    child.once('exit', (code) => reject(new Error(`sandboard serve exited with ${code}: ${stderr}`)));
+  });
+  // prlimit execs node: the pid is serve's own
+  return { child, urls, stderr: () => stderr };
+}
+
+/** A load process and a way to wait for its next report. */
+interface LoadChild {
+  child: ChildProcess;
+  send(cmd: FleetCommand): void;
+  next<T extends FleetReport['type']>(type: T): Promise<Extract<FleetReport, { type: T }>>;
+}
+
+async function startLoadChild(config: FleetChildConfig): Promise<LoadChild> {
+  const [cmd, args] = withNofile(process.execPath, [CHILD, JSON.stringify(config)]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map<string, (r: FleetReport) => void>();
+  child.on('message', (r: FleetReport) => {
+    waiting.get(r.type)?.(r);
+    waiting.delete(r.type);
+  });
+  const load: LoadChild = {
+    child,
+    send: (c) => child.send(c),
+    next: (type) =>
+      new Promise((resolve, reject) => {
+        waiting.set(type, resolve as (r: FleetReport) => void);
+        child.once('exit', (code) => reject(new Error(`load process exited with ${code}`)));
+      }),
+  };
+  await load.next('ready');
+  return load;
+}
+
+/** Calls the REST probes in turn every `everyMs` until stopped; returns each call's latency. */
+function probeRest(http: BenchHttp, token: string, everyMs: number) {
+  const latencies: number[] = [];
+  let failures = 0;
+  let running = true;
+  const paths = ['/api/tenant/deviceInfos?pageSize=10&page=0', '/api/auth/user'];
+  const done = (async () => {
+    for (let i = 0; running; i++) {
+      const t = performance.now();
+      try {
+        await http(paths[i % paths.length]!, { token });
+        latencies.push(performance.now() - t);
+      } catch {
+        failures++;
+      }
+      await sleep(Math.max(0, everyMs - (performance.now() - t)));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await done;
+      return { latencies, failures };
+    },
+  };
+}
+
+async function timedMedian(fn: () => Promise<unknown>, times = 10): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  return percentile(samples, 50);
+}
+
+/** Creates devices "Fleet i" with access tokens fleet-i through the bulk import, 10,000 a request. */
+async function createDirectDevices(http: BenchHttp, token: string, count: number): Promise<string[]> {
+  const tokens = Array.from({ length: count }, (_, i) => `fleet-${i}`);
+  for (let first = 0; first < count; first += 10_000) {
+    const slice = tokens.slice(first, first + 10_000);
+    const file = slice.map((t, j) => `Fleet ${first + j},fleet,${t}`).join('\n');
+    const result = await http<{ created: number; errors: number; errorsList: string[] }>(
+      '/api/device/bulk_import',
+      {
+        method: 'POST',
+        token,
+        body: JSON.stringify({
+          file,
+          mapping: {
+            columns: [{ type: 'NAME' }, { type: 'TYPE' }, { type: 'ACCESS_TOKEN' }],
+            delimiter: ',',
+            header: false,
+            update: false,
+          },
+        }),
+      },
+    );
+    if (result.errors) throw new Error(`bulk import: ${result.errorsList.slice(0, 3).join('; ')}`);
+  }
+  return tokens;
+}
+
+function split<T>(items: T[], parts: number): T[][] {
+  const out: T[][] = Array.from({ length: parts }, () => []);
+  items.forEach((item, i) => out[i % parts]!.push(item));
+  return out.filter((p) => p.length > 0);
+}
+
+/** Longest CONNECT -> CONNACK of one direct device, reconnecting every 200 ms until stopped. */
+function probeConnect(url: string, username: string) {
+  const times: number[] = [];
+  let failures = 0;
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const t = performance.now();
+      try {
+        const c = await mqtt.connectAsync(url, {
+          protocolVersion: 4,
+          username,
+          reconnectPeriod: 0,
+          connectTimeout: 60_000,
+        });
+        times.push(performance.now() - t);
+        await c.endAsync(true);
+      } catch {
+        failures++;
+      }
+      await sleep(200);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await done;
+      return { times, failures };
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const limitNote =
+    `open-file limit: soft ${limits.soft}, hard ${limits.hard}; ` +
+    (hasPrlimit
+      ? `serve and load processes run with ${raiseTo}:${raiseTo} (prlimit)`
+      : 'prlimit not found: the processes keep the soft limit');
+  console.log(limitNote);
+  if (DEVICES + 500 > fdLimit)
+    console.log(
+      `the hard open-file limit (${fdLimit}) is below what ${DEVICES} connections need: raise it (ulimit -Hn, limits.conf) to go further`,
+    );
+  console.log(`net.core.somaxconn: ${readFileSync('/proc/sys/net/core/somaxconn', 'utf8').trim()}`);
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-fleet-bench-'));
+  const serve = await startServe(dataDir);
+  const pid = serve.child.pid!;
+  const http = benchHttp(serve.urls.http);
+  const loadChildren: LoadChild[] = [];
+  try {
+    const token = await tenantToken(http);
+    const createStart = performance.now();
+    const tokens = await createDirectDevices(http, token, DEVICES);
+    const createS = (performance.now() - createStart) / 1000;
+
+    // baseline: the same REST probes on the idle platform
+    const idleProbe = probeRest(http, token, 50);
+    await sleep(2_000);
+    const idle = await idleProbe.stop();
+
+    // direct phase: the storm
+    for (const slice of split(tokens, PROCS))
+      loadChildren.push(await startLoadChild({ mode: 'direct', url: serve.urls.mqtt, tokens: slice }));
+    const stormProbe = probeRest(http, token, 50);
+    const stormStart = performance.now();
+    for (const c of loadChildren) c.send({ cmd: 'connect' });
+    const connected = await Promise.all(loadChildren.map((c) => c.next('connected')));
+    const connectStormS = Math.max(...connected.map((r) => r.lastMs)) / 1000;
+    const storm = await stormProbe.stop();
+    void stormStart;
+    const connections = connected.reduce((n, r) => n + r.ok, 0);
+    const refused = connected.reduce((n, r) => n + r.refused, 0);
+    const errors = connected.flatMap((r) => r.errors);
+    if (connected.some((r) => r.emfile))
+      console.log('load processes hit EMFILE: the open-file limit (ulimit -n), not Sandboard, is the bound');
+
+    for (const c of loadChildren) c.send({ cmd: 'publish', spreadMs: PUBLISH_SPREAD_MS });
+    const published = await Promise.all(loadChildren.map((c) => c.next('published')));
+    const pubacks = published.flatMap((r) => r.latencies);
+    const publishFailed = published.reduce((n, r) => n + r.failed, 0);
+    const rssMB = rssOf(pid);
+    for (const c of loadChildren) c.send({ cmd: 'end' });
+    await Promise.all(loadChildren.map((c) => c.next('ended')));
+    loadChildren.length = 0;
+
+    // gateway phase
+    const gateways = Array.from({ length: GATEWAYS }, (_, g) => ({
+      token: `fleet-gw-${g}`,
+      prefix: `FGW${g}`,
+    }));
+    for (const [g, gw] of gateways.entries())
+      await http(`/api/device?accessToken=${gw.token}`, {
+        method: 'POST',
+        token,
+        body: JSON.stringify({ name: `Fleet Gateway ${g}`, additionalInfo: { gateway: true } }),
+      });
+    const gwChildren: LoadChild[] = [];
+    for (const slice of split(gateways, Math.min(PROCS, GATEWAYS)))
+      gwChildren.push(
+        await startLoadChild({
+          mode: 'gateway',
+          url: serve.urls.mqtt,
+          gateways: slice,
+          devicesPerGateway: GATEWAY_DEVICES,
+          window: 8,
+        }),
+      );
+    loadChildren.push(...gwChildren);
+    const creationRest = probeRest(http, token, 50);
+    const connectProbe = probeConnect(serve.urls.mqtt, tokens[0] ?? 'fleet-gw-0');
+    const gwStart = performance.now();
+    for (const c of gwChildren) c.send({ cmd: 'connect' });
+    const gwConnected = await Promise.all(gwChildren.map((c) => c.next('connected')));
+    const gatewayCreateS = (performance.now() - gwStart) / 1000;
+    const creation = await creationRest.stop();
+    const duringCreation = await connectProbe.stop();
+    for (const c of gwChildren) c.send({ cmd: 'publish', spreadMs: 0 });
+    const gwPublished = await Promise.all(gwChildren.map((c) => c.next('published')));
+    const gatewayRefused = gwConnected.reduce((n, r) => n + r.refused, 0);
+    const gwPubacks = gwPublished.flatMap((r) => r.latencies);
+
+    const list = await http<{ totalElements: number }>('/api/tenant/deviceInfos?pageSize=1&page=0', {
+      token,
+    });
+    const gatewayDevices = list.totalElements - DEVICES - GATEWAYS;
+    const deviceListMs = await timedMedian(() =>
+      http('/api/tenant/deviceInfos?pageSize=20&page=0&sortProperty=createdTime&sortOrder=DESC', { token }),
+    );
+    const deviceListNameMs = await timedMedian(() =>
+      http('/api/tenant/deviceInfos?pageSize=20&page=0&sortProperty=name&sortOrder=ASC', { token }),
+    );
+    const deviceSearchMs = await timedMedian(() =>
+      http('/api/tenant/deviceInfos?pageSize=20&page=0&textSearch=FGW7%20Device%2099', { token }),
+    );
+    const gatewayRssMB = rssOf(pid);
+    for (const c of gwChildren) c.send({ cmd: 'end' });
+    await Promise.all(gwChildren.map((c) => c.next('ended')));
+    loadChildren.length = 0;
+
+    const idleP99 = percentile(idle.latencies, 99);
+    const restDuringStormMs = percentile(storm.latencies, 99);
+    const result = {
+      connections,
+      refused,
+      connectStormS,
+      restDuringStormMs,
+      restDuringStormMaxMs: Math.max(...storm.latencies),
+      restDuringStormCalls: storm.latencies.length,
+      restIdleP99Ms: idleP99,
+      restStormRatio: restDuringStormMs / idleP99,
+      pubackP99Ms: percentile(pubacks, 99),
+      publishFailed,
+      rssMB,
+      gatewayDevices,
+      gatewayRefused,
+      gatewayCreateS,
+      gatewayPubackP99Ms: percentile(gwPubacks, 99),
+      restDuringCreationP99Ms: percentile(creation.latencies, 99),
+      connectDuringCreationMs: duringCreation.times.length ? Math.max(...duringCreation.times) : Number.NaN,
+      connectDuringCreationFailed: duringCreation.failures,
+      gatewayRssMB,
+      deviceListMs,
+      deviceListNameMs,
+      deviceSearchMs,
+    };
+    printFigures({
+      'direct devices created (bulk import)': [createS, 's'],
+      connections,
+      refused,
+      'connect storm': [connectStormS, `s (target <= ${TARGETS.connectStormS})`],
+      'REST p99 during the storm': [
+        restDuringStormMs,
+        `ms over ${storm.latencies.length} calls (target <= ${TARGETS.restDuringStormMs})`,
+      ],
+      'REST max during the storm': [result.restDuringStormMaxMs, 'ms'],
+      'REST p99 idle (baseline)': [idleP99, 'ms'],
+      'REST storm/idle ratio': result.restStormRatio,
+      'PUBACK p99': [result.pubackP99Ms, `ms (target <= ${TARGETS.pubackP99Ms})`],
+      'serve RSS with the fleet': [rssMB, 'MB'],
+      'gateway devices': gatewayDevices,
+      'gateway devices created in': [gatewayCreateS, 's'],
+      'REST p99 during creation': [result.restDuringCreationP99Ms, 'ms'],
+      'longest direct CONNECT during creation': [result.connectDuringCreationMs, 'ms'],
+      'serve RSS with the gateways': [gatewayRssMB, `MB (target <= ${TARGETS.gatewayRssMB})`],
+      'device list (newest first)': [deviceListMs, `ms median (target <= ${TARGETS.deviceListMs})`],
+      'device list (by name)': [deviceListNameMs, 'ms median'],
+      'device search': [deviceSearchMs, `ms median (target <= ${TARGETS.deviceListMs})`],
+      'load average': loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' '),
+    });
+    if (errors.length) console.log(`connect errors: ${errors.join('; ')}`);
+    printBench({ name: 'fleet', ...result, openFileLimit: fdLimit });
+  } finally {
+    for (const c of loadChildren) c.child.kill('SIGKILL');
+    serve.child.kill('SIGTERM');
+    await once(serve.child, 'exit');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
