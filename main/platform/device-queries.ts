@@ -82,6 +82,9 @@ export class DeviceQueries {
     const where: string[] = [];
     const params: (string | number)[] = [];
     let from = DeviceQueries.FROM;
+    // the count and the search read devices alone unless a condition needs a joined table
+    const narrow =
+      filter.edgeId || filter.active !== undefined ? undefined : { from: 'FROM devices e', key: 'e.num' };
     if (filter.edgeId) {
       from += ` JOIN relations r ON r.to_id = e.id AND r.to_type = 'DEVICE' AND r.type = 'Contains'
         AND r.type_group = 'EDGE' AND r.from_type = 'EDGE' AND r.from_id = ?`;
@@ -124,6 +127,7 @@ export class DeviceQueries {
           customerTitle: 'c.title',
         },
         defaultSort: 'createdTime',
+        ...(narrow ? { narrow } : {}),
       },
       q,
       (r: Row) => this.toInfo(r as unknown as InfoRow),

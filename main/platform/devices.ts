@@ -365,6 +365,7 @@ export class DeviceService {
           deviceProfileName: 'e.type',
         },
         defaultSort: 'createdTime',
+        narrow: { from: 'FROM devices e', key: 'e.num' },
       },
       q,
       (r: Row) => this.toDevice(r as unknown as DeviceRow),

@@ -42,6 +42,13 @@ export interface MqttTransport {
   close(): Promise<void>;
 }
 
+/**
+ * Connections the kernel may queue before they are accepted. A fleet connecting at once (a storm of
+ * thousands) overflows Node's default of 511, and each dropped SYN is retried by the client only after
+ * 1 s, 3 s, 7 s...; the kernel caps this at net.core.somaxconn.
+ */
+export const MQTT_LISTEN_BACKLOG = 65_535;
+
 const badCredentials = (): AuthenticateError =>
   Object.assign(new Error('Bad username or password'), { returnCode: 4 as const });
 
@@ -279,7 +286,7 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
 
   const server: Server = createServer((socket) => broker.handle(socket));
   const sockets = new ServerSockets(server);
-  server.listen({ host: options.host, port: options.port });
+  server.listen({ host: options.host, port: options.port, backlog: MQTT_LISTEN_BACKLOG });
   await once(server, 'listening');
 
   return {
