@@ -8,6 +8,7 @@ import type { RpcDelivery, RpcRequest } from '../../platform/rpc.ts';
 import { parseJson } from '../../platform/paging.ts';
 import { ownScope, viaGatewayScope, type TransportCore } from '../device-messages.ts';
 import { RateLimitedError, ReasonCode, TransportError } from '../transport-error.ts';
+import { ConnectAdmission } from './connect-admission.ts';
 import { handleDeviceTopic } from './device-api.ts';
 import { handleGatewayTopic } from './gateway-api.ts';
 import { handleProvisionPublish, isProvisionConnect, PROVISION_RESPONSE_TOPIC } from './provision-session.ts';
@@ -51,6 +52,8 @@ export const MQTT_LISTEN_BACKLOG = 65_535;
 
 const badCredentials = (): AuthenticateError =>
   Object.assign(new Error('Bad username or password'), { returnCode: 4 as const });
+const serverUnavailable = (): AuthenticateError =>
+  Object.assign(new Error('Too many connections waiting'), { returnCode: 3 as const });
 
 /**
  * The embedded broker: aedes with the device access token as the username. Nothing is routed between
@@ -66,24 +69,29 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
   // Sessions of the user name (or client id) "provision": they may only ask for credentials.
   const provisioners = new WeakSet<Client>();
   const closeClientRpc = new Map<Client, () => void>();
+  const admission = new ConnectAdmission();
 
   const broker = await Aedes.createBroker({
     maximumPacketSize: options.maxPacketBytes,
     drainTimeout: 30_000,
     maxClientsIdLength: 256,
     authenticate(client, username, password, done) {
-      if (isProvisionConnect(client.id, username)) {
-        provisioners.add(client);
-        return done(null, true);
-      }
-      const device = services.devices.findRowByMqttCredentials(
-        client.id ?? '',
-        username ?? '',
-        password ? password.toString('utf8') : '',
-      );
-      if (!device) return done(badCredentials(), false);
-      authenticated.set(client, device);
-      done(null, true);
+      const admitted = admission.admit(() => {
+        if (client.closed) return done(badCredentials(), false);
+        if (isProvisionConnect(client.id, username)) {
+          provisioners.add(client);
+          return done(null, true);
+        }
+        const device = services.devices.findRowByMqttCredentials(
+          client.id ?? '',
+          username ?? '',
+          password ? password.toString('utf8') : '',
+        );
+        if (!device) return done(badCredentials(), false);
+        authenticated.set(client, device);
+        done(null, true);
+      });
+      if (!admitted) done(serverUnavailable(), false);
     },
     authorizeSubscribe(client, sub, done) {
       if (provisioners.has(client)) return done(null, sub.topic === PROVISION_RESPONSE_TOPIC ? sub : null);
