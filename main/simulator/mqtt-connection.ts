@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 
 /** Where and as whom a simulated gateway connects. */
@@ -31,9 +32,45 @@ export function failureReason(err: unknown): string {
   return 'connection-lost';
 }
 
+function readOpenFileLimit(): number | null {
+  try {
+    const line = /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return line && /^\d+$/.test(line[1]!) ? Number(line[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+// read now: once the limit is reached, not even /proc/self/limits can be opened
+const OPEN_FILE_LIMIT = readOpenFileLimit();
+let openFileLimitHit: string | null = null;
+
+/** This process's open-file limit (soft, as `ulimit -n` shows it), or null where it cannot be read. */
+export function openFileLimit(): number | null {
+  return OPEN_FILE_LIMIT;
+}
+
+/** The message of the first connection this process could not open for the open-file limit, if any. */
+export function openFileLimitReached(): string | null {
+  return openFileLimitHit;
+}
+
+/** What to tell a user whose simulator ran out of file descriptors: the limit is the bound, not Sandboard. */
+function openFileLimitMessage(): string {
+  return (
+    `the open-file limit of this process${OPEN_FILE_LIMIT === null ? '' : ` (ulimit -n: ${OPEN_FILE_LIMIT})`} is reached: ` +
+    'every connection is an open file, so this limit, not Sandboard, bounds the fleet; ' +
+    'raise it (ulimit -n 65535, or LimitNOFILE= for a service) or run several simulator processes'
+  );
+}
+
 function describe(err: Error & { code?: unknown }, conn: GatewayConnection): ConnectError {
   const where = conn.url;
   switch (err.code) {
+    case 'EMFILE':
+    case 'ENFILE':
+      openFileLimitHit ??= `cannot connect to ${where}: ${openFileLimitMessage()}`;
+      return new ConnectError(openFileLimitHit, false);
     case 4:
     case 0x86:
       return new ConnectError(

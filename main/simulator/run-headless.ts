@@ -11,6 +11,7 @@ import { junitXml } from '../../shared/simulation-junit.ts';
 import { runReport } from './simulation-report.ts';
 import { SimulationRun } from './simulation-run.ts';
 import { embeddedUrl, remoteTarget, runGateways, type ResolvedTarget } from './targets.ts';
+import { openFileLimit, openFileLimitReached } from './mqtt-connection.ts';
 
 export interface SimulateOptions {
   file: string;
@@ -91,14 +92,38 @@ function failures(m: Meter): string {
   return ` (${parts.join(', ')})`;
 }
 
-function progressLine(run: SimulationRun): string {
+/** The simulator's own CPU use since the last call, in % of one core: what driving the fleet costs. */
+function cpuMeter(): () => number {
+  let last = process.cpuUsage();
+  let lastAt = performance.now();
+  return () => {
+    const now = performance.now();
+    const used = process.cpuUsage(last);
+    last = process.cpuUsage();
+    const pct = ((used.user + used.system) / 1000 / Math.max(1, now - lastAt)) * 100;
+    lastAt = now;
+    return pct;
+  };
+}
+
+function progressLine(run: SimulationRun, cpuPct: number): string {
   const m = run.meter;
   const elapsed = (run.elapsedMs() / 1000).toFixed(0).padStart(4);
   const connected = run.gateways.filter((g) => g.state === 'connected').length;
+  const retrying = run.gateways.filter((g) => g.state === 'reconnecting').length;
   return (
     `[${elapsed}s] sent ${m.sent} | acked ${m.acknowledged} | failed ${m.failed}${failures(m)} | ` +
+    `${retrying ? `${retrying} retrying | ` : ''}cpu ${cpuPct.toFixed(0)}% | ` +
     `${m.messagesPerSecond().toFixed(1)} msg/s | ${connected}/${run.gateways.length} gateways connected`
   );
+}
+
+/** A warning when the scenario's connections come near the open-file limit, which then bounds the run. */
+function openFileWarning(connections: number): string | null {
+  const limit = openFileLimit();
+  // the process itself holds some files (modules, the store, an embedded platform's sockets)
+  if (limit === null || connections + 100 < limit) return null;
+  return `sandboard simulate: ${connections} gateway connections come near the open-file limit (ulimit -n: ${limit}); gateways past it are retried and reported; raise it (ulimit -n 65535) to go further\n`;
 }
 
 /**
@@ -160,9 +185,21 @@ export async function runSimulate(
     });
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    const warning = openFileWarning(scenario.gateways.length * (platform ? 2 : 1));
+    if (warning) process.stderr.write(warning);
     await run.start();
     const r = run;
-    const print = () => out.write(tty ? `\r${progressLine(r)}\x1b[K` : `${progressLine(r)}\n`);
+    const cpu = cpuMeter();
+    let toldLimit = false;
+    const print = () => {
+      const limited = toldLimit ? null : openFileLimitReached();
+      if (limited) {
+        toldLimit = true;
+        process.stderr.write(`sandboard simulate: ${limited}\n`);
+      }
+      const line = progressLine(r, cpu());
+      out.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
+    };
     ticker = setInterval(print, 1000);
     await run.whenEnded();
     clearInterval(ticker);
@@ -173,6 +210,12 @@ export async function runSimulate(
       `done (${run.finishReason}) after ${(run.elapsedMs() / 1000).toFixed(1)}s: sent ${m.sent}, acked ${m.acknowledged}, ` +
         `failed ${m.failed}${failures(m)}, ${m.telemetryMessages} telemetry messages, ${m.datapoints} values\n`,
     );
+    for (const g of run.gateways) {
+      if (g.state === 'reconnecting')
+        out.write(`gateway '${g.plan.name}' not connected at the end: ${g.status().error}\n`);
+      else if (g.connectRetries > 0)
+        out.write(`gateway '${g.plan.name}': ${g.connectRetries} connection retries\n`);
+    }
     for (const f of run.faults.list()) {
       const answers = Object.entries(f.answers).map(([a, n]) => `${a} ${n}`);
       out.write(

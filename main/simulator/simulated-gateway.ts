@@ -147,6 +147,8 @@ export class SimulatedGateway {
   private timer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private backoffMs = 1000;
+  /** connections retried after a failed one (a refusal that may pass, no answer, a drop) */
+  connectRetries = 0;
   private periods = 0;
   private readonly faults: GatewayFault[];
   private readonly faultTimers = new Set<NodeJS.Timeout>();
@@ -762,6 +764,22 @@ export class SimulatedGateway {
     this.scheduleReconnect();
   }
 
+  /**
+   * A gateway whose first connection failed for a reason that may pass (no answer in time, refused, the
+   * open-file limit): it is retried with backoff, as after a drop, and its status says so meanwhile.
+   */
+  retryLater(err: Error): void {
+    if (this.state !== 'failed') return;
+    this.state = 'reconnecting';
+    this.noteRetry(err);
+    this.scheduleReconnect();
+  }
+
+  private noteRetry(err: Error): void {
+    this.connectRetries++;
+    this.error = `${err.message} (retry ${this.connectRetries} in ${Math.round(this.backoffMs / 1000)} s)`;
+  }
+
   private scheduleReconnect(): void {
     if (this.forcedDrop) {
       // a fault cut the link: back when the fault says (at once in a storm), not after a backoff
@@ -781,6 +799,7 @@ export class SimulatedGateway {
     } catch (err) {
       if (this.state !== 'reconnecting') return;
       this.error = (err as Error).message;
+      const forced = this.forcedDrop !== null;
       if (this.forcedDrop) {
         const code = /\(0x([0-9a-f]+)\)/.exec(this.error)?.[0].slice(1, -1) ?? 'refused';
         this.hooks.faults?.answered(this.forcedDrop.index, code);
@@ -795,6 +814,7 @@ export class SimulatedGateway {
         this.state = 'failed';
         this.hooks.onFailed(this, err);
       } else {
+        if (!forced) this.noteRetry(err as Error);
         this.scheduleReconnect();
       }
     }

@@ -12,7 +12,7 @@ import type {
 } from '../../shared/schemas/simulation.ts';
 import { Meter, RingLog } from './counters.ts';
 import { FaultBook } from './faults.ts';
-import type { GatewayConnection } from './mqtt-connection.ts';
+import { ConnectError, type GatewayConnection } from './mqtt-connection.ts';
 import type { GatewayPlan } from './scenario.ts';
 import { SimulatedGateway } from './simulated-gateway.ts';
 
@@ -106,7 +106,10 @@ export class SimulationRun {
     );
   }
 
-  /** Starts every gateway; if one cannot connect, stops the others and rejects with its reason. */
+  /**
+   * Starts every gateway. One that cannot connect for a reason that may pass is retried with backoff
+   * while the rest run; a final refusal, or no gateway connecting at all, stops the others and rejects.
+   */
   async start(): Promise<void> {
     if (this.state !== 'stopped' || this.stoppedAt !== null) throw new Error('A run starts only once');
     this.state = 'starting';
@@ -114,13 +117,23 @@ export class SimulationRun {
     this.meter.reset();
     const results = await Promise.allSettled(this.gateways.map((g) => g.start()));
     if (this.state !== 'starting') return; // stopped meanwhile
-    const failedAt = results.findIndex((r) => r.status === 'rejected');
+    const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [i] : []));
+    // A gateway that could not connect for a reason that may pass is retried with backoff while the
+    // others run; the run fails at once only when a refusal is final or no gateway connected at all.
+    const passing = (i: number) => {
+      const reason = (results[i] as PromiseRejectedResult).reason as unknown;
+      return reason instanceof ConnectError && !reason.permanent;
+    };
+    const failedAt =
+      failed.find((i) => !passing(i)) ?? (failed.length === this.gateways.length ? failed[0]! : -1);
     if (failedAt >= 0) {
       const reason = (results[failedAt] as PromiseRejectedResult).reason as Error;
       this.lastError = `Gateway '${this.gateways[failedAt]!.plan.name}': ${reason.message}`;
       await this.stop('error');
       throw new Error(this.lastError);
     }
+    for (const i of failed)
+      this.gateways[i]!.retryLater((results[i] as PromiseRejectedResult).reason as Error);
     this.state = 'running';
     if (this.durationMs > 0)
       this.durationTimer = setTimeout(() => void this.stop('duration'), this.durationMs);

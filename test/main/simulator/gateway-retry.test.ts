@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { Scenario } from '../../../shared/schemas/simulation.ts';
+import { startTestPlatform, type TestPlatform } from '../../helpers/platform.ts';
+import { SANDBOARD_BIN } from '../../helpers/serve-process.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
+import { okJson } from '../api/api-kit.ts';
+
+/** Runs `sandboard simulate ...` as a real child process, optionally under a command such as prlimit. */
+async function simulate(args: string[], wrap: string[] = []) {
+  const [cmd, ...rest] = [...wrap, process.execPath, SANDBOARD_BIN, 'simulate', ...args];
+  const child = spawn(cmd!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/**
+ * A TCP front of the platform's broker that turns away the first `refusals` connections whose CONNECT
+ * carries `token`: the first is closed at once (refused), the others get no answer at all.
+ */
+async function frontRefusing(mqttUrl: string, token: string, refusals: number) {
+  const upstream = new URL(mqttUrl);
+  const held: Socket[] = [];
+  let turnedAway = 0;
+  const server = createServer((socket) => {
+    socket.once('data', (first) => {
+      if (first.includes(token) && turnedAway < refusals) {
+        if (turnedAway++ === 0) socket.destroy();
+        else held.push(socket);
+        return;
+      }
+      const up = connect(Number(upstream.port), upstream.hostname);
+      up.write(first);
+      socket.pipe(up).pipe(socket);
+      const end = () => (socket.destroy(), up.destroy());
+      up.on('error', end).on('close', end);
+      socket.on('error', end).on('close', end);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => {
+    for (const s of held) s.destroy();
+    server.close();
+  });
+  return { url: `mqtt://127.0.0.1:${(server.address() as AddressInfo).port}`, turnedAway: () => turnedAway };
+}
+
+async function gatewayDevice(p: TestPlatform, token: string, name: string, accessToken: string) {
+  await okJson(
+    p.http(`/api/device?accessToken=${accessToken}`, {
+      method: 'POST',
+      token,
+      json: { name, additionalInfo: { gateway: true } },
+    }),
+  );
+}
+
+function writeScenario(scenario: Scenario): string {
+  const file = join(tempDir(), 'scenario.json');
+  writeFileSync(file, JSON.stringify(scenario));
+  return file;
+}
+
+const gateway = (name: string, token: string) => ({
+  name,
+  token,
+  qos: 1 as const,
+  periodMs: 200,
+  devicesCount: 2,
+  deviceNamePattern: '${gateway} device ${n}',
+  keys: [{ key: 'n', generator: { kind: 'counter' as const } }],
+});
+
+describe('sandboard simulate with gateways that cannot connect', () => {
+  it('retries a refused or unanswered gateway with backoff and reports it while the others run', async () => {
+    const p = await startTestPlatform();
+    const token = await p.login();
+    await gatewayDevice(p, token, 'Steady', 'steady-token');
+    await gatewayDevice(p, token, 'Late', 'late-token');
+    const front = await frontRefusing(p.urls.mqtt, 'late-token', 2);
+    const file = writeScenario({
+      name: 'retry',
+      gateways: [gateway('Steady', 'steady-token'), gateway('Late', 'late-token')],
+    });
+    // the first attempt is refused; the retry 1 s later gets no answer until the connect timeout (10 s);
+    // the one 2 s after that connects
+    const { code, stdout, stderr } = await simulate([file, '--platform', front.url, '--duration', '20s']);
+    expect(code, stderr).toBe(0);
+    expect(front.turnedAway()).toBe(2);
+    expect(stdout).toMatch(/\| 1 retrying \| cpu \d+% \|/);
+    expect(stdout).toContain("gateway 'Late': 2 connection retries");
+
+    const devices = await okJson<{ data: { name: string }[] }>(
+      p.http(
+        '/api/tenant/devices?pageSize=10&page=0&textSearch=Late%20device&sortProperty=name&sortOrder=ASC',
+        {
+          token,
+        },
+      ),
+    );
+    expect(devices.data.map((d) => d.name)).toEqual(['Late device 1', 'Late device 2']);
+  }, 90_000);
+
+  it('tells the user that the open-file limit, not Sandboard, bounds the fleet', async () => {
+    const p = await startTestPlatform();
+    const token = await p.login();
+    const gateways = Array.from({ length: 60 }, (_, i) => gateway(`FD ${i}`, `fd-token-${i}`));
+    for (const g of gateways) await gatewayDevice(p, token, g.name, g.token);
+    const { stdout, stderr } = await simulate(
+      [writeScenario({ name: 'fd', gateways }), '--platform', p.urls.mqtt, '--duration', '2s'],
+      ['prlimit', '--nofile=60:60'],
+    );
+    const output = stdout + stderr;
+    expect(output).toContain('open-file limit');
+    expect(output).toContain('ulimit -n: 60');
+    expect(output).toMatch(/the open-file limit of this process \(ulimit -n: 60\) is reached/);
+  }, 90_000);
+});
