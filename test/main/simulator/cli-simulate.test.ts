@@ -1,32 +1,15 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Scenario, SimulationReport } from '../../../shared/schemas/simulation.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
-import { SANDBOARD_BIN } from '../../helpers/serve-process.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { okJson } from '../api/api-kit.ts';
-import { SAMPLE_FILE, telemetryFromDevices } from './sim-kit.ts';
+import { SAMPLE_FILE, simulateCli, telemetryFromDevices } from './sim-kit.ts';
 
-/** Runs `sandboard simulate ...` as a real child process (stdout is a pipe, not a terminal). */
-async function simulate(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SANDBOARD_BIN, 'simulate', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
-}
+const simulate = (args: string[]) => simulateCli(args);
 
 function writeScenario(scenario: unknown): string {
   const file = join(tempDir(), 'scenario.json');

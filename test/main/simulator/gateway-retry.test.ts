@@ -1,29 +1,14 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Scenario } from '../../../shared/schemas/simulation.ts';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.ts';
-import { SANDBOARD_BIN } from '../../helpers/serve-process.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { okJson } from '../api/api-kit.ts';
+import { simulateCli } from './sim-kit.ts';
 
-/** Runs `sandboard simulate ...` as a real child process, optionally under a command such as prlimit. */
-async function simulate(args: string[], wrap: string[] = []) {
-  const [cmd, ...rest] = [...wrap, process.execPath, SANDBOARD_BIN, 'simulate', ...args];
-  const child = spawn(cmd!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
-  onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
-}
+const simulate = simulateCli;
 
 /**
  * A TCP front of the platform's broker that turns away the first `refusals` connections whose CONNECT

@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { onTestFinished } from 'vitest';
 import type {
   Scenario,
   SimulationDetails,
@@ -7,6 +10,7 @@ import type {
 } from '../../../shared/schemas/simulation.ts';
 import { okJson, type ApiPlatform } from '../api/api-kit.ts';
 import type { TestPlatform } from '../../helpers/platform.ts';
+import { SANDBOARD_BIN } from '../../helpers/serve-process.ts';
 
 export const SAMPLE_FILE = new URL('../../../shared/scenarios/smart-building-gateway.json', import.meta.url);
 export const BASE = '/api/sandboard/simulations';
@@ -55,4 +59,25 @@ export function telemetryFromDevices(p: TestPlatform, count: number): Promise<Se
     };
     p.services.ctx.events.on('telemetry', onTelemetry);
   });
+}
+
+/**
+ * Runs `sandboard simulate ...` as a real child process (stdout is a pipe, not a terminal), optionally
+ * under a wrapping command such as prlimit.
+ */
+export async function simulateCli(
+  args: string[],
+  wrap: string[] = [],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const [cmd, ...rest] = [...wrap, process.execPath, SANDBOARD_BIN, 'simulate', ...args];
+  const child = spawn(cmd!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
 }
