@@ -51,9 +51,16 @@ export class DeviceActivity {
     this.timer.unref();
   }
 
+  /** A CONNECT: its event, and the activity it is; their server attributes are saved in one write. */
   connected(device: DeviceRow): void {
-    this.event('CONNECT_EVENT', device, { active: true, lastConnectTime: Date.now() });
-    this.touch(device);
+    const now = Date.now();
+    this.messages++;
+    const becameActive = this.markActive(device, now);
+    const connect = { active: true, lastConnectTime: now };
+    const activity = { active: true, lastActivityTime: now };
+    this.save(device, becameActive ? { ...connect, lastActivityTime: now } : connect);
+    this.submit('CONNECT_EVENT', device, connect);
+    if (becameActive) this.submit('ACTIVITY_EVENT', device, activity);
   }
 
   disconnected(device: DeviceRow): void {
@@ -64,20 +71,26 @@ export class DeviceActivity {
   touch(device: DeviceRow): void {
     this.messages++;
     const now = Date.now();
+    if (this.markActive(device, now))
+      this.event('ACTIVITY_EVENT', device, { active: true, lastActivityTime: now });
+  }
+
+  /** Records activity now; true when the device was not active before (an ACTIVITY event is due). */
+  private markActive(device: DeviceRow, now: number): boolean {
     const s = this.state.get(device.id);
     if (s) {
       s.lastActivity = now;
-      if (s.active) return;
+      if (s.active) return false;
       s.active = true;
-    } else {
-      this.state.set(device.id, {
-        device,
-        lastActivity: now,
-        active: true,
-        timeoutMs: this.storedTimeout(device.id),
-      });
+      return true;
     }
-    this.event('ACTIVITY_EVENT', device, { active: true, lastActivityTime: now });
+    this.state.set(device.id, {
+      device,
+      lastActivity: now,
+      active: true,
+      timeoutMs: this.storedTimeout(device.id),
+    });
+    return true;
   }
 
   forget(deviceId: string): void {
@@ -114,7 +127,19 @@ export class DeviceActivity {
     device: DeviceRow,
     attrs: Record<string, unknown>,
   ): void {
+    this.save(device, attrs);
+    this.submit(type, device, attrs);
+  }
+
+  private save(device: DeviceRow, attrs: Record<string, unknown>): void {
     this.services.telemetry.saveAttributes(device.id, 'SERVER_SCOPE', attrs).catch(() => undefined);
+  }
+
+  private submit(
+    type: 'CONNECT_EVENT' | 'DISCONNECT_EVENT' | 'ACTIVITY_EVENT' | 'INACTIVITY_EVENT',
+    device: DeviceRow,
+    attrs: Record<string, unknown>,
+  ): void {
     this.engine.submit(
       newMsg(type, { entityType: 'DEVICE', id: device.id }, attrs, {
         deviceName: device.name,
