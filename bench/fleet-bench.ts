@@ -297,6 +297,10 @@ async function main(): Promise<void> {
     for (const c of loadChildren) c.send({ cmd: 'end' });
     await Promise.all(loadChildren.map((c) => c.next('ended')));
     loadChildren.length = 0;
+    console.log(
+      `direct phase: ${connections} connected, ${refused} refused, storm ${connectStormS.toFixed(1)} s, ` +
+        `REST p99 ${percentile(storm.latencies, 99).toFixed(0)} ms, PUBACK p99 ${percentile(pubacks, 99).toFixed(0)} ms`,
+    );
 
     // gateway phase
     const gateways = Array.from({ length: GATEWAYS }, (_, g) => ({
