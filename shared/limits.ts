@@ -27,6 +27,43 @@ export const PageSize = (description = 'Maximum amount of entities in one page')
  * Iterative, so it cannot itself overflow the stack on the input it guards against.
  */
 export function jsonTooDeep(value: unknown, root = 'body', maxDepth = MAX_JSON_DEPTH): string | null {
+  // Every device message passes here: the walk that names the path allocates per node, so it runs only
+  // for the rare value that is too deep.
+  return nestsDeeper(value, maxDepth) ? deepPath(value, root, maxDepth) : null;
+}
+
+/** Whether an object or array nests maxDepth levels or more, allocating nothing per node. */
+function nestsDeeper(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const values: object[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop()!;
+    const depth = depths.pop()!;
+    if (depth >= maxDepth) return true;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (typeof item === 'object' && item !== null) {
+          values.push(item);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
+        const item: unknown = (v as Record<string, unknown>)[k];
+        if (typeof item === 'object' && item !== null) {
+          values.push(item);
+          depths.push(depth + 1);
+        }
+      }
+    }
+  }
+  return false;
+}
+
+function deepPath(value: unknown, root: string, maxDepth: number): string | null {
   const stack: { v: unknown; depth: number; path: string }[] = [{ v: value, depth: 0, path: root }];
   while (stack.length > 0) {
     const { v, depth, path } = stack.pop()!;

@@ -13,12 +13,19 @@ export interface ServeChild {
   stop(): Promise<void>;
 }
 
-/** Starts the real `sandboard serve` in its own process, so the load generator does not share its core. */
-export async function startServeChild(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<ServeChild> {
+/**
+ * Starts the real `sandboard serve` in its own process, so the load generator does not share its core.
+ * `bin` runs another checkout's command line (bench:ingest-compare's older commit).
+ */
+export async function startServeChild(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+  bin = BIN,
+): Promise<ServeChild> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', '--data-dir', dataDir, '--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'],
+    [bin, 'serve', '--data-dir', dataDir, '--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
   );
   let stderr = '';
