@@ -42,6 +42,9 @@ interface EdgeLeases {
   released: number[];
 }
 
+/** Edges whose edgeSeq counter is kept in memory at most (others are read from the store again). */
+const EDGE_SEQ_CACHE_SIZE = 10_000;
+
 /** Events per INSERT statement at most. */
 const INSERT_ROWS = 64;
 const insertSqls: string[] = [];
@@ -77,6 +80,8 @@ export class EdgeQueue {
   private readonly settings: EdgeQueueSettings;
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly edges = new Map<string, EdgeLeases>();
+  /** edgeSeq counters read or moved on so far (the store's values, including the current write's) */
+  private readonly edgeSeqs = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   private enqueued = 0;
   private stopped = false;
@@ -147,30 +152,50 @@ export class EdgeQueue {
 
   /**
    * The edgeSeq of each event (its edge's counter, counted on in array order), with the counters moved on
-   * in the same write: read, then one journaled UPDATE (a replay sets the same values).
+   * in the same write by one journaled UPDATE to the new values (a replay sets the same ones). Counters
+   * are read from the store once per edge and then kept here (a rolled-back write forgets those it moved).
    */
   private nextEdgeSeqs(w: Writer, events: NewEdgeEvent[]): number[] {
-    const added = new Map<string, number>();
-    for (const e of events) added.set(e.edgeId, (added.get(e.edgeId) ?? 0) + 1);
-    const ids = JSON.stringify([...added.keys()]);
-    const last = new Map<string, number>();
-    for (const r of w.all<{ id: string; event_seq: number }>(
-      'SELECT id, event_seq FROM edges WHERE id IN (SELECT value FROM json_each(?))',
-      [ids],
-    )) {
-      last.set(r.id, Number(r.event_seq));
+    const before = new Map<string, number>();
+    for (const e of events)
+      if (!before.has(e.edgeId)) before.set(e.edgeId, this.edgeSeqs.get(e.edgeId) ?? -1);
+    const unknown = [...before].filter(([, n]) => n < 0).map(([id]) => id);
+    if (unknown.length > 0) {
+      for (const id of unknown) before.set(id, 0);
+      for (const r of w.all<{ id: string; event_seq: number }>(
+        'SELECT id, event_seq FROM edges WHERE id IN (SELECT value FROM json_each(?))',
+        [JSON.stringify(unknown)],
+      )) {
+        before.set(r.id, Number(r.event_seq));
+      }
     }
     const out = new Array<number>(events.length);
+    const last = new Map(before);
     for (let i = 0; i < events.length; i++) {
       const id = events[i]!.edgeId;
-      const n = (last.get(id) ?? 0) + 1;
+      const n = last.get(id)! + 1;
       last.set(id, n);
       out[i] = n;
     }
-    w.run('UPDATE edges SET event_seq = event_seq + j.value FROM json_each(?) AS j WHERE edges.id = j.key', [
-      JSON.stringify(Object.fromEntries(added)),
-    ]);
+    if (last.size === 1) {
+      const [id, n] = last.entries().next().value!;
+      w.run('UPDATE edges SET event_seq = ? WHERE id = ?', [n, id]);
+    } else {
+      w.run('UPDATE edges SET event_seq = j.value FROM json_each(?) AS j WHERE edges.id = j.key', [
+        JSON.stringify(Object.fromEntries(last)),
+      ]);
+    }
+    w.onRollback(() => {
+      for (const id of last.keys()) this.edgeSeqs.delete(id);
+    });
+    for (const [id, n] of last) this.rememberEdgeSeq(id, n);
     return out;
+  }
+
+  private rememberEdgeSeq(edgeId: string, n: number): void {
+    if (!this.edgeSeqs.has(edgeId) && this.edgeSeqs.size >= EDGE_SEQ_CACHE_SIZE)
+      this.edgeSeqs.delete(this.edgeSeqs.keys().next().value!);
+    this.edgeSeqs.set(edgeId, n);
   }
 
   /**
@@ -243,8 +268,11 @@ export class EdgeQueue {
 
   /** The last edgeSeq given to an event of this edge (0: none yet). */
   lastEdgeSeq(edgeId: string): number {
-    return Number(
-      this.ctx.db.get<{ n: number }>('SELECT event_seq AS n FROM edges WHERE id = ?', [edgeId])?.n ?? 0,
+    return (
+      this.edgeSeqs.get(edgeId) ??
+      Number(
+        this.ctx.db.get<{ n: number }>('SELECT event_seq AS n FROM edges WHERE id = ?', [edgeId])?.n ?? 0,
+      )
     );
   }
 

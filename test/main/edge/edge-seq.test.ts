@@ -50,6 +50,31 @@ describe('per-edge event numbers', () => {
     ).toEqual([1, 2, 3]);
   });
 
+  it('takes back the numbers of a write that failed: the next events follow the last stored one', async () => {
+    const env = await openEdgeServices();
+    const { a, b } = await twoEdges(env);
+    await env.edgeQueue.enqueueDurable(events([a, b], 0));
+    await expect(
+      env.db.write((w) => {
+        env.edgeQueue.enqueue(w, [...events([a], 1), ...events([a, b], 2)]);
+        throw new Error('the rest of this write failed');
+      }),
+    ).rejects.toThrow('failed');
+    await env.edgeQueue.enqueueDurable(events([a], 3));
+    const pa = await env.edgeQueue.pullWithLast(a, 100, 0);
+    expect(pa.events.map((e) => [e.edgeSeq, (e.body as { n: number }).n])).toEqual([
+      [1, 0],
+      [2, 3],
+    ]);
+    expect(pa.lastEdgeSeq).toBe(2);
+    expect((await env.edgeQueue.pullWithLast(b, 100, 0)).lastEdgeSeq).toBe(1);
+    // what the store holds agrees with what was handed out
+    expect(env.db.all('SELECT event_seq FROM edges ORDER BY event_seq')).toEqual([
+      { event_seq: 1 },
+      { event_seq: 2 },
+    ]);
+  });
+
   it('goes on after a restart and after delivered events are dropped', async () => {
     const env = await openEdgeServices();
     const { a } = await twoEdges(env);
