@@ -29,18 +29,25 @@ const PUBLIC_READS = new Set([
  */
 export function installAuthentication(app: FastifyInstance, auth: AuthService): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config?.public || !request.routeOptions.url) return;
+  // Callback hooks, here and in the other hooks every request runs: no promise per request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.config?.public || !request.routeOptions.url) return done();
     const header = request.headers['x-authorization'] ?? request.headers.authorization;
-    const principal = auth.authenticate(Array.isArray(header) ? header[0] : header);
+    let principal: Principal;
+    try {
+      principal = auth.authenticate(Array.isArray(header) ? header[0] : header);
+    } catch (err) {
+      return done(err as Error);
+    }
     if (
       principal.isPublic &&
       request.method !== 'GET' &&
       request.method !== 'HEAD' &&
       !PUBLIC_READS.has(`${request.method} ${request.routeOptions.url}`)
     )
-      throw forbidden("You don't have permission to perform this operation!");
+      return done(forbidden("You don't have permission to perform this operation!"));
     request.principal = principal;
+    done();
   });
 }
 

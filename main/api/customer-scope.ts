@@ -17,9 +17,9 @@ export function customerAccessOf(method: string, url: string): CustomerAccess {
  * are read, as ThingsBoard's @PreAuthorize does. Runs after authentication.
  */
 export function installCustomerScope(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const url = request.routeOptions.url;
-    if (request.principal?.authority !== 'CUSTOMER_USER' || !url?.startsWith('/api/')) return;
-    if (customerAccessOf(request.method, url) === 'tenant') throw forbidden();
+    if (request.principal?.authority !== 'CUSTOMER_USER' || !url?.startsWith('/api/')) return done();
+    done(customerAccessOf(request.method, url) === 'tenant' ? forbidden() : undefined);
   });
 }

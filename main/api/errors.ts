@@ -72,7 +72,7 @@ function answerError(error: FastifyError, request: FastifyRequest, reply: Fastif
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return sendError(reply, error.statusCode, ErrorCode.GENERAL, error.message);
   }
-  request.log.error({ err: error }, 'request failed');
+  request.log.error({ err: error, reqId: request.id }, 'request failed');
   return sendError(reply, 500, ErrorCode.GENERAL, 'Internal server error');
 }
 

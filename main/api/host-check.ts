@@ -19,6 +19,9 @@ export function allowedHosts(bindHost: string, extra: string[]): Set<string> {
   return hosts;
 }
 
+/** Allowed Host header values (exact text) remembered at most; others are parsed on every request. */
+const MAX_REMEMBERED_HOSTS = 64;
+
 const PORT = /^\d{0,5}$/;
 /** RFC 3986 reg-name (unreserved, pct-encoded, sub-delims) — no "@", "/", "\\", spaces or brackets. */
 const REG_NAME = /^(?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})+$/;
@@ -63,24 +66,31 @@ export function parseHostHeader(header: string): string | null {
  * cannot reach us by DNS rebinding, and "localhost:8080@evil.com" is no way around it.
  */
 export function installHostCheck(app: FastifyInstance, hosts: Set<string>): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // Host headers seen and allowed: a client sends the same one with every request.
+  const allowed = new Set<string>();
+  app.addHook('onRequest', (request, reply, done) => {
     const header = request.headers.host ?? '';
+    if (allowed.has(header)) return done();
     const host = parseHostHeader(header);
     if (host === null) {
-      return sendError(
+      sendError(
         reply,
         400,
         ErrorCode.BAD_REQUEST_PARAMS,
         `Invalid Host header '${header}': expected host[:port], for example localhost:8080`,
       );
+      return;
     }
     if (!hosts.has(host)) {
-      return sendError(
+      sendError(
         reply,
         421,
         ErrorCode.PERMISSION_DENIED,
         `Host '${header}' is not allowed; use localhost or 127.0.0.1`,
       );
+      return;
     }
+    if (allowed.size < MAX_REMEMBERED_HOSTS) allowed.add(header);
+    done();
   });
 }

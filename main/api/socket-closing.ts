@@ -16,7 +16,8 @@ export function installSocketClosing(app: FastifyInstance): void {
   const upgrades = new WeakSet<IncomingMessage>();
   // before @fastify/websocket's own listener, which routes the request at once
   app.server.prependListener('upgrade', (request: IncomingMessage) => upgrades.add(request));
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
+    done();
     if (!upgrades.has(request.raw)) return;
     // ended rather than destroyed, so that the answer is read before the close; a client that never
     // closes its side loses the socket after the grace

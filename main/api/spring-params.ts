@@ -141,10 +141,12 @@ function apply(target: unknown, schema: unknown): void {
 
 /** Converts the query string and path parameters of every route before its schema validates them. */
 export function installSpringParams(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request: FastifyRequest) => {
+  app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
     const schema = request.routeOptions.schema;
-    if (!schema) return;
-    apply(request.query, schema.querystring);
-    apply(request.params, schema.params);
+    if (schema) {
+      apply(request.query, schema.querystring);
+      apply(request.params, schema.params);
+    }
+    done();
   });
 }
