@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startBareFastify } from './lib/bare-fastify-child.ts';
 import { printBench, printFigures } from './lib/bench-output.ts';
+import { processCpuMs } from './lib/proc-cpu.ts';
 import { startServeChild } from './lib/serve-child.ts';
 
 const CONNECTIONS = 50;
@@ -19,13 +20,16 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-async function load(url: string, headers: Record<string, string> = {}) {
+/** One load; cpuUsPerReq is the serving process's CPU per request (steadier than req/s on a shared machine). */
+async function load(url: string, pid: number | undefined, headers: Record<string, string> = {}) {
   const duration = Math.max(1, Math.round(DURATION_S / ROUNDS));
+  const cpuBefore = processCpuMs(pid) ?? Number.NaN;
   const result = await autocannon({ url, connections: CONNECTIONS, duration, headers });
+  const cpuUsPerReq = (((processCpuMs(pid) ?? Number.NaN) - cpuBefore) * 1000) / result.requests.total;
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   }
-  return { reqPerSec: result.requests.average, p99Ms: result.latency.p99 };
+  return { reqPerSec: result.requests.average, p99Ms: result.latency.p99, cpuUsPerReq };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-api-'));
@@ -55,13 +59,20 @@ try {
     key: Awaited<ReturnType<typeof load>>;
   }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const baseline = await load(`${bare.url}/bare`);
-    const jwt = await load(`${serve.urls.http}/api/auth/user`, { 'x-authorization': `Bearer ${token}` });
-    const key = await load(`${serve.urls.http}/api/auth/user`, { 'x-authorization': `ApiKey ${apiKey}` });
+    const baseline = await load(`${bare.url}/bare`, bare.pid);
+    const jwt = await load(`${serve.urls.http}/api/auth/user`, serve.child.pid, {
+      'x-authorization': `Bearer ${token}`,
+    });
+    const key = await load(`${serve.urls.http}/api/auth/user`, serve.child.pid, {
+      'x-authorization': `ApiKey ${apiKey}`,
+    });
     rounds.push({ baseline, jwt, key });
   }
   const ratio = median(rounds.map((r) => r.jwt.reqPerSec / r.baseline.reqPerSec));
   const apiKeyToJwtRatio = median(rounds.map((r) => r.key.reqPerSec / r.jwt.reqPerSec));
+  // CPU per request: what the ratios would be with a core each, whatever else runs on the machine
+  const cpuRatio = median(rounds.map((r) => r.baseline.cpuUsPerReq / r.jwt.cpuUsPerReq));
+  const apiKeyToJwtCpuRatio = median(rounds.map((r) => r.jwt.cpuUsPerReq / r.key.cpuUsPerReq));
   const med = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick));
   printFigures({
     'bare Fastify GET (median)': [med((r) => r.baseline.reqPerSec), 'req/s'],
@@ -75,6 +86,14 @@ try {
     'ratio API key / JWT by round': rounds
       .map((r) => (r.key.reqPerSec / r.jwt.reqPerSec).toFixed(3))
       .join(', '),
+    'server CPU per request, bare / JWT / API key (median, µs)': [
+      [med((r) => r.baseline.cpuUsPerReq), med((r) => r.jwt.cpuUsPerReq), med((r) => r.key.cpuUsPerReq)]
+        .map((x) => x.toFixed(0))
+        .join(' / '),
+      'µs',
+    ],
+    'ratio by CPU per request, JWT / bare (bare CPU per request / JWT)': cpuRatio,
+    'ratio by CPU per request, API key / JWT': apiKeyToJwtCpuRatio,
     'ratio JWT / bare, median of the rounds (target >= 0.6)': ratio,
     'ratio API key / JWT, median of the rounds (target >= 0.9)': apiKeyToJwtRatio,
     'load average (other processes share the CPUs)': loadavg()[0]!.toFixed(1),
@@ -85,6 +104,8 @@ try {
     ratio,
     apiKeyToJwtRatio,
     apiKeyReqPerSec: med((r) => r.key.reqPerSec),
+    cpuRatio,
+    apiKeyToJwtCpuRatio,
     rounds: ROUNDS,
     loadAverage: loadavg()[0]!,
   });
