@@ -60,6 +60,8 @@ interface Turn {
   /** datapoints per server CPU-second: steadier than datapoints/s on a shared machine */
   perCpuSec: number;
   publishes: number;
+  /** the server's RSS once the load is over, MB */
+  rssMB: number;
   profileDir?: string;
   /** the load's start and end on the monotonic clock V8's profiles use, in µs */
   window: [number, number];
@@ -89,12 +91,14 @@ async function turn(bin: string, label: string, n: number): Promise<Turn> {
     });
     const to = Number(process.hrtime.bigint() / 1000n);
     const cpuMs = (processCpuMs(serve.child.pid) ?? Number.NaN) - cpuBefore;
+    const rssKb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${serve.child.pid}/status`, 'utf8'))?.[1];
     await Promise.all(clients.map((c) => c.endAsync()));
     const publishes = result.ackedPerGateway.reduce((a, b) => a + b, 0);
     return {
       datapointsPerSec: result.datapointsPerSec,
       perCpuSec: (publishes * DATAPOINTS_PER_PUBLISH * 1000) / cpuMs,
       publishes,
+      rssMB: Number(rssKb ?? NaN) / 1024,
       window: [from, to],
       ...(profileDir ? { profileDir } : {}),
     };
@@ -206,6 +210,7 @@ printFigures({
   [`median ${sha} per server CPU-second`]: [refCpu, 'datapoints'],
   [`median ${head} per server CPU-second`]: [ourCpu, 'datapoints'],
   'ratio this / ref (per server CPU-second)': ourCpu / refCpu,
+  [`median RSS after the load, ${sha} / ${head}`]: `${Math.round(median(refTurns.map((t) => t.rssMB)))} / ${Math.round(median(ourTurns.map((t) => t.rssMB)))} MB`,
   'load average before / after (other processes share the CPUs)': `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`,
 });
 if (PROFILE_DIR) printProfileDiff(refTurns, refDir, ourTurns);
@@ -220,5 +225,7 @@ printBench({
   refPerServerCpuSec: refCpu,
   perServerCpuSec: ourCpu,
   cpuRatio: round(ourCpu / refCpu),
+  refRssMB: median(refTurns.map((t) => t.rssMB)),
+  rssMB: median(ourTurns.map((t) => t.rssMB)),
   loadAverage: loadAfter,
 });
