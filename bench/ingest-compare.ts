@@ -9,6 +9,8 @@
  * per side, default 3), BENCH_DURATION_S (measured seconds per turn, 8), BENCH_WARMUP_S (1), BENCH_WINDOW (4).
  * BENCH_CPU_PROF=<dir>: every serve writes a V8 CPU profile there, and the bench prints the functions whose
  * self time per publish differs most between the two sides (summed over all of a side's turns).
+ * BENCH_REF_ENV / BENCH_THIS_ENV ("NAME=value,NAME=value"): environment for one side's serve only, to
+ * compare a setting (--ref HEAD with BENCH_THIS_ENV=SANDBOARD_INSPECTOR_BUDGET_MB=0: the inspector's cost).
  * Last line: BENCH {"name":"ingest-compare",...}.
  */
 import { execFileSync } from 'node:child_process';
@@ -37,6 +39,15 @@ const WARMUP_MS = Number(process.env.BENCH_WARMUP_S ?? 1) * 1000;
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 4);
 const BASE = Date.now() - 86_400_000;
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const envOf = (text = ''): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    text
+      .split(',')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+const REF_ENV = envOf(process.env.BENCH_REF_ENV);
+const THIS_ENV = envOf(process.env.BENCH_THIS_ENV);
 
 /** The ref's checkout: a detached worktree made once, with this checkout's node_modules. */
 function refCheckout(commit: string): { dir: string; sha: string } {
@@ -67,13 +78,13 @@ interface Turn {
   window: [number, number];
 }
 
-async function turn(bin: string, label: string, n: number): Promise<Turn> {
+async function turn(bin: string, label: string, n: number, env: NodeJS.ProcessEnv): Promise<Turn> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-compare-'));
   const profileDir = PROFILE_DIR && join(PROFILE_DIR, `${label}-${n}`);
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   const serve = await startServeChild(
     dataDir,
-    profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
+    { ...env, ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}) },
     bin,
   );
   try {
@@ -187,12 +198,12 @@ console.log(
 const refTurns: Turn[] = [];
 const ourTurns: Turn[] = [];
 for (let n = 0; n < TURNS; n++) {
-  const a = await turn(join(refDir, 'bin', 'sandboard.js'), 'ref', n);
+  const a = await turn(join(refDir, 'bin', 'sandboard.js'), 'ref', n, REF_ENV);
   refTurns.push(a);
   console.log(
     `  turn ${n + 1} ${sha}: ${Math.round(a.datapointsPerSec)} datapoints/s, ${Math.round(a.perCpuSec)} per CPU-second`,
   );
-  const b = await turn(join(root, 'bin', 'sandboard.js'), 'this', n);
+  const b = await turn(join(root, 'bin', 'sandboard.js'), 'this', n, THIS_ENV);
   ourTurns.push(b);
   console.log(
     `  turn ${n + 1} ${head}: ${Math.round(b.datapointsPerSec)} datapoints/s, ${Math.round(b.perCpuSec)} per CPU-second`,
