@@ -215,11 +215,11 @@ const refCpu = median(refTurns.map((t) => t.perCpuSec));
 const ourCpu = median(ourTurns.map((t) => t.perCpuSec));
 const loadAfter = loadavg()[0]!;
 printFigures({
-  [`median ${sha}`]: [refRate, 'datapoints/s'],
-  [`median ${head}`]: [ourRate, 'datapoints/s'],
+  [`median, ref ${sha}`]: [refRate, 'datapoints/s'],
+  [`median, this checkout ${head}`]: [ourRate, 'datapoints/s'],
   'ratio this / ref (datapoints/s)': ourRate / refRate,
-  [`median ${sha} per server CPU-second`]: [refCpu, 'datapoints'],
-  [`median ${head} per server CPU-second`]: [ourCpu, 'datapoints'],
+  [`median per server CPU-second, ref ${sha}`]: [refCpu, 'datapoints'],
+  [`median per server CPU-second, this checkout ${head}`]: [ourCpu, 'datapoints'],
   'ratio this / ref (per server CPU-second)': ourCpu / refCpu,
   [`median RSS after the load, ${sha} / ${head}`]: `${Math.round(median(refTurns.map((t) => t.rssMB)))} / ${Math.round(median(ourTurns.map((t) => t.rssMB)))} MB`,
   'load average before / after (other processes share the CPUs)': `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`,
