@@ -1,8 +1,13 @@
-// npm run bench:startup — `sandboard serve` to its ready line: empty data dir, and with 1,000,000 telemetry rows.
+// npm run bench:startup — `sandboard serve` to its ready line: empty data dir, with 1,000,000 telemetry rows,
+// and after kill -9 of a writer that left a journal just under the snapshot threshold (restartAfterKillMs).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DurableDb } from '../main/store/durable-db.ts';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_SNAPSHOT_THRESHOLD, DurableDb } from '../main/store/durable-db.ts';
 import { migrations } from '../main/platform/migrations.ts';
 import { TelemetryRepository } from '../main/platform/telemetry-repository.ts';
 import { percentile, printBench, printFigures } from './lib/bench-output.ts';
@@ -10,6 +15,11 @@ import { startServeChild } from './lib/serve-child.ts';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 5);
 const ROWS = Number(process.env.BENCH_STARTUP_ROWS ?? 1_000_000);
+/** journal bytes left by the killed writer: just under the snapshot threshold */
+const JOURNAL_BYTES = Number(
+  process.env.BENCH_STARTUP_JOURNAL_BYTES ?? Math.floor(DEFAULT_SNAPSHOT_THRESHOLD * 0.97),
+);
+const FILLER = fileURLToPath(new URL('./lib/journal-filler.ts', import.meta.url));
 
 async function timeStart(dataDir: string): Promise<number> {
   const serve = await startServeChild(dataDir);
@@ -64,11 +74,42 @@ try {
   rmSync(bigDir, { recursive: true, force: true });
 }
 
+/** Writes until the journal holds JOURNAL_BYTES, kills the writer with SIGKILL, times serve's restart. */
+async function restartAfterKill(dataDir: string): Promise<{ ms: number; filled: string }> {
+  const filler = spawn(process.execPath, [FILLER, dataDir, String(JOURNAL_BYTES)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(filler, 'exit');
+  const filled = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: filler.stdout! }).on('line', (line) => {
+      if (line.startsWith('filled ')) resolve(line);
+    });
+    void exited.then(() => reject(new Error('the journal filler exited before filling')));
+  });
+  filler.kill('SIGKILL');
+  await exited;
+  return { ms: await timeStart(dataDir), filled };
+}
+
+const killDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-start-kill-'));
+let restart: { ms: number; filled: string };
+try {
+  await timeStart(killDir);
+  restart = await restartAfterKill(killDir);
+  const [, bytes, writes] = restart.filled.split(' ');
+  console.log(
+    `killed a writer (kill -9) after ${Number(writes).toLocaleString('en-US')} writes, journal ${(Number(bytes) / 1048576).toFixed(1)} MiB (snapshot threshold ${(DEFAULT_SNAPSHOT_THRESHOLD / 1048576).toFixed(1)} MiB)`,
+  );
+} finally {
+  rmSync(killDir, { recursive: true, force: true });
+}
+
 const emptyMs = percentile(emptyRuns, 50);
 const millionRowsMs = percentile(millionRuns, 50);
 printFigures({
   [`empty data dir, median of ${RUNS} (target < 1000)`]: [emptyMs, 'ms'],
   'empty data dir, slowest': [Math.max(...emptyRuns), 'ms'],
   [`${ROWS.toLocaleString('en-US')} telemetry rows, median of 3`]: [millionRowsMs, 'ms'],
+  'restart after kill -9, journal just under the snapshot threshold (target <= 2000)': [restart.ms, 'ms'],
 });
-printBench({ name: 'startup', emptyMs, millionRowsMs });
+printBench({ name: 'startup', emptyMs, millionRowsMs, restartAfterKillMs: restart.ms });

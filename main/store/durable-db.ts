@@ -1,18 +1,21 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { Database, SqlValue, Statement } from 'sql.js';
 import {
   encodeFrame,
   journalFileName,
   JournalWriter,
   listJournalFiles,
-  readJournalFile,
   removeFile,
-  truncateFile,
   type JournalRecord,
 } from './journal.ts';
+import { Replayer, replayJournal } from './replay.ts';
+import { openSnapshot } from './snapshot-file.ts';
+import type { SnapshotJob, SnapshotResult } from './snapshot-worker.ts';
 import { loadSqlJs } from './sqljs.ts';
+
+export { SQLJS_SETTINGS } from './snapshot-file.ts';
 
 /** A bound value. No blobs: the journal is JSON. */
 export type Param = string | number | null | boolean | undefined;
@@ -44,6 +47,8 @@ export interface DurableDbStats {
   seq: number;
   journalBytes: number;
   snapshots: number;
+  /** a snapshot is being written (by its worker thread) */
+  snapshotting: boolean;
   lastSnapshotMs: number;
   groupsCommitted: number;
   replayedRecords: number;
@@ -58,8 +63,17 @@ interface Group {
   waiters: { resolve: () => void; reject: (err: Error) => void }[];
 }
 
-const SNAPSHOT_FILE = 'store.sqlite';
-const DEFAULT_SNAPSHOT_THRESHOLD = 64 * 1024 * 1024;
+/**
+ * Journal bytes after which a snapshot is taken: replaying this much on start (after kill -9) stays
+ * within about a second here, and the snapshot itself is written by a worker thread.
+ */
+export const DEFAULT_SNAPSHOT_THRESHOLD = 8 * 1024 * 1024;
+
+// Compiled to .js by build:core; run as .ts from the sources.
+const SNAPSHOT_WORKER_URL = new URL(
+  `./snapshot-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+  import.meta.url,
+);
 
 const NO_PARAMS: SqlValue[] = [];
 
@@ -91,6 +105,8 @@ export class DurableDb {
   private recordListeners: ((record: JournalRecord) => void)[] = [];
   private closed = false;
   private seq: number;
+  /** the journal position the snapshot file holds */
+  private snapshotSeq: number;
   private readonly stats: DurableDbStats;
   private readonly writer: Writer;
 
@@ -104,15 +120,17 @@ export class DurableDb {
     db: Database,
     journal: JournalWriter,
     seq: number,
-    stats: Omit<DurableDbStats, 'seq' | 'journalBytes'>,
+    snapshotSeq: number,
+    stats: Omit<DurableDbStats, 'seq' | 'journalBytes' | 'snapshotting'>,
     snapshotThreshold: number,
   ) {
     this.dir = dir;
+    this.snapshotSeq = snapshotSeq;
     this.db = db;
     this.journal = journal;
     this.snapshotThreshold = snapshotThreshold;
     this.seq = seq;
-    this.stats = { seq, journalBytes: 0, ...stats };
+    this.stats = { seq, journalBytes: 0, snapshotting: false, ...stats };
     this.writer = {
       run: (sql, params) => this.runJournaled(sql, params),
       all: (sql, params) => this.all(sql, params),
@@ -125,37 +143,11 @@ export class DurableDb {
     const { dir } = options;
     mkdirSync(dir, { recursive: true });
     const SQL = await loadSqlJs();
-    const snapshotPath = join(dir, SNAPSHOT_FILE);
-    const db = existsSync(snapshotPath) ? new SQL.Database(readFileSync(snapshotPath)) : new SQL.Database();
-    tune(db);
-    db.exec(
-      'CREATE TABLE IF NOT EXISTS _journal_state (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)',
-    );
-    db.exec('INSERT OR IGNORE INTO _journal_state (id, seq) VALUES (1, 0)');
-    const seqStmt = db.prepare('SELECT seq FROM _journal_state WHERE id = 1');
-    seqStmt.step();
-    let seq = Number(seqStmt.get()[0]);
-    seqStmt.free();
-
-    const files = listJournalFiles(dir);
-    let replayedRecords = 0;
-    let discardedTailBytes = 0;
-    for (const [i, file] of files.entries()) {
-      const { records, validBytes, tornBytes } = readJournalFile(file.path);
-      for (const record of records) {
-        if (record.seq <= seq) continue;
-        applyRecord(db, record);
-        seq = record.seq;
-        replayedRecords++;
-      }
-      if (tornBytes > 0) {
-        discardedTailBytes += tornBytes;
-        truncateFile(file.path, validBytes);
-        // Frames after a torn one were never acknowledged (appends are sequential), so later files are stale.
-        for (const later of files.slice(i + 1)) removeFile(later.path);
-        break;
-      }
-    }
+    const { db, seq: snapshotSeq } = openSnapshot(SQL, dir);
+    const { seq, replayedRecords, discardedTailBytes } = replayJournal(db, snapshotSeq, {
+      dir,
+      repair: true,
+    });
     const last = listJournalFiles(dir).at(-1);
     const journal = await JournalWriter.open(last ? last.path : join(dir, journalFileName(seq + 1)));
     const store = new DurableDb(
@@ -163,6 +155,7 @@ export class DurableDb {
       db,
       journal,
       seq,
+      snapshotSeq,
       {
         snapshots: 0,
         failedSnapshots: 0,
@@ -195,7 +188,12 @@ export class DurableDb {
   }
 
   getStats(): DurableDbStats {
-    return { ...this.stats, seq: this.seq, journalBytes: this.journal.size };
+    return {
+      ...this.stats,
+      seq: this.seq,
+      journalBytes: this.journal.size,
+      snapshotting: this.snapshotting !== null,
+    };
   }
 
   all<T = Row>(sql: string, params?: Param[]): T[] {
@@ -259,6 +257,12 @@ export class DurableDb {
     if (this.fatal) throw this.fatal;
   }
 
+  /** Resolves when every write issued so far is durable and no snapshot is under way. */
+  async idle(): Promise<void> {
+    await this.flush();
+    await this.snapshotting?.catch(() => {});
+  }
+
   /** Writes a snapshot of the whole database and drops the journal files it covers. */
   async snapshot(): Promise<void> {
     if (this.snapshotting) return this.snapshotting;
@@ -277,6 +281,8 @@ export class DurableDb {
     try {
       await this.flush();
       await this.snapshot();
+      // a background snapshot that was under way may not hold the last writes
+      if (this.seq !== this.snapshotSeq) await this.snapshot();
     } finally {
       this.closed = true;
       await this.journal.close();
@@ -452,83 +458,60 @@ export class DurableDb {
     if (this.group) this.scheduleFlush();
   }
 
+  /**
+   * Rotates the journal (the records up to `seq` are then all in closed, fsynced files) and has a worker
+   * thread build the snapshot from those files: nothing but the rotation runs on this thread.
+   */
   private async takeSnapshot(): Promise<void> {
     while (this.ioBusy) await this.ioIdle();
     const started = performance.now();
-    // export() needs no open transaction: seal the open group, it goes to the old journal.
     const sealed = this.sealGroup();
     const seq = this.seq;
-    // sql.js's export() copies through SQLite's backup API: the connection, its settings and prepared
-    // statements stay as they are.
-    const data = this.db.export();
+    if (seq === this.snapshotSeq) {
+      if (sealed) await this.appendSealed(sealed);
+      return;
+    }
     this.ioBusy = true;
     const oldJournal = this.journal;
     try {
       if (sealed) await this.appendSealed(sealed);
+      if (this.fatal) throw this.fatal;
       this.journal = await JournalWriter.open(join(this.dir, journalFileName(seq + 1)));
     } finally {
       this.releaseIo();
     }
     await oldJournal.close();
-    const tmp = join(this.dir, `${SNAPSHOT_FILE}.tmp`);
-    const handle = await open(tmp, 'w');
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, join(this.dir, SNAPSHOT_FILE));
-    const dirHandle = await open(this.dir, 'r');
-    try {
-      await dirHandle.sync();
-    } finally {
-      await dirHandle.close();
-    }
-    for (const file of listJournalFiles(this.dir)) {
-      if (file.firstSeq <= seq && file.path !== this.journal.path) removeFile(file.path);
-    }
+    const covered = listJournalFiles(this.dir)
+      .filter((file) => file.firstSeq <= seq && file.path !== this.journal.path)
+      .map((file) => file.path);
+    await runSnapshotWorker({ dir: this.dir, files: covered, seq });
+    this.snapshotSeq = seq;
+    for (const file of covered) removeFile(file);
     this.stats.snapshots++;
     this.stats.lastSnapshotMs = performance.now() - started;
   }
 }
 
-/**
- * Settings for sql.js's in-memory database, (re)applied whenever it is opened. Durability is the journal's
- * job: SQLite's own rollback journal only serves ROLLBACK (TO SAVEPOINT), and kept in memory it no longer
- * copies every touched page into a file of the emulated file system at each transaction (about a quarter
- * of the insert cost once the tables are large). Syncs and file locks of that file system do nothing
- * useful either.
- */
-export const SQLJS_SETTINGS =
-  'PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE';
-
-function tune(db: Database): void {
-  db.exec(SQLJS_SETTINGS);
+function runSnapshotWorker(job: SnapshotJob): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const worker = new Worker(SNAPSHOT_WORKER_URL, { workerData: job });
+    let result: SnapshotResult | undefined;
+    worker.once('message', (message: SnapshotResult) => (result = message));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (result?.ok) resolve();
+      else reject(new Error(result?.ok === false ? result.message : `snapshot worker exited with ${code}`));
+    });
+  });
 }
 
-/** Applies one journal record to a database (replay on open, and read replicas). */
+/** Applies one journal record to a database (read replicas). */
 export function applyRecord(db: Database, record: JournalRecord): void {
-  // Prepared lazily: a statement may use a table that an earlier statement of the same record creates.
-  const prepared: Statement[] = [];
-  db.exec('BEGIN');
+  const replayer = new Replayer(db, record.seq - 1);
   try {
-    for (const [index, ...params] of record.r) {
-      const i = index as number;
-      prepared[i] ??= db.prepare(record.q[i]!);
-      prepared[i].run(params as SqlValue[]);
-    }
-    db.run('UPDATE _journal_state SET seq = ? WHERE id = 1', [record.seq]);
-    db.exec('COMMIT');
-  } catch (err) {
-    db.exec('ROLLBACK');
-    throw new Error(
-      `Journal record ${record.seq} could not be replayed: ${err instanceof Error ? err.message : String(err)}`,
-      {
-        cause: err,
-      },
-    );
+    replayer.apply(record);
+    replayer.commit();
   } finally {
-    for (const stmt of prepared) stmt?.free();
+    replayer.free();
   }
 }

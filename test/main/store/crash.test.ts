@@ -123,7 +123,7 @@ describe('DurableDb under SIGKILL', () => {
 
   it(
     'keeps every acknowledged write across repeated kills at random points',
-    { timeout: 90_000 },
+    { timeout: 240_000 },
     async () => {
       const dir = tempDir('sandboard-crash-');
       const expectedRuns: [number, number][] = [];
@@ -133,19 +133,27 @@ describe('DurableDb under SIGKILL', () => {
       let replayed = 0;
       let tornBytes = 0;
       let earlyKills = 0;
+      let killsDuringSnapshot = 0;
       let verifyMs = 0;
       const started = performance.now();
 
       for (let cycle = 0; cycle < CYCLES; cycle++) {
         const firstId = (cycle + 1) * ID_STRIDE;
-        // Mostly kill once writes flow; every fourth cycle kill at any moment, even during open and replay.
+        // Mostly kill once writes flow; every fourth cycle kill at any moment, even during open and replay;
+        // every fourth while a background snapshot is being written, and every fourth once one is written.
         const early = cycle % 4 === 3;
+        const during = cycle % 4 === 1 ? 'snapshotting' : cycle % 4 === 2 ? 'snapshot' : undefined;
         const ackTarget = early ? 0 : randomInt(1, 200);
-        const delay = early ? randomInt(0, 250) : randomInt(20, 300);
+        const delay = early
+          ? randomInt(0, 250)
+          : during === 'snapshotting'
+            ? randomInt(0, 400)
+            : randomInt(20, 300);
         let acks = 0;
         let lastAck = -1;
         let outOfOrder = '';
         let writerSnapshots = 0;
+        let inSnapshot = false;
         let report: VerifyReport | undefined;
         let startKillTimer: () => void = () => {};
         const killTimerStarted = new Promise<void>((resolve) => (startKillTimer = resolve));
@@ -158,9 +166,14 @@ describe('DurableDb under SIGKILL', () => {
             if (id !== firstId + acks && !outOfOrder) outOfOrder = `ack ${id} after ${acks} acks`;
             acks++;
             lastAck = id;
-            if (acks >= ackTarget) startKillTimer();
+            if (acks >= ackTarget && !during) startKillTimer();
+          } else if (word === 'snapshotting') {
+            inSnapshot = true;
+            if (during === 'snapshotting') startKillTimer();
           } else if (word === 'snapshot') {
+            inSnapshot = false;
             writerSnapshots = Number(value);
+            if (during === 'snapshot') startKillTimer();
           } else {
             report = parseVerify(line) ?? report;
           }
@@ -179,6 +192,7 @@ describe('DurableDb under SIGKILL', () => {
         expect(signal, `writer of cycle ${cycle} should die by SIGKILL: ${writer.stderr()}`).toBe('SIGKILL');
         expect(outOfOrder, `cycle ${cycle}`).toBe('');
         if (early) earlyKills++;
+        if (inSnapshot) killsDuringSnapshot++;
         totalAcks += acks;
         snapshots += writerSnapshots;
 
@@ -201,6 +215,7 @@ describe('DurableDb under SIGKILL', () => {
       const summary = {
         cycles: CYCLES,
         earlyKills,
+        killsDuringSnapshot,
         totalAcks,
         snapshots,
         replayed,
@@ -213,6 +228,7 @@ describe('DurableDb under SIGKILL', () => {
       expect(totalAcks).toBeGreaterThan(CYCLES * 20);
       expect(expectedRuns.length).toBeGreaterThan(CYCLES / 2);
       expect(snapshots).toBeGreaterThan(0);
+      expect(killsDuringSnapshot).toBeGreaterThan(0);
       expect(replayed).toBeGreaterThan(0);
     },
   );

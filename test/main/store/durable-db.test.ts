@@ -111,7 +111,7 @@ describe('DurableDb', () => {
       if (i % 50 === 0) await writes.at(-1);
     }
     await Promise.all(writes);
-    await db.flush();
+    await db.idle();
     expect(db.getStats().snapshots).toBeGreaterThan(0);
     await db.close();
     const reopened = await open({ dir, migrations });

@@ -1,0 +1,51 @@
+/**
+ * Writes a snapshot off the network thread (worker_threads). It builds its own copy of the database from
+ * what is already durable: the current snapshot file plus the given journal files (closed, fsynced) up to
+ * `seq`, exports it and replaces the snapshot file atomically. The store only rotates its journal first and
+ * removes the covered files after; a kill at any moment leaves either the old snapshot with every journal
+ * file, or the new one (holding `seq`) whose covered records replay skips.
+ *
+ * workerData: SnapshotJob. Messages out: {ok: true, ms} | {ok: false, message}.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { replayJournal } from './replay.ts';
+import { openSnapshot, writeSnapshotFile } from './snapshot-file.ts';
+import { loadSqlJs } from './sqljs.ts';
+
+export interface SnapshotJob {
+  dir: string;
+  /** journal files holding the records after the current snapshot, oldest first */
+  files: string[];
+  /** the journal position the new snapshot holds */
+  seq: number;
+}
+
+export type SnapshotResult = { ok: true } | { ok: false; message: string };
+
+const port = parentPort;
+if (!port) throw new Error('snapshot-worker.ts runs as a worker thread');
+const job = workerData as SnapshotJob;
+let result: SnapshotResult;
+try {
+  const SQL = await loadSqlJs();
+  const { db, seq } = openSnapshot(SQL, job.dir);
+  try {
+    if (seq < job.seq) {
+      const replayed = replayJournal(db, seq, {
+        dir: job.dir,
+        files: job.files,
+        untilSeq: job.seq,
+        repair: false,
+      });
+      if (replayed.seq !== job.seq)
+        throw new Error(`the journal ends at record ${replayed.seq}, the snapshot needs ${job.seq}`);
+      await writeSnapshotFile(job.dir, db.export());
+    }
+  } finally {
+    db.close();
+  }
+  result = { ok: true };
+} catch (err) {
+  result = { ok: false, message: err instanceof Error ? err.message : String(err) };
+}
+port.postMessage(result);
