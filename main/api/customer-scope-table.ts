@@ -407,6 +407,7 @@ export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
     'customer',
     'Sandboard only (the UI of every user; store usage for tenant administrators only)',
   ],
+  ['GET', '/api/sandboard/eventLoop', 'tenant', 'Sandboard only (benchmarks and diagnostics)'],
   ['GET', '/api/sandboard/mqtt/sessions', 'customer', MQTT_PAGE],
   ['DELETE', '/api/sandboard/mqtt/sessions/:id', 'customer', MQTT_PAGE],
   ['GET', '/api/sandboard/mqtt/messages', 'customer', MQTT_PAGE],

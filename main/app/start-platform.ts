@@ -10,6 +10,7 @@ import type { DurableDb } from '../store/durable-db.ts';
 import type { MqttTransport } from '../transport/mqtt/mqtt-transport.ts';
 import { setupConnectors } from './connectors.ts';
 import { setupDomain } from './domain.ts';
+import { setupEventLoopMonitor } from './event-loop.ts';
 import { setupHttp } from './http.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { setupMqtt, setupMqttClients, setupTransportCore } from './mqtt.ts';
@@ -69,6 +70,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     life.onStop(() => analytics.close());
 
     const live: { urls?: PlatformUrls } = {}; // the URLs, once every listener is up (the UI shows them)
+    const eventLoop = setupEventLoopMonitor(life);
     const { api, reportApi } = await setupHttp(
       { services, ruleChains, edgeQueue },
       {
@@ -78,7 +80,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
         recordings,
         mqttInspector: mqtt.inspector,
         mqttClients: setupMqttClients(life),
-        links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions },
+        links: { urls: () => live.urls, mqttSessions: () => mqtt.stats().sessions, eventLoop },
         chainTests: { scratchRules: startScratchRules },
       },
       config,

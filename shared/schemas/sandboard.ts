@@ -16,6 +16,20 @@ export const PlatformInfo = Type.Object({
 });
 export type PlatformInfo = Static<typeof PlatformInfo>;
 
+/** How long the platform's network thread was held up (event-loop delay) since start or the last reset. */
+export const EventLoopDelay = Type.Object({
+  p50Ms: Type.Number(),
+  p99Ms: Type.Number(),
+  maxMs: Type.Number({ description: 'the longest stall: nothing was answered meanwhile' }),
+  samples: Type.Integer(),
+  sinceMs: Type.Number({ description: 'the measured period, ms' }),
+});
+export type EventLoopDelay = Static<typeof EventLoopDelay>;
+
+export const EventLoopDelayQuery = Type.Object({
+  reset: Type.Optional(Type.Boolean({ description: 'start a new measurement period after this answer' })),
+});
+
 /** Counters of the platform as the caller may see them (a customer user sees its own devices only). */
 export const PlatformStats = Type.Object({
   devices: Type.Integer(),

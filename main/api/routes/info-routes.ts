@@ -1,11 +1,18 @@
-import type { DemoLogin, PlatformInfo, PlatformStats } from '../../../shared/schemas/sandboard.ts';
+import type {
+  DemoLogin,
+  EventLoopDelay,
+  PlatformInfo,
+  PlatformStats,
+} from '../../../shared/schemas/sandboard.ts';
 import {
   DemoLogins,
+  EventLoopDelay as EventLoopDelaySchema,
+  EventLoopDelayQuery,
   PlatformInfo as PlatformInfoSchema,
   PlatformStats as PlatformStatsSchema,
 } from '../../../shared/schemas/sandboard.ts';
 import { ErrorResponse } from '../../../shared/schemas/common.ts';
-import type { Principal } from '../../platform/auth/principal.ts';
+import { requireTenantAdmin, type Principal } from '../../platform/auth/principal.ts';
 import type { Services } from '../../platform/services.ts';
 import { principalOf } from '../authenticate.ts';
 import { authErrors, type Api } from '../route-types.ts';
@@ -16,6 +23,8 @@ export interface PlatformLinks {
   urls?: () => { http: string; mqtt: string; analytics: string } | undefined;
   /** connected MQTT sessions; absent until the embedded broker lands */
   mqttSessions?: () => number;
+  /** the network thread's event-loop delay; reset starts a new period */
+  eventLoop?: (reset: boolean) => EventLoopDelay;
 }
 
 /** ThingsBoard's demo accounts and their well-known passwords. */
@@ -267,4 +276,22 @@ export function registerInfoRoutes(app: Api, { services, stats, links, version }
     },
     async (request) => stats.snapshot(principalOf(request)),
   );
+  const eventLoop = links.eventLoop;
+  if (eventLoop) {
+    app.get(
+      '/api/sandboard/eventLoop',
+      {
+        schema: {
+          tags,
+          summary: "How long the platform's network thread was held up (stalls delay every answer)",
+          querystring: EventLoopDelayQuery,
+          response: { 200: EventLoopDelaySchema, ...authErrors },
+        },
+      },
+      async (request) => {
+        requireTenantAdmin(principalOf(request));
+        return eventLoop(request.query.reset === true);
+      },
+    );
+  }
 }

@@ -123,7 +123,7 @@ describe('DurableDb under SIGKILL', () => {
 
   it(
     'keeps every acknowledged write across repeated kills at random points',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const dir = tempDir('sandboard-crash-');
       const expectedRuns: [number, number][] = [];

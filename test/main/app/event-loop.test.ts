@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { EventLoopDelay } from '../../../shared/schemas/sandboard.ts';
+import { startTestPlatform } from '../../helpers/platform.ts';
+
+/** Holds this thread (the platform's network thread: it runs in-process) for `ms`, as a stall would. */
+function stall(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+describe('the event-loop delay report', () => {
+  it('reports the longest stall of the network thread since the last reset, to tenant administrators', async () => {
+    const platform = await startTestPlatform();
+    const token = await platform.login();
+    const read = async (reset: boolean): Promise<EventLoopDelay> => {
+      const res = await platform.http(`/api/sandboard/eventLoop${reset ? '?reset=true' : ''}`, { token });
+      expect(res.status).toBe(200);
+      return (await res.json()) as EventLoopDelay;
+    };
+
+    await read(true);
+    // a snapshot during the period: its export runs on a worker thread, and the report covers the period
+    await platform.db.snapshot();
+    const afterSnapshot = await read(true);
+    expect(afterSnapshot.samples).toBeGreaterThan(0);
+    expect(Number.isFinite(afterSnapshot.maxMs)).toBe(true);
+
+    // timers are late by the whole stall: the report must show it
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    stall(200);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const stalled = await read(true);
+    expect(stalled.maxMs).toBeGreaterThanOrEqual(180);
+    expect(stalled.p99Ms).toBeLessThanOrEqual(stalled.maxMs);
+
+    // the reset started a new period: the stall is no longer in it
+    const next = await read(false);
+    expect(next.sinceMs).toBeLessThan(stalled.sinceMs + 1_000);
+
+    const customer = await platform.login('customer@thingsboard.org', 'customer');
+    const denied = await platform.http('/api/sandboard/eventLoop', { token: customer });
+    expect(denied.status).toBe(403);
+  });
+});
