@@ -14,10 +14,11 @@
  * nobody watching (the figures above are this run's), and on with a WebSocket following all traffic;
  * inspectorIdleRatio and inspectorWatchedRatio compare the last two to the first. Last line: BENCH {"name":"ingest",...}.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MqttClient } from 'mqtt';
+import type { EventLoopDelay } from '../shared/schemas/sandboard.ts';
 import { SQLJS_SETTINGS } from '../main/store/durable-db.ts';
 import { percentile, printBench, printFigures, round } from './lib/bench-output.ts';
 import {
@@ -116,6 +117,10 @@ interface PlatformRun extends LoadResult {
   storedCheck: string;
   /** messages the inspector's WebSocket got (watched mode) */
   watchedMessages: number;
+  /** the server's event-loop delay over the load run */
+  eventLoop: EventLoopDelay;
+  /** a snapshot was written during the load run */
+  snapshotDuringRun: boolean;
 }
 
 /**
@@ -172,8 +177,14 @@ async function platformRun(mode: InspectorMode, calculatedFields = false): Promi
     const connectMs = performance.now() - connectStarted;
     const afterConnect = memoryOf(serve.child.pid!);
     const cpuBefore = processCpuMs(serve.child.pid) ?? Number.NaN;
+    const eventLoopPath = '/api/sandboard/eventLoop';
+    await http<EventLoopDelay>(`${eventLoopPath}?reset=true`, { token });
+    const loadStarted = Date.now();
     const result = await load(clients);
     const serverCpuMs = (processCpuMs(serve.child.pid) ?? Number.NaN) - cpuBefore;
+    const eventLoop = await http<EventLoopDelay>(eventLoopPath, { token });
+    const snapshotFile = join(dataDir, 'store.sqlite');
+    const snapshotDuringRun = existsSync(snapshotFile) && statSync(snapshotFile).mtimeMs >= loadStarted;
     const afterIngest = memoryOf(serve.child.pid!);
 
     // What was acknowledged is stored: count one device's history through REST.
@@ -197,6 +208,8 @@ async function platformRun(mode: InspectorMode, calculatedFields = false): Promi
     return {
       ...result,
       watchedMessages: watcher?.received() ?? 0,
+      eventLoop,
+      snapshotDuringRun,
       rssAfterConnectMB: afterConnect.rssMB,
       rssAfterIngestMB: afterIngest.rssMB,
       peakMB: afterIngest.peakMB,
@@ -279,6 +292,8 @@ printFigures({
   'ratio sandboard / raw sql.js per CPU-second': cpuRatioToRawSqljs,
   'ratio sandboard / raw aedes': ratioToRawAedes,
   'ThingsBoard published figure (2 vCPUs)': [15_000, 'datapoints/s'],
+  'sandboard: event-loop delay p99 / longest stall during the run (target <= 50)': `${platform.eventLoop.p99Ms} / ${platform.eventLoop.maxMs} ms`,
+  'sandboard: a snapshot was written during the run': platform.snapshotDuringRun ? 'yes' : 'no',
   'load average before / after (other processes share the CPUs)': `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`,
 });
 const missed = [
@@ -310,5 +325,8 @@ printBench({
   calculatedFieldsDatapointsPerSec: withCalculatedFields.datapointsPerSec,
   inspectorIdleCpuRatio: perServerCpuSec(platform) / perServerCpuSec(inspectorOff),
   inspectorWatchedCpuRatio: perServerCpuSec(inspectorWatched) / perServerCpuSec(inspectorOff),
+  eventLoopDelayP99Ms: platform.eventLoop.p99Ms,
+  eventLoopDelayMaxMs: platform.eventLoop.maxMs,
+  snapshotDuringRun: platform.snapshotDuringRun,
   loadAverage: loadAfter,
 });

@@ -1,3 +1,4 @@
+import { lazySchemaController } from './lazy-schema-compilers.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installCustomerScope } from './customer-scope.ts';
 import { installSocketClosing, REQUEST_RECEIVE_TIMEOUT_MS } from './socket-closing.ts';
@@ -103,6 +104,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
     forceCloseConnections: true,
     logger: { level: options.logLevel, stream: process.stderr },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    schemaController: lazySchemaController(),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
