@@ -1,5 +1,11 @@
 import type { Database, SqlValue, Statement } from 'sql.js';
-import { listJournalFiles, readJournalFile, removeFile, truncateFile, type JournalRecord } from './journal.ts';
+import {
+  listJournalFiles,
+  readJournalFile,
+  removeFile,
+  truncateFile,
+  type JournalRecord,
+} from './journal.ts';
 
 /** records applied per transaction while replaying: one COMMIT per batch, not per record */
 const RECORDS_PER_TRANSACTION = 512;
