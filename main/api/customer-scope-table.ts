@@ -372,6 +372,8 @@ export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
   ['GET', '/api/sandboard/simulations/:id/report', 'tenant', TOOL],
   ['GET', '/api/sandboard/simulations/:id/report/junit', 'tenant', TOOL],
   ['POST', '/api/sandboard/demo/edge-sync', 'tenant', TOOL],
+  ['GET', '/api/sandboard/sandboxes/shipped', 'tenant', TOOL],
+  ['POST', '/api/sandboard/sandboxes/shipped/:id/load', 'tenant', TOOL],
   ['POST', '/api/tableView', 'tenant', TOOL],
   ['GET', '/api/tableView/:id', 'customer', VIEWS],
   ['DELETE', '/api/tableView/:id', 'tenant', TOOL],

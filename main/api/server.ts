@@ -22,7 +22,7 @@ import { registerComponentRoutes } from './routes/component-routes.ts';
 import { registerCustomerRoutes } from './routes/customer-routes.ts';
 import { registerCalculatedFieldRoutes } from './routes/calculated-field-routes.ts';
 import { registerDashboardRoutes } from './routes/dashboard-routes.ts';
-import { registerDemoRoutes } from './routes/demo-routes.ts';
+import { ensurePushToEdgeAfterSave, registerDemoRoutes } from './routes/demo-routes.ts';
 import { registerDeviceRoutes } from './routes/device-routes.ts';
 import { registerEdgeRoutes } from './routes/edge-routes.ts';
 import { registerEdgeSimulatorRoutes } from './routes/edge-simulator-routes.ts';
@@ -51,6 +51,7 @@ import { registerSimulationRoutes } from './routes/simulation-routes.ts';
 import { readRecordingText, registerReplayRoutes } from './routes/replay-routes.ts';
 import { embeddedUrl } from '../simulator/targets.ts';
 import type { Analytics } from '../analytics/analytics.ts';
+import { registerShippedSandboxRoutes } from './routes/shipped-sandbox-routes.ts';
 import { registerTableViewRoutes } from './routes/table-view-routes.ts';
 import { registerTelemetryRoutes } from './routes/telemetry-routes.ts';
 import { registerTenantRoutes } from './routes/tenant-routes.ts';
@@ -155,6 +156,14 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
     mqttUrl: () => options.links?.urls?.()?.mqtt,
   });
   registerDemoRoutes(api, { services, ruleChains: deps.ruleChains, simulations, edgeSimulators });
+  registerShippedSandboxRoutes(api, {
+    services,
+    ruleChains: deps.ruleChains,
+    simulations,
+    edgeSimulators,
+    ...(options.restConnectors ? { restConnectors: options.restConnectors } : {}),
+    ensurePushToEdge: (actor) => ensurePushToEdgeAfterSave(deps.ruleChains, actor),
+  });
   const recordings = options.recordings;
   registerReplayRoutes(api, {
     urls: () => {

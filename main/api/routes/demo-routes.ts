@@ -33,7 +33,10 @@ export interface DemoRouteDeps {
 }
 
 /** Adds a push to edge node after Save Timeseries (Success) unless one is already there; true if added. */
-async function ensurePushToEdgeAfterSave(ruleChains: RuleChainService, actor: Principal): Promise<boolean> {
+export async function ensurePushToEdgeAfterSave(
+  ruleChains: RuleChainService,
+  actor: Principal,
+): Promise<boolean> {
   const rootId = ruleChains.rootChainId();
   if (!rootId) throw new Error('No root rule chain');
   const md = ruleChains.metadata(rootId, actor) as RuleChainMetadata;
