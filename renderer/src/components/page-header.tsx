@@ -14,7 +14,9 @@ export function PageHeader({
     <Group justify="space-between" align="flex-start" mb="lg" wrap="wrap">
       {/* a fixed basis: a description that grows (a simulation's "ended …") never moves the actions */}
       <Stack gap={4} style={{ flex: '1 1 320px', minWidth: 0 }}>
-        <Title order={2}>{title}</Title>
+        <Title order={2} data-tour="page-title">
+          {title}
+        </Title>
         {description && (
           <Text c="dimmed" size="sm">
             {description}

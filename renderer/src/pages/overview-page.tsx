@@ -1,4 +1,4 @@
-import { Alert, Anchor, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { Area, AreaChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { PlatformStats } from '../api/client.ts';
@@ -138,23 +138,30 @@ export default function OverviewPage() {
       <PageHeader title="Overview" description="The platform at a glance. Counters update live." />
       <ErrorAlert error={stats.error} title="Could not load the counters" />
       <StoreWarning store={stats.data?.store} />
-      <Counters stats={stats.data} />
-      <MessageRateChart />
       {stats.data && stats.data.devices === 0 && (
-        <Alert variant="light" title="Start here">
-          <Text size="sm">
-            <Anchor component={Link} to="/devices">
-              Create a device
-            </Anchor>
-            , then send it telemetry with the <code>curl</code> or <code>mosquitto_pub</code> command on its
-            page, or try the REST API in the{' '}
-            <Anchor component={Link} to="/api-explorer">
-              API Explorer
-            </Anchor>
-            .
-          </Text>
+        <Alert variant="light" title="Start here" data-testid="start-here-banner">
+          <Stack gap="xs" align="flex-start">
+            <Text size="sm">
+              New to Sandboard? Load a ready-made sandbox (ThingsBoard 101, a smart building, a fleet of
+              trackers, a factory line) with its dashboard, a running simulation and a guided tour. Or{' '}
+              <Anchor component={Link} to="/devices">
+                create a device
+              </Anchor>
+              , then send it telemetry with the <code>curl</code> or <code>mosquitto_pub</code> command on its
+              page, or try the REST API in the{' '}
+              <Anchor component={Link} to="/api-explorer">
+                API Explorer
+              </Anchor>
+              .
+            </Text>
+            <Button component={Link} to="/start-here" size="xs" data-testid="open-start-here">
+              Open Start here
+            </Button>
+          </Stack>
         </Alert>
       )}
+      <Counters stats={stats.data} />
+      <MessageRateChart />
     </Stack>
   );
 }

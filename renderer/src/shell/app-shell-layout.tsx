@@ -15,6 +15,7 @@ import { Suspense, useEffect } from 'react';
 import { ErrorBoundary } from '../components/error-boundary.tsx';
 import { PageReady } from '../components/page-ready.tsx';
 import { Link, navigate, usePath } from '../router.tsx';
+import { GuidedTour } from '../tour/guided-tour.tsx';
 import { DesktopPortsBanner } from './desktop-ports-banner.tsx';
 import { LiveStatusBadge } from './live-status-badge.tsx';
 import { DEFAULT_PATH, PAGES, matchPage } from './page-catalog.ts';
@@ -118,6 +119,7 @@ export default function AppShellLayout() {
           </Suspense>
         </ErrorBoundary>
       </AppShell.Main>
+      <GuidedTour />
     </AppShell>
   );
 }

@@ -21,6 +21,7 @@ export interface PageDef {
 
 const PAGE_LIST = [
   { id: 'overview', label: 'Overview', path: '/overview', nav: true },
+  { id: 'start-here', label: 'Start here', path: '/start-here', nav: true },
   { id: 'devices', label: 'Devices', path: '/devices', nav: true },
   { id: 'device', label: 'Device', path: '/devices/:id', nav: false, parent: 'devices' },
   { id: 'device-profiles', label: 'Device profiles', path: '/device-profiles', nav: true },

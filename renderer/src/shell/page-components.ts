@@ -5,6 +5,7 @@ import type { PageId, PageParams } from './page-catalog.ts';
 // Each page is its own chunk, loaded when first opened.
 export const PAGE_COMPONENTS: Record<PageId, LazyExoticComponent<ComponentType<{ params: PageParams }>>> = {
   overview: lazy(() => import('../pages/overview-page.tsx')),
+  'start-here': lazy(() => import('../pages/start-here/start-here-page.tsx')),
   devices: lazy(() => import('../pages/devices/devices-page.tsx')),
   device: lazy(() => import('../pages/devices/device-detail-page.tsx')),
   'device-profiles': lazy(() => import('../pages/device-profiles/device-profiles-page.tsx')),

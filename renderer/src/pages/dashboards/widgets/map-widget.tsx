@@ -32,14 +32,26 @@ export function MapWidget({ widget, image }: { widget: Widget; image?: boolean }
       return Number.isFinite(x) && Number.isFinite(y) ? [{ row, x, y }] : [];
     }),
   );
+  // geofences: ThingsBoard's polygon option, an attribute holding [[lat, lng], ...] on an entity
+  const polygonKey = setting(widget, 'polygonKeyName', 'perimeter');
+  const polygonColor = setting(widget, 'polygonColor', '#ff5722');
+  const polygons =
+    image || !setting(widget, 'showPolygon', false)
+      ? []
+      : data.flatMap((d) =>
+          d.rows.flatMap((row) => {
+            const ring = polygonPoints(row.latest[polygonKey]?.value);
+            return ring ? [{ row, ring }] : [];
+          }),
+        );
   const W = 400;
   const H = 260;
   let toX = (x: number) => x * W;
   let toY = (y: number) => y * H;
   const grid: { x?: number; y?: number; label: string }[] = [];
-  if (!image && points.length > 0) {
-    const xs = points.map((p) => p.x);
-    const ys = points.map((p) => p.y);
+  if (!image && (points.length > 0 || polygons.length > 0)) {
+    const xs = [...points.map((p) => p.x), ...polygons.flatMap((p) => p.ring.map(([, lng]) => lng))];
+    const ys = [...points.map((p) => p.y), ...polygons.flatMap((p) => p.ring.map(([lat]) => lat))];
     const pad = (a: number, b: number) => Math.max((b - a) * 0.15, 0.001);
     const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
     const [y0, y1] = [Math.min(...ys), Math.max(...ys)];
@@ -85,6 +97,20 @@ export function MapWidget({ widget, image }: { widget: Widget; image?: boolean }
           </g>
         ),
       )}
+      {polygons.map(({ row, ring }) => (
+        <polygon
+          key={`zone-${row.entityId.id}`}
+          points={ring.map(([lat, lng]) => `${toX(lng)},${toY(lat)}`).join(' ')}
+          fill={polygonColor}
+          fillOpacity={0.15}
+          stroke={polygonColor}
+          strokeWidth={2}
+          data-testid="map-polygon"
+          data-entity={row.name}
+        >
+          <title>{row.label || row.name}</title>
+        </polygon>
+      ))}
       {points.map(({ row, x, y }) => (
         <g
           key={row.entityId.id}
@@ -106,4 +132,22 @@ export function MapWidget({ widget, image }: { widget: Widget; image?: boolean }
       )}
     </svg>
   );
+}
+
+/** A polygon attribute ([[lat, lng], ...], as JSON text or an array), or null when it is not one. */
+function polygonPoints(value: unknown): [number, number][] | null {
+  let v = value;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return null;
+    }
+  }
+  if (!Array.isArray(v) || v.length < 3 || v.length > 1000) return null;
+  const ring = v.filter(
+    (p): p is [number, number] =>
+      Array.isArray(p) && p.length >= 2 && Number.isFinite(p[0]) && Number.isFinite(p[1]),
+  );
+  return ring.length === v.length ? ring.map(([lat, lng]) => [lat, lng]) : null;
 }
