@@ -77,7 +77,7 @@ function cardPosition(box: Box | null, cardHeight: number): { top: number; left:
 
 /**
  * The guided tour on top of the app: the current step's text in a card beside the element it points at,
- * which is outlined, the rest of the page dimmed. Next / Back / Skip, the arrow keys and Esc move it;
+ * which is outlined. Next / Back / Skip, the arrow keys and Esc move it;
  * each move is saved, so a skipped tour resumes where it was.
  */
 export function GuidedTour() {
@@ -143,10 +143,9 @@ export function GuidedTour() {
             height: box.height + 8,
             border: `2px solid ${accent}`,
             borderRadius: 6,
-            boxShadow: `0 0 0 9999px ${dark ? 'rgba(0,0,0,0.55)' : 'rgba(20,20,30,0.35)'}`,
+            outline: `4px solid ${dark ? 'rgba(77,171,247,0.35)' : 'rgba(34,139,230,0.25)'}`,
             pointerEvents: 'none',
             zIndex: 390,
-            transition: 'all 120ms ease-out',
           }}
         />
       )}
