@@ -133,6 +133,7 @@ const PARAMS: Partial<Record<PageId, (s: Seeded) => Record<string, string>>> = {
 /** What a page shows once it has its data (so checks and screenshots are not of spinners). */
 const SETTLED: Partial<Record<PageId, (page: Page) => Promise<void>>> = {
   overview: (p) => expect(p.getByTestId('stat-devices')).toHaveText('3'),
+  'start-here': (p) => expect(p.getByTestId('sandbox-card')).toHaveCount(4),
   devices: (p) => expect(p.getByTestId('device-link')).toHaveCount(3),
   device: async (p) => {
     await expect(p.getByTestId('telemetry-chart').locator('path.recharts-line-curve')).toHaveCount(2);

@@ -164,6 +164,12 @@ export class ShippedSandboxes {
     const steps: [string, () => Promise<void>][] = [];
     const step = (label: string, fn: () => Promise<void>) => steps.push([label, fn]);
 
+    // first: the setup would create a shipped scenario's dashboard itself
+    step('Dashboard', async () => {
+      const there = services.dashboards.findByTitle(s.dashboard.title);
+      if (!there) await services.dashboards.save(s.dashboard, actor);
+      note(!there, 'DASHBOARD', s.dashboard.title);
+    });
     // applySetup creates the devices an asset Contains: what was there is noted before it runs
     const hadDevice = new Map<string, boolean>();
     step('Device profiles, assets and alarm rules', async () => {
@@ -187,11 +193,6 @@ export class ShippedSandboxes {
             await services.devices.save({ name, ...(g.deviceType ? { type: g.deviceType } : {}) }, actor);
           note(!hadDevice.get(name), 'DEVICE', name);
         }
-    });
-    step('Dashboard', async () => {
-      const there = services.dashboards.findByTitle(s.dashboard.title);
-      if (!there) await services.dashboards.save(s.dashboard, actor);
-      note(!there, 'DASHBOARD', s.dashboard.title);
     });
     const chain = s.ruleChain;
     if (chain)

@@ -28,6 +28,7 @@ const BODYLESS = new Set([
   'POST /api/edge/{edgeId}/device/{deviceId}',
   'POST /api/customer/{customerId}/edge/{edgeId}',
   'POST /api/sandboard/demo/edge-sync',
+  'POST /api/sandboard/sandboxes/shipped/{id}/load',
   'POST /api/sandboard/recordings/{id}/stop',
   'POST /api/sandboard/replays/{id}/stop',
   'POST /api/customer/{customerId}/asset/{assetId}',

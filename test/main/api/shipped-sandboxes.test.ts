@@ -153,6 +153,10 @@ describe('loading a shipped sandbox', () => {
     expect(tb.created.map((c) => `${c.type}:${c.name}`)).toEqual(
       expect.arrayContaining(['RULE_CHAIN:ThingsBoard 101 chain', 'DEVICE:Thermometer 101']),
     );
+    const building = await load('smart-building');
+    expect(building.created.map((c) => `${c.type}:${c.name}`)).toEqual(
+      expect.arrayContaining(['ASSET:HQ Building', 'DEVICE:HQ Room Climate 4', 'DASHBOARD:Smart building']),
+    );
     expect((await load('factory-line')).created).toEqual([]);
     expect((await load('thingsboard-101')).created).toEqual([]);
 
