@@ -24,7 +24,7 @@ import { notFound, PlatformError } from '../platform/errors.ts';
 import type { Services } from '../platform/services.ts';
 import type { RuleChainService } from '../rule-engine/rule-chain-service.ts';
 import type { EdgeSimulatorManager } from '../simulator/edge-simulator-manager.ts';
-import { applySetup } from '../simulator/scenario-setup.ts';
+import { applySetup, findAsset } from '../simulator/scenario-setup.ts';
 import type { SimulationManager } from '../simulator/simulation-manager.ts';
 
 export const SANDBOXES_DIR = new URL('../../shared/sandboxes/', import.meta.url);
@@ -179,7 +179,7 @@ export class ShippedSandboxes {
       const assets = scenario.setup?.assets ?? [];
       const before = {
         profiles: profiles.map((p) => !!services.profiles.findRowByName(p.name)),
-        assets: assets.map((a) => this.assetId(a.name, actor) !== null),
+        assets: assets.map((a) => findAsset(services, a.name, actor) !== null),
       };
       await applySetup(services, scenario, actor);
       profiles.forEach((p, i) => note(!before.profiles[i], 'DEVICE_PROFILE', p.name));
@@ -208,7 +208,7 @@ export class ShippedSandboxes {
       step(`Attributes of ${a.entityName}`, async () => {
         const id =
           a.entityType === 'ASSET'
-            ? this.assetId(a.entityName, actor)
+            ? findAsset(services, a.entityName, actor)
             : (services.devices.findRowByName(a.entityName)?.id ?? null);
         if (!id) throw new Error(`${a.entityType} '${a.entityName}' is not there to get its attributes`);
         await services.telemetry.saveAttributes(id, a.scope, a.values, a.entityType);
@@ -269,14 +269,5 @@ export class ShippedSandboxes {
       progress.step = null;
     }
     return { id: manifest.id, created, existing, status: this.status(s, true) };
-  }
-
-  private assetId(name: string, actor: Principal): string | null {
-    try {
-      return this.deps.services.assets.getByName(name, actor).id.id;
-    } catch (err) {
-      if (err instanceof PlatformError && err.status === 404) return null;
-      throw err;
-    }
   }
 }

@@ -34,7 +34,8 @@ async function ensureProfile(
   await services.profiles.save(request as SaveDeviceProfileRequest, actor);
 }
 
-function findAsset(services: Services, name: string, actor: Principal): string | null {
+/** The id of the asset of that name, or null. */
+export function findAsset(services: Services, name: string, actor: Principal): string | null {
   try {
     return services.assets.getByName(name, actor).id.id;
   } catch (err) {
