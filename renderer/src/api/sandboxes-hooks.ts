@@ -6,10 +6,11 @@ import { loadShippedSandbox, shippedSandboxes } from './sandboxes-api.ts';
 export const sandboxKeys = { shipped: ['shippedSandboxes'] as const };
 
 /** The catalogue; polled while a load is under way, for its progress. */
-export function useShippedSandboxes() {
+export function useShippedSandboxes(enabled = true) {
   const client = useApi();
   return useQuery({
     queryKey: sandboxKeys.shipped,
+    enabled,
     queryFn: () => shippedSandboxes(client),
     refetchInterval: (q) => (q.state.data?.data.some((s) => s.status.state === 'LOADING') ? 500 : false),
   });

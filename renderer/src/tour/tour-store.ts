@@ -21,13 +21,20 @@ export interface TourProgress {
   done: boolean;
 }
 
+interface KeyValueStore {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+const storage = () => (globalThis as { localStorage?: KeyValueStore }).localStorage;
+
 const ACTIVE = 'sandboard.tour.active';
 const progressKey = (sandboxId: string) => `sandboard.tour.progress.${sandboxId}`;
 const listeners = new Set<() => void>();
 
 function read<T>(key: string): T | null {
   try {
-    const raw = window.localStorage.getItem(key);
+    const raw = storage()?.getItem(key);
     return raw ? (JSON.parse(raw) as T) : null;
   } catch {
     return null;
@@ -36,8 +43,8 @@ function read<T>(key: string): T | null {
 
 function write(key: string, value: unknown): void {
   try {
-    if (value === null) window.localStorage.removeItem(key);
-    else window.localStorage.setItem(key, JSON.stringify(value));
+    if (value === null) storage()?.removeItem(key);
+    else storage()?.setItem(key, JSON.stringify(value));
   } catch {
     // storage full or off: the tour still runs, it is just not remembered
   }

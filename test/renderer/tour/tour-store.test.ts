@@ -1,12 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 
 const storage = new Map<string, string>();
-(globalThis as { window?: unknown }).window = {
-  localStorage: {
-    getItem: (k: string) => storage.get(k) ?? null,
-    setItem: (k: string, v: string) => void storage.set(k, v),
-    removeItem: (k: string) => void storage.delete(k),
-  },
+(globalThis as { localStorage?: unknown }).localStorage = {
+  getItem: (k: string) => storage.get(k) ?? null,
+  setItem: (k: string, v: string) => void storage.set(k, v),
+  removeItem: (k: string) => void storage.delete(k),
 };
 const store = await import('../../../renderer/src/tour/tour-store.ts');
 

@@ -12,8 +12,10 @@ import {
   Title,
 } from '@mantine/core';
 import { useState } from 'react';
+import { useCurrentUser } from '../../api/hooks.ts';
 import type { LoadShippedSandboxResult, ShippedSandboxInfo } from '../../api/sandboxes-api.ts';
 import { useLoadShippedSandbox, useShippedSandboxes } from '../../api/sandboxes-hooks.ts';
+import { AdminOnlyPage } from '../../components/admin-only-page.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { Link } from '../../router.tsx';
@@ -153,7 +155,15 @@ function SandboxCard({ sandbox }: { sandbox: ShippedSandboxInfo }) {
 
 /** The shipped sandboxes: load one in a click, open its dashboard, take its guided tour. */
 export default function StartHerePage() {
-  const list = useShippedSandboxes();
+  const user = useCurrentUser();
+  const isAdmin = user.data?.authority === 'TENANT_ADMIN';
+  const list = useShippedSandboxes(isAdmin);
+  if (user.data && !isAdmin)
+    return (
+      <AdminOnlyPage title="Start here">
+        The shipped sandboxes are loaded by the tenant administrator.
+      </AdminOnlyPage>
+    );
   return (
     <Stack gap="lg">
       <PageHeader
