@@ -16,6 +16,9 @@ Usage:
   sandboard test-chain CHAIN.json CASES.json [--report junit.xml]
                                 run a rule chain's test cases against a fresh in-memory Sandboard
                                 (exit 0 all passed, 1 a case failed, 2 a malformed file)
+  sandboard sandbox export|import FILE --data-dir DIR [options]
+                                carry a whole set-up as one sandbox file, all or nothing on import
+                                (sandboard sandbox --help; docs/sandboxes.md)
   sandboard replay FILE --http URL --mqtt URL (--username U --password P | --api-key K)
                    [--speed 1|N|max] [--assert] [--ignore PATH]... [--tolerance N]... [--report junit.xml]
                                 replay a recording against a Sandboard or a real ThingsBoard and check
@@ -28,6 +31,7 @@ Options for serve:
   --http-port PORT       REST API, UI and explorer (default 8080; 0 picks a free port)
   --mqtt-port PORT       MQTT broker (default 1883; 0 picks a free port)
   --analytics-port PORT  report API (default 8888; 0 picks a free port)
+  --reset-to FILE        trainer mode: reset the data to this sandbox file at every start
   --stop-with-parent     also stop when the process that started it exits or closes its stdin pipe
                          (npm run serve and npm start use it: npm dies of SIGHUP without passing it on)
   -h, --help             this text
@@ -72,6 +76,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       'mqtt-port': { type: 'string' },
       'analytics-port': { type: 'string' },
       'stop-with-parent': { type: 'boolean' },
+      'reset-to': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -84,6 +89,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     httpPort: port(values['http-port'], 'http-port', base.httpPort),
     mqttPort: port(values['mqtt-port'], 'mqtt-port', base.mqttPort),
     analyticsPort: port(values['analytics-port'], 'analytics-port', base.analyticsPort),
+    ...(values['reset-to'] ? { resetTo: resolve(values['reset-to']) } : {}),
   };
 }
 
@@ -170,6 +176,17 @@ export async function main(argv: string[]): Promise<void> {
         const code = await runTestChainCommand(rest);
         process.exitCode = code;
         setTimeout(() => process.exit(code), 2000).unref(); // should a handle linger
+        return;
+      }
+      case 'sandbox': {
+        const { runSandboxCommand, SandboxUsageError } = await import('./app/sandbox-command.ts');
+        let code: number;
+        try {
+          code = await runSandboxCommand(rest);
+        } catch (err) {
+          throw err instanceof SandboxUsageError ? new UsageError(err.message) : err;
+        }
+        process.exitCode = code;
         return;
       }
       case 'replay': {

@@ -48,6 +48,10 @@ export interface PlatformConfig {
   recordingMaxBytes: number;
   /** all recordings' files together at most */
   recordingsMaxBytes: number;
+  /** a sandbox import's bytes at most (once unzipped); larger uploads get a 413 */
+  sandboxImportMaxBytes: number;
+  /** a sandbox file the store is reset to at every start (trainer mode's `--reset-to FILE`) */
+  resetTo?: string;
   /** desktop installs: random per-install demo passwords in DATA_DIR/demo-logins.json (owner-only) */
   randomDemoPasswords: boolean;
   /** desktop installs: the shell's per-launch secret; responses prove they come from this core with it */
@@ -108,6 +112,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlatformCon
     inspectorBudgetBytes: intFromEnv(env, 'SANDBOARD_INSPECTOR_BUDGET_MB', 16) * 1024 * 1024,
     recordingMaxBytes: intFromEnv(env, 'SANDBOARD_RECORDING_MAX_MB', 64) * 1024 * 1024,
     recordingsMaxBytes: intFromEnv(env, 'SANDBOARD_RECORDINGS_MAX_MB', 1024) * 1024 * 1024,
+    sandboxImportMaxBytes: intFromEnv(env, 'SANDBOARD_SANDBOX_IMPORT_MAX_MB', 512) * 1024 * 1024,
     randomDemoPasswords: env.SANDBOARD_DEMO_PASSWORDS === 'random',
     ...(env.SANDBOARD_SHELL_SECRET ? { shellSecret: env.SANDBOARD_SHELL_SECRET } : {}),
   };

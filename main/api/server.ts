@@ -38,6 +38,7 @@ import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
 import { registerMqttRoutes } from './routes/mqtt-routes.ts';
 import { registerRecordingRoutes } from './routes/recording-routes.ts';
+import { registerSandboxRoutes } from './routes/sandbox-routes.ts';
 import type { Recordings } from '../recording/recordings.ts';
 import type { DeviceHttpTap } from '../transport/http/device-http-tap.ts';
 import { registerMqttClientRoutes } from './routes/mqtt-client-routes.ts';
@@ -173,6 +174,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
     ...(recordings ? { readRecording: (id: string) => readRecordingText(recordings, id) } : {}),
   });
   registerTableViewRoutes(api, { services, analytics: options.analytics });
+  await registerSandboxRoutes(app, { services, ruleChains: deps.ruleChains });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
   if (options.deviceTransport) {
     const { core, defaultTimeoutMs, tap } = options.deviceTransport;

@@ -6,6 +6,7 @@ import { DEFAULT_RPC_SETTINGS } from '../platform/rpc.ts';
 import { createServices, type Services } from '../platform/services.ts';
 import type { DurableDb } from '../store/durable-db.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import { VERSION } from '../version.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 const RETENTION_INTERVAL_MS = 3_600_000;
@@ -40,6 +41,11 @@ export async function openServices(
         deliveryTimeoutMs: config.rpcDeliveryTimeoutMs,
         maxRetries: config.rpcMaxRetries,
       },
+      sandbox: {
+        dataDir: config.dataDir,
+        maxImportBytes: config.sandboxImportMaxBytes,
+        generator: `sandboard ${VERSION}`,
+      },
     },
   );
 }
@@ -48,6 +54,7 @@ export async function openServices(
 export async function setupDomain(db: DurableDb, config: PlatformConfig, life: Lifecycle): Promise<Domain> {
   const services = await openServices(db, loadOrCreateSigningKey(config.dataDir), config);
   life.onStop(() => services.rpc.stop());
+  if (config.resetTo) await services.sandbox.importFile(config.resetTo, { replaceAll: true });
   await services.tenant.seed();
   await services.rpc.restore();
   await services.profiles.seedDefault();

@@ -48,7 +48,13 @@ export class EdgeService {
     this.ctx = ctx;
     this.devices = devices;
     this.rows = new OwnedEntityRows(ctx, { table: 'edges', entityType: 'EDGE', label: 'Edge' });
-    for (const row of ctx.db.all<EdgeRow>('SELECT * FROM edges')) this.byRoutingKey.set(row.routing_key, row);
+    const load = () => {
+      this.byRoutingKey.clear();
+      for (const row of ctx.db.all<EdgeRow>('SELECT * FROM edges'))
+        this.byRoutingKey.set(row.routing_key, row);
+    };
+    load();
+    ctx.events.on('sandboxLoaded', load);
   }
 
   toEdge(row: EdgeRow, secret: string | null = null): Edge {

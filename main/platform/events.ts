@@ -49,6 +49,8 @@ export interface PlatformEventMap {
   transportLimitsChanged: [TransportLimits];
   /** these users' tokens issued before now no longer verify (password, authority, disabled, deleted) */
   sessionsEnded: [{ userIds: string[] }];
+  /** a sandbox was imported (or the class start restored): anything cached from the store is stale */
+  sandboxLoaded: [{ replacedAll: boolean }];
   alarm: [AlarmEvent];
   relation: [RelationEvent];
   /** a persistent RPC moved on (its new status is on disk) */

@@ -30,6 +30,7 @@ import { TenantService } from './tenant.ts';
 import { UserSettingsService } from './user-settings.ts';
 import { UserService } from './users.ts';
 import { WidgetLibrary } from './widgets.ts';
+import { DEFAULT_SANDBOX_IMPORT_BYTES, SandboxService } from './sandbox/sandbox-service.ts';
 
 export interface Services {
   ctx: PlatformContext;
@@ -65,6 +66,8 @@ export interface Services {
   alarmComments: AlarmCommentService;
   entityQuery: EntityQueryService;
   dashboards: DashboardService;
+  /** sandbox files: export, plan, all-or-nothing import, trainer mode's class start */
+  sandbox: SandboxService;
   /** the system widget bundles and types Sandboard renders, read-only */
   widgets: WidgetLibrary;
   /** ThingsBoard 4.3's calculated fields (their definitions; the rule engine runs them) */
@@ -77,6 +80,8 @@ export interface ServiceSettings {
   /** the store's size budget in bytes; 0 = none */
   storeBudgetBytes: number;
   rpc: RpcSettings;
+  /** where the class start is kept and how large an import may be */
+  sandbox?: { dataDir?: string; maxImportBytes?: number; generator?: string };
 }
 
 export const DEFAULT_SERVICE_SETTINGS: ServiceSettings = {
@@ -137,6 +142,11 @@ export function createServices(
     alarms,
     entityQuery: new EntityQueryService(ctx, { directory, relations, alarms, telemetry }),
     dashboards: new DashboardService(ctx),
+    sandbox: new SandboxService(ctx, {
+      dataDir: settings.sandbox?.dataDir,
+      maxImportBytes: settings.sandbox?.maxImportBytes ?? DEFAULT_SANDBOX_IMPORT_BYTES,
+      generator: settings.sandbox?.generator ?? 'sandboard',
+    }),
     widgets: new WidgetLibrary(),
     calculatedFields: new CalculatedFieldService(ctx, directory),
   };

@@ -49,6 +49,7 @@ export class UserService {
     ctx.events.on('sessionsEnded', ({ userIds }) => {
       for (const id of userIds) this.cache.delete(id);
     });
+    ctx.events.on('sandboxLoaded', () => this.cache.clear());
   }
 
   toUser(row: UserRow): User {

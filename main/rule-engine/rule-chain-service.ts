@@ -108,10 +108,13 @@ export class RuleChainService {
     engine.setRouting(this.routing);
     const onProfile = () => this.refreshRouting();
     const onDevice = ({ deviceId }: { deviceId: string }) => this.deviceProfiles.delete(deviceId);
+    const onSandbox = () => this.reloadAll();
     this.ctx.events.on('profileChanged', onProfile);
     this.ctx.events.on('deviceSaved', onDevice);
     this.ctx.events.on('deviceDeleted', onDevice);
+    this.ctx.events.on('sandboxLoaded', onSandbox);
     this.stopListening = () => {
+      this.ctx.events.off('sandboxLoaded', onSandbox);
       this.ctx.events.off('profileChanged', onProfile);
       this.ctx.events.off('deviceSaved', onDevice);
       this.ctx.events.off('deviceDeleted', onDevice);
@@ -120,6 +123,18 @@ export class RuleChainService {
   }
 
   private stopListening = () => undefined as void;
+
+  /** After a sandbox import: the engine runs the stored CORE chains again, and routing follows the profiles. */
+  private reloadAll(): void {
+    const engine = this.engine;
+    const rows = this.ctx.db.all<RuleChainRow>("SELECT * FROM rule_chains WHERE type = 'CORE'");
+    const kept = new Set(rows.map((r) => r.id));
+    for (const id of engine.chainIds()) if (!kept.has(id)) engine.removeChain(id);
+    for (const row of rows) engine.loadChain(row.id, row.name, readMetadata(row.metadata), { edited: true });
+    engine.setRoot(this.rootRow()?.id ?? null);
+    this.deviceProfiles.clear();
+    this.refreshRouting();
+  }
 
   /** Stops the engine's nodes (timers, connections). */
   stop(): void {

@@ -176,6 +176,11 @@ export class RuleEngine {
     for (const id of [...this.chains.keys()]) this.removeChain(id);
   }
 
+  /** The ids of the chains loaded. */
+  chainIds(): string[] {
+    return [...this.chains.keys()];
+  }
+
   removeChain(id: string): void {
     const old = this.chains.get(id);
     if (!old) return;

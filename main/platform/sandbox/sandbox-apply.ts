@@ -1,0 +1,274 @@
+import {
+  SandboxFormatError,
+  type SandboxConflictMode,
+  type SandboxImportResult,
+  type SandboxIssue,
+  type SandboxPlan,
+  type SandboxPlanItem,
+  type SandboxRow,
+} from '../../../shared/schemas/sandbox.ts';
+import type { DurableDb, Writer } from '../../store/durable-db.ts';
+import type { ParsedSandbox } from './sandbox-read.ts';
+import {
+  carriedTables,
+  DEPENDENT_ROWS,
+  ENTITY_TYPES,
+  NAME_COLUMNS,
+  PASSWORD_TABLES,
+  tableInfo,
+  type CarriedTable,
+} from './sandbox-tables.ts';
+
+export interface ApplyOptions {
+  /** empty every carried table first (trainer reset, `--replace-all`): the instance becomes the file */
+  replaceAll: boolean;
+  /** what to do with an entity whose name another entity already has (merge only) */
+  onConflict: SandboxConflictMode;
+  /** the store's key id of a telemetry key, inside the write (TelemetryRepository.keyId keeps its cache right) */
+  keyId: (w: Writer, key: string) => number;
+  tenantId: string;
+}
+
+const PLAN_ITEMS = 200;
+
+/** The file's tables this store has, with the file's columns checked against the store's. */
+function knownTables(db: DurableDb, parsed: ParsedSandbox): { tables: CarriedTable[]; unknown: string[] } {
+  const carried = new Map(carriedTables(db, true).map((t) => [t.name, t]));
+  const issues: SandboxIssue[] = [];
+  const unknown: string[] = [];
+  const tables: CarriedTable[] = [];
+  for (const t of carried.values()) {
+    const chunks = parsed.tables.get(t.name);
+    if (!chunks) continue;
+    const all = new Set(tableInfo(db, t.name, true).columns);
+    for (const chunk of chunks)
+      chunk.rows.forEach((row, i) => {
+        for (const col of Object.keys(row))
+          if (!all.has(col) && col !== 'num')
+            issues.push({
+              path: `line ${chunk.line}: rows[${i}].${col}`,
+              message: `${t.name} has no such column`,
+            });
+      });
+    tables.push(t);
+  }
+  for (const name of parsed.tables.keys()) if (!carried.has(name)) unknown.push(name);
+  if (issues.length) throw new SandboxFormatError(issues.slice(0, 20));
+  return { tables, unknown };
+}
+
+function rowsOf(parsed: ParsedSandbox, table: string): SandboxRow[] {
+  return (parsed.tables.get(table) ?? []).flatMap((c) => c.rows);
+}
+
+/** What importing the file would do: per entity, new, replaced (same id) or conflicting (same name, other id). */
+export function planSandbox(db: DurableDb, parsed: ParsedSandbox): SandboxPlan {
+  const { tables, unknown } = knownTables(db, parsed);
+  const plan: SandboxPlan = {
+    header: parsed.header,
+    tables: {},
+    items: [],
+    telemetryRows: parsed.history.length,
+    latestRows: parsed.latest.length,
+    unknownTables: unknown,
+  };
+  for (const t of tables) {
+    const counts = { new: 0, replace: 0, conflict: 0 };
+    const nameCol = NAME_COLUMNS[t.name];
+    const hasId = t.key.length === 1 && t.key[0] === 'id';
+    for (const row of rowsOf(parsed, t.name)) {
+      let item: SandboxPlanItem | undefined;
+      const id = String(row.id ?? '');
+      const name = nameCol ? String(row[nameCol] ?? '') : id;
+      if (hasId && db.get(`SELECT 1 FROM "${t.name}" WHERE id = ?`, [id]))
+        item = { table: t.name, id, name, action: 'replace' };
+      else if (nameCol) {
+        const other = db.get<{ id: string }>(`SELECT id FROM "${t.name}" WHERE "${nameCol}" = ?`, [
+          row[nameCol] ?? null,
+        ]);
+        item = other
+          ? { table: t.name, id, name, action: 'conflict', otherId: other.id }
+          : { table: t.name, id, name, action: 'new' };
+      } else item = { table: t.name, id, name, action: 'new' };
+      counts[item.action]++;
+      if (
+        hasId &&
+        plan.items.length < PLAN_ITEMS &&
+        (item.action !== 'new' || plan.items.length < PLAN_ITEMS / 2)
+      )
+        plan.items.push(item);
+    }
+    plan.tables[t.name] = counts;
+  }
+  return plan;
+}
+
+const FREE_NAME_TRIES = 1000;
+
+/**
+ * Applies a read sandbox in ONE write of the store: it is journaled as one record, so a crash at any
+ * point leaves either the old state or the whole new one, never a part. Throws (and changes nothing)
+ * on any constraint the rows break.
+ */
+export async function applySandbox(
+  db: DurableDb,
+  parsed: ParsedSandbox,
+  o: ApplyOptions,
+): Promise<SandboxImportResult> {
+  const { tables } = knownTables(db, parsed);
+  const filePasswords = parsed.header.includes.passwords;
+  return db.write((w) => {
+    const result: SandboxImportResult = {
+      tables: {},
+      telemetryRows: 0,
+      latestRows: 0,
+      renamed: 0,
+      kept: 0,
+      replacedAll: o.replaceAll,
+    };
+    // users keep their passwords when the file carries none
+    const keptHashes = new Map<string, string | null>();
+    if (!filePasswords)
+      for (const r of w.all<{ id: string; password_hash: string | null }>(
+        'SELECT id, password_hash FROM users',
+      ))
+        keptHashes.set(r.id, r.password_hash);
+    if (o.replaceAll) {
+      for (const t of carriedTables(db, true))
+        if (filePasswords || !PASSWORD_TABLES.has(t.name)) w.run(`DELETE FROM "${t.name}"`);
+      w.run('DELETE FROM ts_kv');
+      w.run('DELETE FROM ts_kv_latest');
+      w.run('DELETE FROM entity_nums');
+    }
+    const skipped = new Set<string>();
+    const removeEntity = (table: string, id: string) => {
+      const num =
+        table === 'devices'
+          ? w.get<{ num: number }>('SELECT num FROM devices WHERE id = ?', [id])?.num
+          : w.get<{ num: number }>('SELECT -num AS num FROM entity_nums WHERE entity_id = ?', [id])?.num;
+      if (num !== undefined) {
+        w.run('DELETE FROM ts_kv WHERE entity_num = ?', [num]);
+        w.run('DELETE FROM ts_kv_latest WHERE entity_num = ?', [num]);
+        w.run('DELETE FROM entity_nums WHERE entity_id = ?', [id]);
+      }
+      for (const [t, col] of DEPENDENT_ROWS) w.run(`DELETE FROM "${t}" WHERE "${col}" = ?`, [id]);
+      w.run(`DELETE FROM "${table}" WHERE id = ?`, [id]);
+    };
+    for (const t of tables) {
+      const nameCol = NAME_COLUMNS[t.name];
+      const hasId = t.key.length === 1 && t.key[0] === 'id';
+      let count = 0;
+      for (const source of rowsOf(parsed, t.name)) {
+        const row: SandboxRow = { ...source };
+        delete row.num;
+        if (t.name === 'users' && !filePasswords) {
+          const hash = keptHashes.get(String(row.id));
+          if (hash !== undefined) row.password_hash = hash;
+        }
+        if (!o.replaceAll) {
+          // rows of entities kept out (conflict mode keep) stay out with them
+          if (Object.values(row).some((v) => typeof v === 'string' && skipped.has(v))) continue;
+          const id = String(row.id ?? '');
+          const exists = hasId && w.get(`SELECT 1 FROM "${t.name}" WHERE id = ?`, [id]);
+          if (!exists && nameCol) {
+            const other = w.get<{ id: string }>(`SELECT id FROM "${t.name}" WHERE "${nameCol}" = ?`, [
+              row[nameCol] ?? null,
+            ]);
+            if (other) {
+              if (o.onConflict === 'keep') {
+                skipped.add(id);
+                result.kept++;
+                continue;
+              }
+              if (o.onConflict === 'replace') removeEntity(t.name, other.id);
+              else {
+                const base = String(row[nameCol]);
+                let i = 1;
+                let name = `${base} (imported)`;
+                while (w.get(`SELECT 1 FROM "${t.name}" WHERE "${nameCol}" = ?`, [name])) {
+                  if (++i > FREE_NAME_TRIES) throw new Error(`No free name for ${t.name} ${base}`);
+                  name = `${base} (imported ${i})`;
+                }
+                row[nameCol] = name;
+                result.renamed++;
+              }
+            }
+          }
+        }
+        const cols = Object.keys(row);
+        const quoted = cols.map((c) => `"${c}"`).join(', ');
+        const marks = cols.map(() => '?').join(', ');
+        const keyed = t.key.every((k) => cols.includes(k));
+        const updates = cols.filter((c) => !t.key.includes(c)).map((c) => `"${c}" = excluded."${c}"`);
+        const sql =
+          !o.replaceAll && keyed && updates.length
+            ? `INSERT INTO "${t.name}" (${quoted}) VALUES (${marks}) ON CONFLICT (${t.key.map((k) => `"${k}"`).join(', ')}) DO UPDATE SET ${updates.join(', ')}`
+            : `INSERT OR REPLACE INTO "${t.name}" (${quoted}) VALUES (${marks})`;
+        w.run(
+          sql,
+          cols.map((c) => row[c]),
+        );
+        count++;
+      }
+      result.tables[t.name] = count;
+    }
+
+    // telemetry, by entity id: a device's num, or a number given to any other entity
+    const typeOf = new Map<string, string>();
+    for (const [table, type] of Object.entries(ENTITY_TYPES))
+      if (tables.some((t) => t.name === table))
+        for (const r of rowsOf(parsed, table)) typeOf.set(String(r.id), type);
+    const nums = new Map<string, number | null>();
+    const numOf = (id: string): number | null => {
+      let num = nums.get(id);
+      if (num !== undefined) return num;
+      num = w.get<{ num: number }>('SELECT num FROM devices WHERE id = ?', [id])?.num ?? null;
+      if (num === null) {
+        const own = w.get<{ num: number }>('SELECT num FROM entity_nums WHERE entity_id = ?', [id]);
+        let type = typeOf.get(id) ?? (id === o.tenantId ? 'TENANT' : undefined);
+        if (!own && !type)
+          for (const [table, t] of Object.entries(ENTITY_TYPES))
+            if (table !== 'devices' && w.get(`SELECT 1 FROM "${table}" WHERE id = ?`, [id])) type = t;
+        if (own) num = -own.num;
+        else if (type) {
+          w.run('INSERT INTO entity_nums (entity_type, entity_id) VALUES (?, ?)', [type, id]);
+          num = -Number(w.get<{ n: number }>('SELECT last_insert_rowid() AS n')!.n);
+        }
+      }
+      nums.set(id, num);
+      return num;
+    };
+    const keys = new Map<string, number>();
+    const keyOf = (key: string) => {
+      let id = keys.get(key);
+      if (id === undefined) keys.set(key, (id = o.keyId(w, key)));
+      return id;
+    };
+    for (const [id, key, ts, t, v] of parsed.history) {
+      if (skipped.has(id)) continue;
+      const num = numOf(id);
+      if (num === null) continue;
+      w.run('INSERT OR REPLACE INTO ts_kv (entity_num, key_id, ts, t, v) VALUES (?, ?, ?, ?, ?)', [
+        num,
+        keyOf(key),
+        ts,
+        t,
+        v,
+      ]);
+      result.telemetryRows++;
+    }
+    for (const [id, key, ts, t, v] of parsed.latest) {
+      if (skipped.has(id)) continue;
+      const num = numOf(id);
+      if (num === null) continue;
+      w.run(
+        `INSERT INTO ts_kv_latest (entity_num, key_id, ts, t, v) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (entity_num, key_id) DO UPDATE SET ts = excluded.ts, t = excluded.t, v = excluded.v
+         WHERE excluded.ts >= ts_kv_latest.ts`,
+        [num, keyOf(key), ts, t, v],
+      );
+      result.latestRows++;
+    }
+    return result;
+  });
+}

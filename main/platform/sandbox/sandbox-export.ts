@@ -1,0 +1,155 @@
+import {
+  SANDBOX_FORMAT,
+  SANDBOX_LIMITS,
+  SANDBOX_VERSION,
+  type SandboxHeader,
+  type SandboxTsRow,
+  type ThingsBoardPart,
+} from '../../../shared/schemas/sandbox.ts';
+import type { DurableDb } from '../../store/durable-db.ts';
+import { carriedTables, SECRET_COLUMNS } from './sandbox-tables.ts';
+
+export interface SandboxExportOptions {
+  history: boolean;
+  /** history window, ms since epoch (inclusive) */
+  startTs?: number;
+  endTs?: number;
+  includePasswords: boolean;
+  generator: string;
+  title?: string;
+  description?: string;
+  /** ThingsBoard-format parts to write inside the file */
+  thingsboard?: ThingsBoardPart[];
+}
+
+type Num = number;
+
+/** Time series numbers back to entity ids, and key ids back to names. */
+function telemetryNames(db: DurableDb): { entity: Map<Num, string>; key: Map<Num, string> } {
+  const entity = new Map<Num, string>();
+  for (const r of db.all<{ num: number; id: string }>('SELECT num, id FROM devices')) entity.set(r.num, r.id);
+  for (const r of db.all<{ num: number; entity_id: string }>('SELECT num, entity_id FROM entity_nums'))
+    entity.set(-r.num, r.entity_id);
+  const key = new Map<Num, string>();
+  for (const r of db.all<{ key_id: number; key: string }>('SELECT key_id, key FROM ts_key'))
+    key.set(r.key_id, r.key);
+  return { entity, key };
+}
+
+function historyWhere(o: SandboxExportOptions): { sql: string; params: number[] } {
+  return {
+    sql: 'ts >= ? AND ts <= ?',
+    params: [o.startTs ?? 0, o.endTs ?? Number.MAX_SAFE_INTEGER],
+  };
+}
+
+/** The counts a header announces: rows per carried table, latest and history rows. */
+export function sandboxCounts(
+  db: DurableDb,
+  o: Pick<SandboxExportOptions, 'history' | 'startTs' | 'endTs' | 'includePasswords'>,
+): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const t of carriedTables(db, o.includePasswords))
+    counts[t.name] = db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "${t.name}"`)!.n;
+  counts.latest = db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ts_kv_latest')!.n;
+  if (o.history) {
+    const w = historyWhere(o as SandboxExportOptions);
+    counts.history = db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ts_kv WHERE ${w.sql}`, w.params)!.n;
+  }
+  return counts;
+}
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The sandbox file's lines (each ends with "\n"), read from the store a chunk at a time so a large
+ * store is written as a stream and the event loop keeps answering between chunks.
+ */
+export async function* sandboxLines(db: DurableDb, o: SandboxExportOptions): AsyncGenerator<string> {
+  const tables = carriedTables(db, o.includePasswords);
+  const header: SandboxHeader = {
+    format: SANDBOX_FORMAT,
+    version: SANDBOX_VERSION,
+    exportedAt: Date.now(),
+    generator: o.generator,
+    includes: {
+      history: o.history,
+      passwords: o.includePasswords,
+      ...(o.history && o.startTs !== undefined ? { startTs: o.startTs } : {}),
+      ...(o.history && o.endTs !== undefined ? { endTs: o.endTs } : {}),
+    },
+    counts: sandboxCounts(db, o),
+    ...(o.title ? { title: o.title } : {}),
+    ...(o.description ? { description: o.description } : {}),
+  };
+  let lines = 0;
+  const line = (value: unknown) => {
+    lines++;
+    return `${JSON.stringify(value)}\n`;
+  };
+  yield line(header);
+  const chunk = SANDBOX_LIMITS.rowsPerLine;
+  for (const t of tables) {
+    const cols = t.columns.map((c) => `"${c}"`).join(', ');
+    const order = t.key.map((c) => `"${c}"`).join(', ');
+    const secrets = SECRET_COLUMNS[t.name];
+    for (let offset = 0; ; offset += chunk) {
+      const rows = db.all<Record<string, string | number | null>>(
+        `SELECT ${cols} FROM "${t.name}" ORDER BY ${order} LIMIT ? OFFSET ?`,
+        [chunk, offset],
+      );
+      if (rows.length === 0) break;
+      if (secrets && !o.includePasswords)
+        for (const r of rows) for (const c of secrets.unlessPasswords) delete r[c];
+      yield line({ table: t.name, rows });
+      if (rows.length < chunk) break;
+      await yieldToLoop();
+    }
+  }
+  const names = telemetryNames(db);
+  const toRow = (r: {
+    entity_num: number;
+    key_id: number;
+    ts: number;
+    t: string;
+    v: string | number | null;
+  }) => {
+    const id = names.entity.get(r.entity_num);
+    const key = names.key.get(r.key_id);
+    return id === undefined || key === undefined ? null : ([id, key, r.ts, r.t, r.v] as SandboxTsRow);
+  };
+  type TsRecord = Parameters<typeof toRow>[0];
+  const latest = db.all<TsRecord>('SELECT entity_num, key_id, ts, t, v FROM ts_kv_latest');
+  for (let i = 0; i < latest.length; i += chunk) {
+    const rows = latest
+      .slice(i, i + chunk)
+      .map(toRow)
+      .filter((r) => r !== null);
+    if (rows.length) yield line({ latest: rows });
+  }
+  if (o.history) {
+    const w = historyWhere(o);
+    // keyset pagination on the primary key: no statement stays open across a yield
+    let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, 0, 0];
+    for (;;) {
+      const rows = db.all<TsRecord>(
+        `SELECT entity_num, key_id, ts, t, v FROM ts_kv WHERE (entity_num, key_id, ts) > (?, ?, ?) AND ${w.sql}
+         ORDER BY entity_num, key_id, ts LIMIT ?`,
+        [...after, ...w.params, chunk * 10],
+      );
+      if (rows.length === 0) break;
+      const last = rows.at(-1)!;
+      after = [last.entity_num, last.key_id, last.ts];
+      for (let i = 0; i < rows.length; i += chunk) {
+        const out = rows
+          .slice(i, i + chunk)
+          .map(toRow)
+          .filter((r) => r !== null);
+        if (out.length) yield line({ history: out });
+      }
+      await yieldToLoop();
+    }
+  }
+  for (const part of o.thingsboard ?? []) yield line({ thingsboard: part });
+  yield `${JSON.stringify({ end: true, lines })}\n`;
+}

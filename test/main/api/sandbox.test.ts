@@ -1,0 +1,273 @@
+import { describe, expect, it } from 'vitest';
+import { carriedTables } from '../../../main/platform/sandbox/sandbox-tables.ts';
+import type { DurableDb } from '../../../main/store/durable-db.ts';
+import { startTestPlatform, type TestPlatform } from '../../helpers/platform.ts';
+
+const UPLOAD = { 'content-type': 'application/octet-stream' };
+
+async function ok<T>(res: Response, status = 200): Promise<T> {
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** A set-up touching every kind of entity: customer, device with token, asset, relation, telemetry, attributes, dashboard. */
+async function populate(p: TestPlatform, token: string, prefix: string) {
+  const post = (path: string, json: unknown) => p.http(path, { method: 'POST', token, json });
+  const customer = await ok<{ id: { id: string } }>(
+    await post('/api/customer', { title: `${prefix} customer` }),
+  );
+  const device = await ok<{ id: { id: string } }>(
+    await post('/api/device', { name: `${prefix} thermostat`, type: 'default' }),
+  );
+  const creds = await ok<{ credentialsId: string }>(
+    await p.http(`/api/device/${device.id.id}/credentials`, { token }),
+  );
+  const asset = await ok<{ id: { id: string } }>(
+    await post('/api/asset', { name: `${prefix} building`, type: 'building' }),
+  );
+  await ok(
+    await post('/api/relation', {
+      from: { entityType: 'ASSET', id: asset.id.id },
+      to: { entityType: 'DEVICE', id: device.id.id },
+      type: 'Contains',
+      typeGroup: 'COMMON',
+    }),
+  );
+  const url = `/api/plugins/telemetry/DEVICE/${device.id.id}`;
+  const now = Date.now();
+  await ok(
+    await post(
+      `${url}/timeseries/ANY`,
+      [0, 1, 2, 3].map((i) => ({ ts: now - 60_000 * i, values: { temperature: 20 + i, on: i % 2 === 0 } })),
+    ),
+  );
+  await ok(
+    await post(`/api/plugins/telemetry/ASSET/${asset.id.id}/timeseries/ANY`, {
+      ts: now,
+      values: { occupancy: 7 },
+    }),
+  );
+  await ok(await post(`${url}/attributes/SERVER_SCOPE`, { floor: 3 }));
+  await ok(await post('/api/dashboard', { title: `${prefix} overview`, configuration: { widgets: {} } }));
+  return {
+    customer: customer.id.id,
+    device: device.id.id,
+    asset: asset.id.id,
+    token: creds.credentialsId,
+    now,
+  };
+}
+
+/** Every carried table's rows, in key order, as the store holds them (devices without their local number). */
+function snapshot(db: DurableDb): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const t of carriedTables(db, true)) {
+    const cols = t.columns.map((c) => `"${c}"`).join(', ');
+    out[t.name] = db.all(`SELECT ${cols} FROM "${t.name}" ORDER BY ${t.key.map((k) => `"${k}"`).join(', ')}`);
+  }
+  out.telemetry = db.all(
+    `SELECT COALESCE(d.id, n.entity_id) AS entity, k.key, kv.ts, kv.t, kv.v FROM ts_kv kv JOIN ts_key k ON k.key_id = kv.key_id
+     LEFT JOIN devices d ON d.num = kv.entity_num LEFT JOIN entity_nums n ON -n.num = kv.entity_num ORDER BY 1, 2, 3`,
+  );
+  out.latest = db.all(
+    `SELECT COALESCE(d.id, n.entity_id) AS entity, k.key, kv.ts, kv.t, kv.v FROM ts_kv_latest kv JOIN ts_key k ON k.key_id = kv.key_id
+     LEFT JOIN devices d ON d.num = kv.entity_num LEFT JOIN entity_nums n ON -n.num = kv.entity_num ORDER BY 1, 2`,
+  );
+  return out;
+}
+
+async function download(p: TestPlatform, token: string, query = 'history=true&includePasswords=true') {
+  const res = await p.http(`/api/sandboard/sandbox/export?${query}`, { token });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-disposition')).toMatch(/attachment; filename="sandbox-.*\.sandbox\.jsonl"/);
+  return res.text();
+}
+
+const upload = (p: TestPlatform, token: string, body: string | Uint8Array, query = '') =>
+  p.http(`/api/sandboard/sandbox/import${query}`, { method: 'POST', token, headers: UPLOAD, body });
+
+describe('sandbox export and import', () => {
+  it('carries a whole set-up into a fresh instance, equal entity by entity, credentials and history included', async () => {
+    const a = await startTestPlatform();
+    const ta = await a.login();
+    const made = await populate(a, ta, 'A');
+    const file = await download(a, ta);
+    const lines = file
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({
+      format: 'sandboard-sandbox',
+      version: 1,
+      includes: { history: true, passwords: true },
+    });
+    expect(lines.at(-1)).toEqual({ end: true, lines: lines.length - 1 });
+    const kinds = lines.flatMap((l) =>
+      'thingsboard' in l ? [(l.thingsboard as { kind: string }).kind] : [],
+    );
+    expect(kinds).toEqual(expect.arrayContaining(['ruleChain', 'dashboard', 'deviceProfile', 'devicesCsv']));
+
+    const b = await startTestPlatform();
+    const tb = await b.login();
+    const result = await ok<{ telemetryRows: number }>(
+      await upload(b, tb, file, '?replaceAll=true&wait=true'),
+    );
+    expect(result.telemetryRows).toBe(9);
+    expect(snapshot(b.db)).toEqual(snapshot(a.db));
+
+    // the device's own token works against B, and B's REST shows A's history
+    const sent = await fetch(`${b.urls.http}/api/v1/${made.token}/telemetry`, {
+      method: 'POST',
+      body: '{"temperature":30}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(sent.status).toBe(200);
+    const tb2 = await b.login(); // A's tenant password came along
+    const series = await ok<Record<string, { ts: number; value: string }[]>>(
+      await b.http(
+        `/api/plugins/telemetry/DEVICE/${made.device}/values/timeseries?keys=temperature&startTs=${made.now - 600_000}&endTs=${made.now + 1}&limit=10`,
+        { token: tb2 },
+      ),
+    );
+    expect(series.temperature!.map((p) => Number(p.value))).toEqual([20, 21, 22, 23]);
+  });
+
+  it('shows the plan for a non-empty instance and follows it: new, replaced, and conflicts renamed or kept', async () => {
+    const a = await startTestPlatform();
+    const ta = await a.login();
+    await populate(a, ta, 'Shared');
+    const file = await download(a, ta, 'history=false');
+
+    const b = await startTestPlatform();
+    const tb = await b.login();
+    const own = await populate(b, tb, 'Shared'); // same names, other ids
+    const plan = await ok<{
+      tables: Record<string, { new: number; replace: number; conflict: number }>;
+      items: { table: string; name: string; action: string; otherId?: string }[];
+    }>(await upload(b, tb, file, '?dryRun=true'));
+    expect(plan.tables.devices).toEqual({ new: 0, replace: 0, conflict: 1 });
+    expect(plan.items).toContainEqual(
+      expect.objectContaining({
+        table: 'devices',
+        name: 'Shared thermostat',
+        action: 'conflict',
+        otherId: own.device,
+      }),
+    );
+    // users and the default profile are the same names under other ids in two fresh instances
+    expect(plan.tables.users!.conflict).toBeGreaterThan(0);
+    const before = snapshot(b.db);
+    expect(before.devices).toHaveLength(1);
+
+    await ok(await upload(b, tb, file, '?wait=true&onConflict=keep'));
+    expect(b.db.all('SELECT name FROM devices ORDER BY name')).toEqual([{ name: 'Shared thermostat' }]);
+    expect(b.db.get<{ id: string }>('SELECT id FROM devices')!.id).toBe(own.device);
+
+    const renamed = await ok<{ renamed: number }>(await upload(b, tb, file, '?wait=true&onConflict=rename'));
+    expect(renamed.renamed).toBeGreaterThan(0);
+    expect(b.db.all('SELECT name FROM devices ORDER BY name')).toEqual([
+      { name: 'Shared thermostat' },
+      { name: 'Shared thermostat (imported)' },
+    ]);
+
+    // importing the same file again: every entity of it is now "replace" (same id)
+    const again = await ok<{ tables: Record<string, { new: number; replace: number; conflict: number }> }>(
+      await upload(b, tb, file, '?dryRun=true'),
+    );
+    expect(again.tables.devices).toEqual({ new: 0, replace: 1, conflict: 0 });
+  });
+
+  it('refuses a newer version, a malformed and a truncated file with a clear message, touching nothing', async () => {
+    const a = await startTestPlatform();
+    const token = await a.login();
+    await populate(a, token, 'Kept');
+    const file = await download(a, token);
+    const before = snapshot(a.db);
+    const lines = file.trim().split('\n');
+
+    const newer = [JSON.stringify({ ...JSON.parse(lines[0]!), version: 2 }), ...lines.slice(1)].join('\n');
+    const r1 = await upload(a, token, newer, '?replaceAll=true&wait=true');
+    expect(r1.status).toBe(400);
+    const e1 = (await r1.json()) as { message: string; errorCode: number };
+    expect(e1.message).toMatch(
+      /line 1: version: this file is sandbox format version 2, written by a newer Sandboard.*update Sandboard/,
+    );
+    expect(e1.errorCode).toBe(31);
+
+    const truncated = file.slice(0, Math.floor(file.length * 0.6));
+    const r2 = await upload(a, token, truncated, '?replaceAll=true&wait=true');
+    expect(r2.status).toBe(400);
+    expect(((await r2.json()) as { message: string }).message).toMatch(
+      /not JSON \(is the file cut short\?\)|truncated/,
+    );
+
+    const bad = [
+      lines[0],
+      JSON.stringify({ table: 'devices', rows: [{ id: 'x', name: 5, nope: {} }] }),
+      lines.at(-1),
+    ].join('\n');
+    const r3 = await upload(a, token, bad, '?replaceAll=true&wait=true');
+    expect(r3.status).toBe(400);
+    expect(((await r3.json()) as { message: string }).message).toContain(
+      'line 2: rows[0].nope: must be a string, a number or null',
+    );
+
+    const dropped = [...lines.slice(0, 2), ...lines.slice(3)].join('\n');
+    const r4 = await upload(a, token, dropped, '?replaceAll=true&wait=true');
+    expect(r4.status).toBe(400);
+    expect(((await r4.json()) as { message: string }).message).toMatch(/a line is missing/);
+
+    const r5 = await a.http('/api/sandboard/sandbox/import', {
+      method: 'POST',
+      token,
+      json: { format: 'x' },
+    });
+    expect(r5.status).toBe(415);
+    expect(snapshot(a.db)).toEqual(before);
+  });
+
+  it('bounds the upload with a 413', async () => {
+    const a = await startTestPlatform({ sandboxImportMaxBytes: 1000 });
+    const token = await a.login();
+    const res = await upload(a, token, 'x'.repeat(5000), '?dryRun=true');
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { message: string }).message).toMatch(/more than the 1000 allowed/);
+  });
+
+  it('resets to the class start exactly, saying first what a reset would lose', async () => {
+    const a = await startTestPlatform();
+    const token = await a.login();
+    await populate(a, token, 'Class');
+    const saved = await ok<{ saved: boolean; savedCounts: Record<string, number> }>(
+      await a.http('/api/sandboard/sandbox/classStart', { method: 'POST', token }),
+    );
+    expect(saved.saved).toBe(true);
+    const atStart = snapshot(a.db);
+    // the class plays: a device more, one deleted, telemetry
+    await populate(a, token, 'Later');
+    const status = await ok<{ savedCounts: Record<string, number>; currentCounts: Record<string, number> }>(
+      await a.http('/api/sandboard/sandbox/classStart', { token }),
+    );
+    expect(status.currentCounts.devices).toBe(2);
+    expect(status.savedCounts.devices).toBe(1);
+    await ok(await a.http('/api/sandboard/sandbox/classStart/reset', { method: 'POST', token }));
+    expect(snapshot(a.db)).toEqual(atStart);
+    // the engine runs the restored chains: a device posts and its telemetry is saved
+    const creds = a.db.get<{ credentials_id: string }>('SELECT credentials_id FROM device_credentials')!;
+    const sent = await fetch(`${a.urls.http}/api/v1/${creds.credentials_id}/telemetry`, {
+      method: 'POST',
+      body: '{"x":1}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(sent.status).toBe(200);
+    await expect
+      .poll(
+        () =>
+          a.db.get<{ n: number }>(
+            "SELECT COUNT(*) AS n FROM ts_kv_latest l JOIN ts_key k ON k.key_id = l.key_id WHERE k.key = 'x'",
+          )!.n,
+      )
+      .toBe(1);
+  });
+});
