@@ -7,50 +7,29 @@
  * Load shape: gateway messages, each with ENTITIES_PER_MESSAGE devices x 3 keys at one timestamp
  * (999 rows), cycling over DEVICES devices. Env: BENCH_ROWS (default 200,000), BENCH_IN_FLIGHT (16).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Database, Statement } from 'sql.js';
-import { DurableDb, type Param, type Writer } from '../main/store/durable-db.ts';
+import type { DurableDb, Param, Writer } from '../main/store/durable-db.ts';
 import { encodeKv } from '../main/platform/kv-value.ts';
 import { migrations } from '../main/platform/migrations.ts';
-import { TelemetryRepository, type TsEntry } from '../main/platform/telemetry-repository.ts';
+import { TelemetryRepository } from '../main/platform/telemetry-repository.ts';
 import { loadSqlJs } from '../main/store/sqljs.ts';
 import { percentile, printBench, printFigure, printFigures } from './lib/bench-output.ts';
+import {
+  cpuMsSince,
+  ENTITIES_PER_MESSAGE,
+  IN_FLIGHT,
+  KEYS,
+  makeMessages,
+  ROWS_PER_MESSAGE,
+  runDurable,
+  type DurableResult,
+  type Message,
+  type RunResult,
+} from './lib/durable-insert.ts';
 
-const DEVICES = 1_000;
-const ENTITIES_PER_MESSAGE = 333;
-const KEYS = 3;
-const ROWS_PER_MESSAGE = ENTITIES_PER_MESSAGE * KEYS;
 const TARGET_ROWS = Number(process.env.BENCH_ROWS ?? 200_000);
-const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TARGET_RATIO = 0.7;
-
-interface DeviceUpdate {
-  entityNum: number;
-  entries: TsEntry[];
-}
-type Message = DeviceUpdate[];
-
-function makeMessages(count: number, tsBase: number): Message[] {
-  const messages: Message[] = [];
-  for (let i = 0; i < count; i++) {
-    const message: Message = [];
-    for (let k = 0; k < ENTITIES_PER_MESSAGE; k++) {
-      const entityNum = ((i * ENTITIES_PER_MESSAGE + k) % DEVICES) + 1;
-      const values = {
-        temperature: 20 + ((i * 7 + k) % 150) / 10 + 0.05,
-        humidity: 30 + ((i + k) % 60),
-        active: (i + k) % 5 !== 0,
-      };
-      message.push({ entityNum, entries: [{ ts: tsBase + i, values }] });
-    }
-    messages.push(message);
-  }
-  return messages;
-}
 
 /** The SQL texts TelemetryRepository.save() runs (a key insert, then each datapoint's statements), captured from the repository itself. */
 function repositoryStatements(): { insertKey: string; perPoint: string[] } {
@@ -70,19 +49,6 @@ function repositoryStatements(): { insertKey: string; perPoint: string[] } {
     );
   }
   return { insertKey, perPoint };
-}
-
-interface RunResult {
-  rows: number;
-  ms: number;
-  rowsPerSec: number;
-  /** CPU time of the process (all threads, user + system) during the run */
-  cpuMs: number;
-}
-
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const { user, system } = process.cpuUsage(start);
-  return (user + system) / 1000;
 }
 
 async function runBare(messages: Message[]): Promise<RunResult> {
@@ -132,79 +98,6 @@ async function runBare(messages: Message[]): Promise<RunResult> {
   for (const stmt of perPoint) stmt.free();
   db.close();
   return { rows, ms, rowsPerSec: (rows / ms) * 1000, cpuMs };
-}
-
-interface DurableResult extends RunResult {
-  writeLatencyMs: number[];
-  groups: number;
-  journalBytes: number;
-  closeMs: number;
-  /** store size taken by the datapoints, over an empty store: what the size budget is spent on */
-  bytesPerDatapoint: number;
-}
-
-async function runDurable(messages: Message[]): Promise<DurableResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'sandboard-store-bench-'));
-  try {
-    const db = await DurableDb.open({ dir, migrations });
-    const telemetry = new TelemetryRepository(db);
-    const emptyBytes = db.sizeBytes().usedBytes;
-    const groupsBefore = db.getStats().groupsCommitted;
-    const writeLatencyMs: number[] = [];
-    let rows = 0;
-    let inFlight = 0;
-    let wake: (() => void) | null = null;
-
-    const cpuStart = process.cpuUsage();
-    const started = performance.now();
-    for (const message of messages) {
-      while (inFlight >= IN_FLIGHT) await new Promise<void>((resolve) => (wake = resolve));
-      const issued = performance.now();
-      inFlight++;
-      const saved = db.write((w) => {
-        let n = 0;
-        for (const { entityNum, entries } of message) n += telemetry.save(w, entityNum, entries);
-        return n;
-      });
-      saved.then(
-        (n) => {
-          writeLatencyMs.push(performance.now() - issued);
-          rows += n;
-          inFlight--;
-          wake?.();
-          wake = null;
-        },
-        (err: unknown) => {
-          throw err;
-        },
-      );
-      // Messages arrive from the network: let the event loop (and the journal I/O) run between them.
-      await yieldToLoop();
-    }
-    await db.flush();
-    const ms = performance.now() - started;
-    const cpuMs = cpuMsSince(cpuStart);
-    const stats = db.getStats();
-    const stored = telemetry.countDatapoints();
-    if (stored !== rows) throw new Error(`DurableDb stored ${stored} rows instead of ${rows}`);
-    const bytesPerDatapoint = (db.sizeBytes().usedBytes - emptyBytes) / rows;
-    const closeStarted = performance.now();
-    await db.close();
-    const closeMs = performance.now() - closeStarted;
-    return {
-      rows,
-      ms,
-      rowsPerSec: (rows / ms) * 1000,
-      cpuMs,
-      writeLatencyMs,
-      groups: stats.groupsCommitted - groupsBefore,
-      journalBytes: stats.journalBytes,
-      closeMs,
-      bytesPerDatapoint,
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 const messageCount = Math.max(1, Math.round(TARGET_ROWS / ROWS_PER_MESSAGE));
