@@ -173,6 +173,8 @@ interface RequestOptions {
   headers?: Record<string, string>;
   /** the body as text, not parsed (a JSON Lines download) */
   text?: boolean;
+  /** a file sent as it is (application/octet-stream), instead of a JSON body */
+  file?: Blob;
 }
 
 function withQuery(path: string, query?: Query): string {
@@ -198,12 +200,13 @@ export class ApiClient {
   private async send(method: string, path: string, options: RequestOptions, token: string | null) {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.file) headers['content-type'] = 'application/octet-stream';
     if (token) headers['x-authorization'] = `Bearer ${token}`;
     try {
       return await fetch(this.baseUrl + withQuery(path, options.query), {
         method,
         headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        body: options.file ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
         credentials: 'omit',
         cache: 'no-store',
       });

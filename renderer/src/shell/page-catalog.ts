@@ -48,6 +48,7 @@ const PAGE_LIST = [
   { id: 'reports', label: 'Reports', path: '/reports', nav: true },
   { id: 'security', label: 'Security', path: '/security', nav: true },
   { id: 'api-explorer', label: 'API Explorer', path: '/api-explorer', nav: true },
+  { id: 'sandbox', label: 'Sandbox', path: '/sandbox', nav: true },
   { id: 'settings', label: 'Settings', path: '/settings', nav: true },
 ] as const satisfies readonly PageDef[];
 

@@ -26,6 +26,7 @@ export const PAGE_COMPONENTS: Record<PageId, LazyExoticComponent<ComponentType<{
   reports: lazy(() => import('../pages/reports/reports-page.tsx')),
   security: lazy(() => import('../pages/security/security-page.tsx')),
   'api-explorer': lazy(() => import('../pages/api-explorer-page.tsx')),
+  sandbox: lazy(() => import('../pages/sandbox/sandbox-page.tsx')),
   settings: lazy(() => import('../pages/settings-page.tsx')),
 };
 
