@@ -199,7 +199,10 @@ describe('a sandbox import killed with kill -9', () => {
       newer,
       '--data-dir',
       other,
-    ]).catch((e: { code: number; stderr: string }) => e);
+    ]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/version 9, written by a newer Sandboard/);
   }, 240_000);

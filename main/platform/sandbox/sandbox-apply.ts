@@ -104,6 +104,14 @@ export function planSandbox(db: DurableDb, parsed: ParsedSandbox): SandboxPlan {
 }
 
 const FREE_NAME_TRIES = 1000;
+const HISTORY_BATCH = 100;
+const valuesCache = new Map<number, string>();
+/** "(?, ?, ?, ?, ?), ..." for n rows */
+const TS_VALUES = (n: number) => {
+  let text = valuesCache.get(n);
+  if (!text) valuesCache.set(n, (text = Array.from({ length: n }, () => '(?, ?, ?, ?, ?)').join(', ')));
+  return text;
+};
 
 /**
  * Applies a read sandbox in ONE write of the store: it is journaled as one record, so a crash at any
@@ -244,19 +252,31 @@ export async function applySandbox(
       if (id === undefined) keys.set(key, (id = o.keyId(w, key)));
       return id;
     };
+    // Emptied first, the latest values are the file's own: the trigger that keeps them need not run per row.
+    const trigger = o.replaceAll
+      ? w.get<{ name: string; sql: string }>(
+          "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'ts_kv'",
+        )
+      : undefined;
+    if (trigger) w.run(`DROP TRIGGER "${trigger.name}"`);
+    // many rows a statement: one journal entry and one crossing into sql.js per HISTORY_BATCH rows
+    let batch: (string | number | null)[] = [];
+    const flush = () => {
+      const n = batch.length / 5;
+      if (n === 0) return;
+      w.run(`INSERT OR REPLACE INTO ts_kv (entity_num, key_id, ts, t, v) VALUES ${TS_VALUES(n)}`, batch);
+      batch = [];
+    };
     for (const [id, key, ts, t, v] of parsed.history) {
       if (skipped.has(id)) continue;
       const num = numOf(id);
       if (num === null) continue;
-      w.run('INSERT OR REPLACE INTO ts_kv (entity_num, key_id, ts, t, v) VALUES (?, ?, ?, ?, ?)', [
-        num,
-        keyOf(key),
-        ts,
-        t,
-        v,
-      ]);
+      batch.push(num, keyOf(key), ts, t, v);
+      if (batch.length === HISTORY_BATCH * 5) flush();
       result.telemetryRows++;
     }
+    flush();
+    if (trigger) w.run(trigger.sql);
     for (const [id, key, ts, t, v] of parsed.latest) {
       if (skipped.has(id)) continue;
       const num = numOf(id);

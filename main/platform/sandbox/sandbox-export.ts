@@ -129,26 +129,29 @@ export async function* sandboxLines(db: DurableDb, o: SandboxExportOptions): Asy
   }
   if (o.history) {
     const w = historyWhere(o);
-    // keyset pagination on the primary key: no statement stays open across a yield
-    let after: [number, number, number] = [Number.MIN_SAFE_INTEGER, 0, 0];
-    for (;;) {
-      const rows = db.all<TsRecord>(
-        `SELECT entity_num, key_id, ts, t, v FROM ts_kv WHERE (entity_num, key_id, ts) > (?, ?, ?) AND ${w.sql}
-         ORDER BY entity_num, key_id, ts LIMIT ?`,
-        [...after, ...w.params, chunk * 10],
+    // one series (entity, key) at a time, by its primary key prefix: no statement stays open across a yield
+    const series = db.all<{ entity_num: number; key_id: number }>(
+      'SELECT DISTINCT entity_num, key_id FROM ts_kv ORDER BY entity_num, key_id',
+    );
+    let out: SandboxTsRow[] = [];
+    for (const s of series) {
+      const id = names.entity.get(s.entity_num);
+      const key = names.key.get(s.key_id);
+      if (id === undefined || key === undefined) continue;
+      const rows = db.all<{ ts: number; t: string; v: string | number | null }>(
+        `SELECT ts, t, v FROM ts_kv WHERE entity_num = ? AND key_id = ? AND ${w.sql} ORDER BY ts`,
+        [s.entity_num, s.key_id, ...w.params],
       );
-      if (rows.length === 0) break;
-      const last = rows.at(-1)!;
-      after = [last.entity_num, last.key_id, last.ts];
-      for (let i = 0; i < rows.length; i += chunk) {
-        const out = rows
-          .slice(i, i + chunk)
-          .map(toRow)
-          .filter((r) => r !== null);
-        if (out.length) yield line({ history: out });
+      for (const r of rows) {
+        out.push([id, key, r.ts, r.t, r.v]);
+        if (out.length === chunk) {
+          yield line({ history: out });
+          out = [];
+        }
       }
       await yieldToLoop();
     }
+    if (out.length) yield line({ history: out });
   }
   for (const part of o.thingsboard ?? []) yield line({ thingsboard: part });
   yield `${JSON.stringify({ end: true, lines })}\n`;
