@@ -99,8 +99,15 @@ export async function registerSandboxRoutes(
     app.post(
       '/api/sandboard/sandbox/import',
       {
+        // the body is the file as a stream (checked line by line while read), described for OpenAPI only
+        attachValidation: true,
         schema: {
           tags,
+          body: Type.Unsafe<unknown>({
+            type: 'string',
+            format: 'binary',
+            description: 'the sandbox file (JSON Lines, gzipped or not)',
+          }),
           summary:
             'Import a sandbox file (body: the file, application/octet-stream or x-ndjson, gzipped or not). dryRun answers the plan; else a job to poll (or, with wait, its result). All or nothing.',
           querystring: ImportQuery,

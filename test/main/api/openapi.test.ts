@@ -49,6 +49,8 @@ const BODYLESS = new Set([
   'POST /api/customer/{customerId}/dashboard/{dashboardId}',
   'POST /api/customer/public/dashboard/{dashboardId}',
   'POST /api/edge/{edgeId}/dashboard/{dashboardId}',
+  'POST /api/sandboard/sandbox/classStart',
+  'POST /api/sandboard/sandbox/classStart/reset',
 ]);
 
 /** Routes that answer a link opened in a browser with a redirect (303), as ThingsBoard does, not with JSON. */
