@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { PlatformConfig } from '../config.ts';
 import { forgetStaleDemoLogins, loadOrCreateDemoPasswords } from '../platform/auth/demo-passwords.ts';
 import { loadOrCreateSigningKey } from '../platform/auth/signing-key.ts';
@@ -36,6 +37,7 @@ export async function openServices(
     {
       claimDurationMs: config.claimDurationMs,
       storeBudgetBytes: config.storeBudgetBytes,
+      otaDir: join(config.dataDir, 'ota'),
       rpc: {
         ...DEFAULT_RPC_SETTINGS,
         deliveryTimeoutMs: config.rpcDeliveryTimeoutMs,

@@ -13,6 +13,7 @@ import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
 import { badRequestParams, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { entityName } from './names.ts';
+import { writeOtaColumns } from './ota-packages.ts';
 import { parseJson, queryPage, rowsByIds } from './paging.ts';
 
 export interface DeviceProfileRow {
@@ -28,6 +29,8 @@ export interface DeviceProfileRow {
   provision_type: ProvisionType;
   provision_device_key: string | null;
   default_queue_name?: string | null;
+  firmware_id?: string | null;
+  software_id?: string | null;
 }
 
 const PROVISION_TYPES = new Set<string>([
@@ -114,6 +117,8 @@ export class DeviceProfileService {
       defaultRuleChainId: row.default_rule_chain_id ? ref('RULE_CHAIN', row.default_rule_chain_id) : null,
       defaultQueueName: row.default_queue_name ?? null,
       profileData: parseJson(row.profile_data, DEFAULT_PROFILE_DATA),
+      firmwareId: row.firmware_id ? ref('OTA_PACKAGE', row.firmware_id) : null,
+      softwareId: row.software_id ? ref('OTA_PACKAGE', row.software_id) : null,
     };
   }
 
@@ -259,6 +264,7 @@ export class DeviceProfileService {
           ]);
         }
         if (input.default) this.makeDefault(w, id);
+        writeOtaColumns(w, 'device_profiles', id, id, input);
       });
     } catch (err) {
       if (isUniqueViolation(err)) {

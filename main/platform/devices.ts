@@ -15,6 +15,7 @@ import type { DeviceProfileService } from './device-profiles.ts';
 import { deleteEntityDependents } from './entity-directory.ts';
 import { badRequestParams, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
 import { jsonText } from './kv-value.ts';
+import { writeOtaColumns } from './ota-packages.ts';
 import { entityName } from './names.ts';
 import type { StoreBudget } from './store-budget.ts';
 import { OwnedEntityRows, requestedCustomerId } from './owned-entities.ts';
@@ -31,6 +32,8 @@ export interface DeviceRow {
   device_profile_id: string;
   customer_id: string | null;
   additional_info: string | null;
+  firmware_id?: string | null;
+  software_id?: string | null;
 }
 
 interface CredentialsRow {
@@ -125,6 +128,8 @@ export class DeviceService {
       id: ref('DEVICE', row.id),
       ...this.rows.commonFields(row),
       deviceProfileId: ref('DEVICE_PROFILE', row.device_profile_id),
+      firmwareId: row.firmware_id ? ref('OTA_PACKAGE', row.firmware_id) : null,
+      softwareId: row.software_id ? ref('OTA_PACKAGE', row.software_id) : null,
     };
   }
 
@@ -225,11 +230,12 @@ export class DeviceService {
             [input.name, profile.name, input.label, profile.id, customerId, info, id],
           );
           if (n === 0) throw notFound(`Device with id [${id}] is not found`);
+          writeOtaColumns(w, 'devices', id, profile.id, input);
           if (credentials) this.writeCredentials(w, id, credentials);
           return id;
         }
         created = true;
-        return this.insert(
+        const newId = this.insert(
           w,
           {
             name: input.name,
@@ -241,6 +247,8 @@ export class DeviceService {
           },
           credentials,
         );
+        writeOtaColumns(w, 'devices', newId, profile.id, input);
+        return newId;
       });
       this.ctx.events.emit('deviceSaved', { deviceId: id, created });
       if (oldToken !== undefined && newToken && oldToken !== newToken)

@@ -315,4 +315,21 @@ export const migrations: Migration[] = [
       w.run('CREATE INDEX devices_created ON devices(created_time, id)');
     },
   },
+  {
+    version: 74,
+    name: 'OTA packages',
+    up(w) {
+      // ThingsBoard's ota_package (its data is a file in the data directory) and the firmware / software a
+      // device or a device profile is given.
+      w.run(`CREATE TABLE ota_packages (
+        id TEXT PRIMARY KEY, created_time INTEGER NOT NULL, device_profile_id TEXT, type TEXT NOT NULL,
+        title TEXT NOT NULL, version TEXT NOT NULL, tag TEXT, url TEXT, file_name TEXT, content_type TEXT,
+        checksum_algorithm TEXT, checksum TEXT, data_size INTEGER, has_data INTEGER NOT NULL DEFAULT 0,
+        additional_info TEXT, UNIQUE (title, version))`);
+      for (const table of ['devices', 'device_profiles']) {
+        w.run(`ALTER TABLE ${table} ADD COLUMN firmware_id TEXT`);
+        w.run(`ALTER TABLE ${table} ADD COLUMN software_id TEXT`);
+      }
+    },
+  },
 ];

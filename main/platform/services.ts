@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AlarmCommentService } from './alarm-comments.ts';
 import { AlarmService } from './alarms.ts';
 import { AssetProfileService } from './asset-profiles.ts';
@@ -21,6 +23,8 @@ import { DeviceService } from './devices.ts';
 import { ProvisionService } from './provisioning.ts';
 import { RestApiCallService } from './rest-api-calls.ts';
 import { DEFAULT_RPC_SETTINGS, RpcService, type RpcSettings } from './rpc.ts';
+import { OtaPackageService } from './ota-packages.ts';
+import { OtaUpdateService } from './ota-updates.ts';
 import { ScenarioService } from './scenarios.ts';
 import { StoreBudget } from './store-budget.ts';
 import { TelemetryService } from './telemetry.ts';
@@ -72,6 +76,10 @@ export interface Services {
   widgets: WidgetLibrary;
   /** ThingsBoard 4.3's calculated fields (their definitions; the rule engine runs them) */
   calculatedFields: CalculatedFieldService;
+  /** OTA packages: infos in the store, data as files in the data directory */
+  otaPackages: OtaPackageService;
+  /** the update flow: shared attributes and states as devices and profiles get packages; rollouts */
+  otaUpdates: OtaUpdateService;
 }
 
 export interface ServiceSettings {
@@ -82,6 +90,8 @@ export interface ServiceSettings {
   rpc: RpcSettings;
   /** where the class start is kept and how large an import may be */
   sandbox?: { dataDir?: string; maxImportBytes?: number; generator?: string };
+  /** where OTA package files go (the data directory's ota/); default: a directory under the OS temp dir */
+  otaDir?: string;
 }
 
 export const DEFAULT_SERVICE_SETTINGS: ServiceSettings = {
@@ -107,6 +117,11 @@ export function createServices(
   const relations = new RelationService(ctx, directory, storage);
   const assetProfiles = new AssetProfileService(ctx);
   const alarms = new AlarmService(ctx, directory, relations, storage);
+  const otaPackages = new OtaPackageService(
+    ctx,
+    settings.otaDir ?? join(tmpdir(), 'sandboard-ota', ctx.tenantId),
+    storage,
+  );
   return {
     ctx,
     users,
@@ -149,5 +164,7 @@ export function createServices(
     }),
     widgets: new WidgetLibrary(),
     calculatedFields: new CalculatedFieldService(ctx, directory),
+    otaPackages,
+    otaUpdates: new OtaUpdateService(ctx, otaPackages, telemetry),
   };
 }

@@ -56,6 +56,8 @@ export const DeviceProfile = Type.Object({
   defaultRuleChainId: Nullable(EntityId('RULE_CHAIN')),
   defaultQueueName: Type.Optional(Nullable(Type.String())),
   profileData: Info,
+  firmwareId: Type.Optional(Nullable(EntityId('OTA_PACKAGE'))),
+  softwareId: Type.Optional(Nullable(EntityId('OTA_PACKAGE'))),
 });
 export type DeviceProfile = Static<typeof DeviceProfile>;
 
@@ -71,6 +73,8 @@ export const SaveDeviceProfileRequest = Type.Object({
   defaultRuleChainId: Type.Optional(Nullable(RefInput('RULE_CHAIN'))),
   defaultQueueName: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   profileData: Type.Optional(Nullable(Info)),
+  firmwareId: Type.Optional(Nullable(RefInput('OTA_PACKAGE'))),
+  softwareId: Type.Optional(Nullable(RefInput('OTA_PACKAGE'))),
 });
 export type SaveDeviceProfileRequest = Static<typeof SaveDeviceProfileRequest>;
 
@@ -83,6 +87,8 @@ export const Device = Type.Object({
   type: Type.String({ description: 'Device profile name' }),
   label: Nullable(Type.String()),
   deviceProfileId: EntityId('DEVICE_PROFILE'),
+  firmwareId: Type.Optional(Nullable(EntityId('OTA_PACKAGE'))),
+  softwareId: Type.Optional(Nullable(EntityId('OTA_PACKAGE'))),
   additionalInfo: Info,
 });
 export type Device = Static<typeof Device>;
@@ -95,6 +101,8 @@ export const SaveDeviceRequest = Type.Object({
   deviceProfileId: Type.Optional(Nullable(RefInput('DEVICE_PROFILE'))),
   customerId: Type.Optional(Nullable(RefInput('CUSTOMER'))),
   additionalInfo: Type.Optional(Nullable(Info)),
+  firmwareId: Type.Optional(Nullable(RefInput('OTA_PACKAGE'))),
+  softwareId: Type.Optional(Nullable(RefInput('OTA_PACKAGE'))),
 });
 export type SaveDeviceRequest = Static<typeof SaveDeviceRequest>;
 
