@@ -37,6 +37,7 @@ import { registerRestConnectorRoutes } from './routes/rest-connector-routes.ts';
 import { registerExplorerRoutes } from './routes/explorer-routes.ts';
 import { LiveStats, registerInfoRoutes, type PlatformLinks } from './routes/info-routes.ts';
 import { registerMqttRoutes } from './routes/mqtt-routes.ts';
+import { registerOtaPackageRoutes } from './routes/ota-package-routes.ts';
 import { registerRecordingRoutes } from './routes/recording-routes.ts';
 import { registerSandboxRoutes } from './routes/sandbox-routes.ts';
 import type { Recordings } from '../recording/recordings.ts';
@@ -134,6 +135,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   registerUserRoutes(api, deps);
   registerTenantRoutes(api, deps);
   registerDeviceRoutes(api, deps);
+  registerOtaPackageRoutes(api, deps);
   registerTelemetryRoutes(api, deps);
   registerAssetRoutes(api, deps);
   registerDashboardRoutes(api, deps);

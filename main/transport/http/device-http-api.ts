@@ -18,6 +18,7 @@ import {
   sessionLimits,
   type TransportCore,
 } from '../device-messages.ts';
+import { chunkOf, devicePackage } from '../ota-chunks.ts';
 import { provisionDevice } from '../provisioning.ts';
 import { RateLimitedError, ReasonCode, TransportError } from '../transport-error.ts';
 import { LongPolls } from './long-polls.ts';
@@ -44,6 +45,15 @@ const httpError = (status: number, errorCode: number, message: string) =>
   new PlatformError(status, errorCode, message);
 const requestTimeout = () =>
   httpError(408, ErrorCode.GENERAL, 'Request timeout: nothing arrived within the timeout');
+
+/** An optional integer query parameter (Spring's int with defaultValue "0"): 400 when it is not one. */
+function intParam(q: Record<string, string | undefined>, name: string): number {
+  const text = q[name];
+  if (text === undefined || text === '') return 0;
+  if (!/^\d{1,10}$/.test(text))
+    throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, `Failed to convert '${name}' with value '${text.slice(0, 40)}' to int`);
+  return Number(text);
+}
 
 /** A refused device message as an HTTP answer: 429 for a rate limit, 400 for a bad payload, 507 for a full store. */
 function asHttpError(err: unknown): unknown {
@@ -237,6 +247,41 @@ export async function registerDeviceHttpRoutes(
         counted(device);
         return reply.code(200).send(await longPoll(attributeUpdates, device, timeout, reply));
       });
+
+      // ThingsBoard's package download: the package the device was given, named by its title and version.
+      for (const [path, type] of [
+        ['firmware', 'FIRMWARE'],
+        ['software', 'SOFTWARE'],
+      ] as const)
+        on('GET', `/:token/${path}`, async (device, request, reply) => {
+          counted(device);
+          const q = request.query as Record<string, string | undefined>;
+          const size = intParam(q, 'size');
+          const chunk = intParam(q, 'chunk');
+          for (const name of ['title', 'version'])
+            if (!q[name])
+              throw httpError(
+                400,
+                ErrorCode.BAD_REQUEST_PARAMS,
+                `Required request parameter '${name}' for method parameter type String is not present`,
+              );
+          const answer = await devicePackage(core, device, type);
+          if (answer.status !== 'SUCCESS')
+            throw httpError(404, ErrorCode.ITEM_NOT_FOUND, `No ${path} package to download (${answer.status})`);
+          if (answer.pkg.title !== q.title || answer.pkg.version !== q.version)
+            throw httpError(
+              400,
+              ErrorCode.BAD_REQUEST_PARAMS,
+              `The device's ${path} is ${answer.pkg.title} ${answer.pkg.version}, not ${q.title} ${q.version}`,
+            );
+          const name = (answer.pkg.file_name ?? 'package.bin').replace(/[^\w.\- ]/g, '_');
+          return reply
+            .code(200)
+            .header('content-disposition', `attachment;filename=${name}`)
+            .header('x-filename', name)
+            .type(answer.pkg.content_type || 'application/octet-stream')
+            .send(chunkOf(answer.data, size, chunk));
+        });
 
       on('GET', '/:token/rpc', async (device, request, reply) => {
         const timeout = timeoutOf(request.query, options.defaultTimeoutMs);

@@ -11,6 +11,7 @@ import { RateLimitedError, ReasonCode, TransportError } from '../transport-error
 import { ConnectAdmission } from './connect-admission.ts';
 import { handleDeviceTopic } from './device-api.ts';
 import { handleGatewayTopic } from './gateway-api.ts';
+import { handleOtaTopic } from './ota-topics.ts';
 import { handleProvisionPublish, isProvisionConnect, PROVISION_RESPONSE_TOPIC } from './provision-session.ts';
 import {
   PLATFORM_BROKER_ID,
@@ -391,6 +392,8 @@ async function route(ctx: TransportContext, session: Session, topic: string, pay
   if (session.gateway && topic.startsWith('v1/gateway/')) {
     if (await handleGatewayTopic(ctx, session, topic, payload)) return;
   } else if (await handleDeviceTopic(ctx, session, topic, payload)) {
+    return;
+  } else if (await handleOtaTopic(ctx, session, topic, payload)) {
     return;
   }
   throw new TransportError(ReasonCode.TOPIC_NAME_INVALID, `Unknown topic '${topic}'`);

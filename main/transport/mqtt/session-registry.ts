@@ -185,6 +185,21 @@ export function publishJson(
   return sent;
 }
 
+/**
+ * Sends bytes to a session whether or not it subscribed (ThingsBoard's transport answers package requests
+ * so), with the QoS of a matching subscription, else 1.
+ */
+export function sendBytes(session: Session, topic: string, payload: Buffer): void {
+  if (session.client.closed) return;
+  let qos = -1;
+  for (const [filter, q] of session.subscriptions) if (topicMatches(filter, topic)) qos = Math.max(qos, q);
+  const sent = (qos < 0 ? 1 : Math.min(qos, 1)) as 0 | 1;
+  session.messagesOut++;
+  if (session.tap.active) session.tap.outgoing(session, topic, payload, sent);
+  writePayload(session.client, topic, payload, sent);
+  awaitAck(session, sent, null);
+}
+
 /** Keeps what a QoS 1 message to a clean session was, until its PUBACK. */
 function awaitAck(session: Session, qos: 0 | 1, rpc: RpcRef | null): void {
   if (qos === 0 || !session.client.clean) return;

@@ -18,7 +18,10 @@ const GATEWAY_SUBSCRIPTIONS = new Set([
   'v1/gateway/rpc',
 ]);
 
+/** ThingsBoard's package download answers and errors (v2/fw/response/{requestId}/chunk/{chunk}, v2/fw/error). */
+const OTA_SUBSCRIPTIONS = /^v2\/(fw|sw)\/(response\/(\+|#|\+\/chunk\/\+|\d+\/chunk\/(\+|\d+))|error)$/;
+
 /** What a device (and, for itself, a gateway) may subscribe to; anything else gets a SUBACK failure. */
 export function maySubscribe(filter: string, gateway: boolean): boolean {
-  return DEVICE_SUBSCRIPTIONS.test(filter) || (gateway && GATEWAY_SUBSCRIPTIONS.has(filter));
+  return DEVICE_SUBSCRIPTIONS.test(filter) || OTA_SUBSCRIPTIONS.test(filter) || (gateway && GATEWAY_SUBSCRIPTIONS.has(filter));
 }
