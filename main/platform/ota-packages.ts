@@ -45,7 +45,13 @@ export interface OtaUpload {
   data: Buffer;
 }
 
-const SORT = { createdTime: 'e.created_time', title: 'e.title', version: 'e.version', type: 'e.type', tag: 'e.tag' };
+const SORT = {
+  createdTime: 'e.created_time',
+  title: 'e.title',
+  version: 'e.version',
+  type: 'e.type',
+  tag: 'e.tag',
+};
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 /** 413: a package that would take the store (database and packages) over its budget. */
@@ -124,7 +130,14 @@ export class OtaPackageService {
   page(q: PageQuery): PageData<OtaPackageInfo> {
     return queryPage(
       this.ctx.db,
-      { from: 'FROM ota_packages e', where: [], params: [], searchColumn: 'e.title', sortColumns: SORT, defaultSort: 'createdTime' },
+      {
+        from: 'FROM ota_packages e',
+        where: [],
+        params: [],
+        searchColumn: 'e.title',
+        sortColumns: SORT,
+        defaultSort: 'createdTime',
+      },
       q,
       (r) => this.toInfo(r as unknown as OtaPackageRow),
     );
@@ -157,12 +170,15 @@ export class OtaPackageService {
       throw invalidArgument(`Device profile with id [${profileId}] is not found`);
     const url = request.usesUrl || request.url ? (request.url ?? '').trim() : '';
     if (request.usesUrl && !url) throw invalidArgument('Ota package URL should be specified!');
-    if (url && !/^https?:\/\/\S+$/i.test(url)) throw invalidArgument('Ota package URL should be an http(s) URL!');
+    if (url && !/^https?:\/\/\S+$/i.test(url))
+      throw invalidArgument('Ota package URL should be an http(s) URL!');
     const info = JSON.stringify(request.additionalInfo ?? {});
     const id = request.id?.id ?? randomUUID();
     try {
       await this.ctx.db.write((w) => {
-        const before = request.id ? w.get<OtaPackageRow>('SELECT * FROM ota_packages WHERE id = ?', [id]) : undefined;
+        const before = request.id
+          ? w.get<OtaPackageRow>('SELECT * FROM ota_packages WHERE id = ?', [id])
+          : undefined;
         if (request.id && !before) throw notFound(`OtaPackage with id [${id}] is not found`);
         if (before) {
           const fixed: [string, unknown, unknown][] = [
@@ -200,7 +216,8 @@ export class OtaPackageService {
         );
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw invalidArgument('OtaPackage with such title and version already exists!');
+      if (isUniqueViolation(err))
+        throw invalidArgument('OtaPackage with such title and version already exists!');
       throw err;
     }
     return this.info(id);
@@ -228,7 +245,8 @@ export class OtaPackageService {
     if (upload.data.length === 0) throw invalidArgument('OtaPackage data should be specified!');
     const algorithm = checksumAlgorithm as ChecksumAlgorithm;
     const computed = otaChecksum(algorithm, upload.data);
-    if (checksum && checksum.trim().toLowerCase() !== computed) throw invalidArgument('Wrong otaPackage file!');
+    if (checksum && checksum.trim().toLowerCase() !== computed)
+      throw invalidArgument('Wrong otaPackage file!');
     this.checkBudget(upload.data.length);
     const file = this.file(id);
     await writeDurably(this.dir, file, upload.data);
@@ -245,7 +263,9 @@ export class OtaPackageService {
   /** Bytes the packages' files take. */
   storedBytes(): number {
     return Number(
-      this.ctx.db.get<{ n: number }>('SELECT COALESCE(SUM(data_size), 0) AS n FROM ota_packages WHERE has_data = 1')?.n ?? 0,
+      this.ctx.db.get<{ n: number }>(
+        'SELECT COALESCE(SUM(data_size), 0) AS n FROM ota_packages WHERE has_data = 1',
+      )?.n ?? 0,
     );
   }
 
@@ -267,7 +287,12 @@ export class OtaPackageService {
     this.requireRow(id);
     if (this.ctx.db.get('SELECT 1 FROM devices WHERE firmware_id = ? OR software_id = ? LIMIT 1', [id, id]))
       throw invalidArgument('The otaPackage referenced by the devices cannot be deleted!');
-    if (this.ctx.db.get('SELECT 1 FROM device_profiles WHERE firmware_id = ? OR software_id = ? LIMIT 1', [id, id]))
+    if (
+      this.ctx.db.get('SELECT 1 FROM device_profiles WHERE firmware_id = ? OR software_id = ? LIMIT 1', [
+        id,
+        id,
+      ])
+    )
       throw invalidArgument('The otaPackage referenced by the device profile cannot be deleted!');
     await this.ctx.db.write((w) => w.run('DELETE FROM ota_packages WHERE id = ?', [id]));
     if (this.cache?.id === id) this.cache = null;
@@ -302,7 +327,8 @@ export function checkOtaAssignment(
     const row = w.get<OtaPackageRow>('SELECT * FROM ota_packages WHERE id = ?', [id]);
     if (!row) throw invalidArgument(`Can't assign non-existent ${type.toLowerCase()}!`);
     if (row.type !== type) throw invalidArgument(`Can't assign ${type.toLowerCase()} with type: ${row.type}`);
-    if (!row.has_data && !row.url) throw invalidArgument(`Can't assign ${type.toLowerCase()} with empty data!`);
+    if (!row.has_data && !row.url)
+      throw invalidArgument(`Can't assign ${type.toLowerCase()} with empty data!`);
     if (row.device_profile_id !== profileId)
       throw invalidArgument(`Can't assign ${type.toLowerCase()} with different deviceProfile!`);
   }
@@ -328,7 +354,8 @@ async function writeDurably(dir: string, file: string, data: Buffer): Promise<vo
   } finally {
     await dirHandle.close();
   }
-  if ((await stat(file)).size !== data.length) throw new Error(`OTA package file ${file} was not fully written`);
+  if ((await stat(file)).size !== data.length)
+    throw new Error(`OTA package file ${file} was not fully written`);
 }
 
 /**
@@ -347,10 +374,17 @@ export function writeOtaColumns(
     [id],
   );
   const ids = {
-    firmwareId: input.firmwareId === undefined ? (current?.firmware_id ?? null) : (input.firmwareId?.id ?? null),
-    softwareId: input.softwareId === undefined ? (current?.software_id ?? null) : (input.softwareId?.id ?? null),
+    firmwareId:
+      input.firmwareId === undefined ? (current?.firmware_id ?? null) : (input.firmwareId?.id ?? null),
+    softwareId:
+      input.softwareId === undefined ? (current?.software_id ?? null) : (input.softwareId?.id ?? null),
   };
-  if (ids.firmwareId === (current?.firmware_id ?? null) && ids.softwareId === (current?.software_id ?? null)) return;
+  if (ids.firmwareId === (current?.firmware_id ?? null) && ids.softwareId === (current?.software_id ?? null))
+    return;
   checkOtaAssignment(w, profileId, ids);
-  w.run(`UPDATE ${table} SET firmware_id = ?, software_id = ? WHERE id = ?`, [ids.firmwareId, ids.softwareId, id]);
+  w.run(`UPDATE ${table} SET firmware_id = ?, software_id = ? WHERE id = ?`, [
+    ids.firmwareId,
+    ids.softwareId,
+    id,
+  ]);
 }

@@ -36,7 +36,9 @@ export class OtaUpdateService {
     this.ctx = ctx;
     this.packages = packages;
     this.telemetry = telemetry;
-    ctx.events.on('deviceSaved', ({ deviceId }) => this.enqueue(() => this.reconcile(this.devicesWhere('d.id = ?', [deviceId]))));
+    ctx.events.on('deviceSaved', ({ deviceId }) =>
+      this.enqueue(() => this.reconcile(this.devicesWhere('d.id = ?', [deviceId]))),
+    );
     ctx.events.on('profileChanged', ({ profileId }) =>
       this.enqueue(() => this.reconcile(this.devicesWhere('d.device_profile_id = ?', [profileId]))),
     );
@@ -62,9 +64,10 @@ export class OtaUpdateService {
     const own = device[COLUMN[type]];
     const id =
       own ??
-      this.ctx.db.get<{ id: string | null }>(`SELECT ${COLUMN[type]} AS id FROM device_profiles WHERE id = ?`, [
-        device.device_profile_id,
-      ])?.id;
+      this.ctx.db.get<{ id: string | null }>(
+        `SELECT ${COLUMN[type]} AS id FROM device_profiles WHERE id = ?`,
+        [device.device_profile_id],
+      )?.id;
     return id ? (this.packages.findRow(id) ?? null) : null;
   }
 
@@ -76,9 +79,15 @@ export class OtaUpdateService {
         const pkg = this.effectivePackage(device, type);
         const p = PREFIX[type];
         const current = new Map(
-          this.telemetry.attributes(device.id, ['SHARED_SCOPE'], [`${p}_title`, `${p}_version`]).map((a) => [a.key, a.value]),
+          this.telemetry
+            .attributes(device.id, ['SHARED_SCOPE'], [`${p}_title`, `${p}_version`])
+            .map((a) => [a.key, a.value]),
         );
-        if (pkg ? current.get(`${p}_title`) === pkg.title && current.get(`${p}_version`) === pkg.version : current.size === 0)
+        if (
+          pkg
+            ? current.get(`${p}_title`) === pkg.title && current.get(`${p}_version`) === pkg.version
+            : current.size === 0
+        )
           continue;
         targets.push({ device, type, pkg });
       }
@@ -112,7 +121,8 @@ export class OtaUpdateService {
       await this.ctx.db.write((w) => {
         for (const q of queued) this.ctx.telemetry.save(w, q.device.num, q.entries);
       });
-      for (const q of queued) this.ctx.events.emit('telemetry', { deviceId: q.device.id, entries: q.entries });
+      for (const q of queued)
+        this.ctx.events.emit('telemetry', { deviceId: q.device.id, entries: q.entries });
 
       const initiatedTs = Math.max(this.ctx.now(), queuedTs + 1);
       const initiated = sending.map(({ device, type, pkg }) => {
@@ -139,14 +149,22 @@ export class OtaUpdateService {
           attrs[`${p}_checksum`] = pkg!.checksum;
           drop.push(`${p}_url`);
         }
-        return { device, attrs, drop, entries: [{ ts: initiatedTs, values: { [`${p}_state`]: 'INITIATED' } }] };
+        return {
+          device,
+          attrs,
+          drop,
+          entries: [{ ts: initiatedTs, values: { [`${p}_state`]: 'INITIATED' } }],
+        };
       });
       await this.ctx.db.write((w) => {
         for (const i of initiated) {
           this.ctx.telemetry.save(w, i.device.num, i.entries);
           this.telemetry.writeAttributes(w, i.device.id, 'SHARED_SCOPE', i.attrs, initiatedTs);
           for (const key of i.drop)
-            w.run("DELETE FROM attributes WHERE entity_id = ? AND scope = 'SHARED_SCOPE' AND key = ?", [i.device.id, key]);
+            w.run("DELETE FROM attributes WHERE entity_id = ? AND scope = 'SHARED_SCOPE' AND key = ?", [
+              i.device.id,
+              key,
+            ]);
         }
       });
       for (const i of initiated) {

@@ -17,7 +17,9 @@ export async function devicePackage(
   device: DeviceRow,
   type: OtaPackageType,
 ): Promise<OtaPackageAnswer> {
-  const pkg = core.services.otaUpdates.effectivePackage(device, type);
+  // a session's device row is the one it connected with: the package may have been given since
+  const current = core.services.devices.findRow(device.id);
+  const pkg = current ? core.services.otaUpdates.effectivePackage(current, type) : null;
   if (!pkg) return { status: 'NOT_FOUND' };
   if (!pkg.has_data) return { status: 'FAILURE' };
   return { status: 'SUCCESS', pkg, data: await core.services.otaPackages.data(pkg) };

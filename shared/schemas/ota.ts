@@ -69,7 +69,9 @@ export type OtaPackage = Static<typeof OtaPackage>;
 
 /** ThingsBoard's SaveOtaPackageInfoRequest: the info, and whether the package is a URL. */
 export const SaveOtaPackageInfoRequest = Type.Object({
-  id: Type.Optional(Type.Object({ entityType: Type.Optional(Type.Literal('OTA_PACKAGE')), id: Type.String() })),
+  id: Type.Optional(
+    Type.Object({ entityType: Type.Optional(Type.Literal('OTA_PACKAGE')), id: Type.String() }),
+  ),
   deviceProfileId: Type.Optional(
     Nullable(Type.Object({ entityType: Type.Optional(Type.Literal('DEVICE_PROFILE')), id: Type.String() })),
   ),

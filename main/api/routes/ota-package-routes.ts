@@ -1,7 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { PageData, PageQuery, Uuid } from '../../../shared/schemas/common.ts';
-import { OtaPackage, OtaPackageInfo, OtaRollout, SaveOtaPackageInfoRequest } from '../../../shared/schemas/ota.ts';
+import {
+  OtaPackage,
+  OtaPackageInfo,
+  OtaRollout,
+  SaveOtaPackageInfoRequest,
+} from '../../../shared/schemas/ota.ts';
 import { badRequestParams, invalidArgument } from '../../platform/errors.ts';
 import type { OtaUpload } from '../../platform/ota-packages.ts';
 import { principalOf } from '../authenticate.ts';
@@ -21,7 +26,14 @@ export function registerOtaPackageRoutes(app: Api, { services }: RouteDeps): voi
 
   app.get(
     '/api/otaPackage/info/:otaPackageId',
-    { schema: { tags, summary: "An OTA package's info", params: IdParams, response: { 200: OtaPackageInfo, ...authErrors } } },
+    {
+      schema: {
+        tags,
+        summary: "An OTA package's info",
+        params: IdParams,
+        response: { 200: OtaPackageInfo, ...authErrors },
+      },
+    },
     async (request) => packages.info(request.params.otaPackageId),
   );
   app.get(
@@ -75,7 +87,8 @@ export function registerOtaPackageRoutes(app: Api, { services }: RouteDeps): voi
         response: { 200: PageData(OtaPackageInfo), ...authErrors },
       },
     },
-    async (request) => packages.pageForProfile(request.params.deviceProfileId, request.params.type, request.query),
+    async (request) =>
+      packages.pageForProfile(request.params.deviceProfileId, request.params.type, request.query),
   );
   app.post(
     '/api/otaPackage',
@@ -91,7 +104,14 @@ export function registerOtaPackageRoutes(app: Api, { services }: RouteDeps): voi
   );
   app.delete(
     '/api/otaPackage/:otaPackageId',
-    { schema: { tags, summary: 'Delete an OTA package (refused while assigned)', params: IdParams, response: emptyOk } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete an OTA package (refused while assigned)',
+        params: IdParams,
+        response: emptyOk,
+      },
+    },
     async (request, reply) => {
       await packages.delete(request.params.otaPackageId, principalOf(request));
       return reply.code(200).send(undefined);
@@ -114,9 +134,12 @@ export function registerOtaPackageRoutes(app: Api, { services }: RouteDeps): voi
   // query or as form fields, as Spring's @RequestParam reads them.
   void app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    const limit = Math.min(MAX_PACKAGE_BYTES, services.storage.budgetBytes || MAX_PACKAGE_BYTES) + MULTIPART_OVERHEAD;
-    scope.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: limit }, (_req, body, done) =>
-      done(null, body),
+    const limit =
+      Math.min(MAX_PACKAGE_BYTES, services.storage.budgetBytes || MAX_PACKAGE_BYTES) + MULTIPART_OVERHEAD;
+    scope.addContentTypeParser(
+      'multipart/form-data',
+      { parseAs: 'buffer', bodyLimit: limit },
+      (_req, body, done) => done(null, body),
     );
     scope.post(
       '/api/otaPackage/:otaPackageId',
@@ -124,7 +147,8 @@ export function registerOtaPackageRoutes(app: Api, { services }: RouteDeps): voi
         bodyLimit: limit,
         schema: {
           tags,
-          summary: "Upload an OTA package's file (multipart part 'file'); the checksum is computed, a given one checked",
+          summary:
+            "Upload an OTA package's file (multipart part 'file'); the checksum is computed, a given one checked",
           params: IdParams,
           querystring: Type.Object({
             checksumAlgorithm: Type.Optional(Type.String({ maxLength: 32 })),

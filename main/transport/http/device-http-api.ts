@@ -51,7 +51,11 @@ function intParam(q: Record<string, string | undefined>, name: string): number {
   const text = q[name];
   if (text === undefined || text === '') return 0;
   if (!/^\d{1,10}$/.test(text))
-    throw httpError(400, ErrorCode.BAD_REQUEST_PARAMS, `Failed to convert '${name}' with value '${text.slice(0, 40)}' to int`);
+    throw httpError(
+      400,
+      ErrorCode.BAD_REQUEST_PARAMS,
+      `Failed to convert '${name}' with value '${text.slice(0, 40)}' to int`,
+    );
   return Number(text);
 }
 
@@ -267,7 +271,11 @@ export async function registerDeviceHttpRoutes(
               );
           const answer = await devicePackage(core, device, type);
           if (answer.status !== 'SUCCESS')
-            throw httpError(404, ErrorCode.ITEM_NOT_FOUND, `No ${path} package to download (${answer.status})`);
+            throw httpError(
+              404,
+              ErrorCode.ITEM_NOT_FOUND,
+              `No ${path} package to download (${answer.status})`,
+            );
           if (answer.pkg.title !== q.title || answer.pkg.version !== q.version)
             throw httpError(
               400,

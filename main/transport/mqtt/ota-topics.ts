@@ -33,7 +33,9 @@ export async function handleOtaTopic(
   const [, kind, requestId, chunkText] = m as unknown as [string, 'fw' | 'sw', string, string];
   const text = payload.toString('utf8').trim();
   if (text !== '' && !/^\d{1,10}$/.test(text))
-    throw payloadInvalid(`The payload of ${topic} is the chunk size in bytes (an integer), got '${text.slice(0, 40)}'`);
+    throw payloadInvalid(
+      `The payload of ${topic} is the chunk size in bytes (an integer), got '${text.slice(0, 40)}'`,
+    );
   const chunk = Number(chunkText);
   if (!Number.isSafeInteger(chunk)) throw payloadInvalid(`Chunk number ${chunkText} is out of range`);
   consumeLimit(ctx, session.device, session.scopes.own);

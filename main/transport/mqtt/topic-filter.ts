@@ -23,5 +23,9 @@ const OTA_SUBSCRIPTIONS = /^v2\/(fw|sw)\/(response\/(\+|#|\+\/chunk\/\+|\d+\/chu
 
 /** What a device (and, for itself, a gateway) may subscribe to; anything else gets a SUBACK failure. */
 export function maySubscribe(filter: string, gateway: boolean): boolean {
-  return DEVICE_SUBSCRIPTIONS.test(filter) || OTA_SUBSCRIPTIONS.test(filter) || (gateway && GATEWAY_SUBSCRIPTIONS.has(filter));
+  return (
+    DEVICE_SUBSCRIPTIONS.test(filter) ||
+    OTA_SUBSCRIPTIONS.test(filter) ||
+    (gateway && GATEWAY_SUBSCRIPTIONS.has(filter))
+  );
 }

@@ -53,7 +53,14 @@ export function uploadRequest(
 export async function createPackage(
   p: ApiPlatform,
   token: string,
-  options: { profileId: string; title: string; version: string; data: Buffer; type?: 'FIRMWARE' | 'SOFTWARE'; algorithm?: string },
+  options: {
+    profileId: string;
+    title: string;
+    version: string;
+    data: Buffer;
+    type?: 'FIRMWARE' | 'SOFTWARE';
+    algorithm?: string;
+  },
 ): Promise<PackageJson> {
   const info = await okJson<PackageJson>(
     p.http('/api/otaPackage', {

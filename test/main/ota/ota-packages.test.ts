@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { otaChecksum } from '../../../main/platform/ota-checksum.ts';
 import { CHECKSUM_ALGORITHMS } from '../../../shared/schemas/ota.ts';
-import { createDevice, expectTbError, okEmpty, okJson, useSharedPlatform, type PageJson } from '../api/api-kit.ts';
+import {
+  createDevice,
+  expectTbError,
+  okEmpty,
+  okJson,
+  useSharedPlatform,
+  type PageJson,
+} from '../api/api-kit.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
 import {
   assignFirmware,
@@ -33,7 +40,9 @@ describe("ThingsBoard's OtaPackage controller", () => {
     });
     const info = await okJson<PackageJson>(p.http(`/api/otaPackage/info/${pkg.id.id}`, { token }));
     expect(info.checksum).toBe(sha256(data));
-    const full = await okJson<PackageJson & { data: string }>(p.http(`/api/otaPackage/${pkg.id.id}`, { token }));
+    const full = await okJson<PackageJson & { data: string }>(
+      p.http(`/api/otaPackage/${pkg.id.id}`, { token }),
+    );
     expect(Buffer.from(full.data, 'base64').equals(data)).toBe(true);
     const download = await p.http(`/api/otaPackage/${pkg.id.id}/download`, { token });
     expect(download.status).toBe(200);
@@ -63,7 +72,9 @@ describe("ThingsBoard's OtaPackage controller", () => {
       'The otaPackage referenced by the devices cannot be deleted!',
     );
     await assignFirmware(p, token, device.id.id, null);
-    const profile = await okJson<Record<string, unknown>>(p.http(`/api/deviceProfile/${profileId}`, { token }));
+    const profile = await okJson<Record<string, unknown>>(
+      p.http(`/api/deviceProfile/${profileId}`, { token }),
+    );
     await okJson(
       p.http('/api/deviceProfile', {
         method: 'POST',
@@ -77,7 +88,9 @@ describe("ThingsBoard's OtaPackage controller", () => {
       30,
       'The otaPackage referenced by the device profile cannot be deleted!',
     );
-    await okJson(p.http('/api/deviceProfile', { method: 'POST', token, json: { ...profile, firmwareId: null } }));
+    await okJson(
+      p.http('/api/deviceProfile', { method: 'POST', token, json: { ...profile, firmwareId: null } }),
+    );
     await okEmpty(p.http(`/api/otaPackage/${pkg.id.id}`, { method: 'DELETE', token }));
     await expectTbError(await p.http(`/api/otaPackage/info/${pkg.id.id}`, { token }), 404, 32);
   });
@@ -88,7 +101,13 @@ describe("ThingsBoard's OtaPackage controller", () => {
     const profileId = await defaultProfileId(p, token);
     const data = packageBytes(3_333, 3);
     for (const algorithm of CHECKSUM_ALGORITHMS) {
-      const pkg = await createPackage(p, token, { profileId, title: 'algo', version: algorithm, data, algorithm });
+      const pkg = await createPackage(p, token, {
+        profileId,
+        title: 'algo',
+        version: algorithm,
+        data,
+        algorithm,
+      });
       expect(pkg.checksum).toBe(otaChecksum(algorithm, data));
       expect(pkg.checksumAlgorithm).toBe(algorithm);
     }
@@ -100,7 +119,10 @@ describe("ThingsBoard's OtaPackage controller", () => {
       }),
     );
     await expectTbError(
-      await uploadRequest(p, token, info.id.id, data, { checksumAlgorithm: 'SHA256', checksum: 'ab'.repeat(32) }),
+      await uploadRequest(p, token, info.id.id, data, {
+        checksumAlgorithm: 'SHA256',
+        checksum: 'ab'.repeat(32),
+      }),
       400,
       30,
       'Wrong otaPackage file!',
@@ -156,7 +178,13 @@ describe("ThingsBoard's OtaPackage controller", () => {
       await p.http('/api/otaPackage', {
         method: 'POST',
         token,
-        json: { title: 'url-fw', version: '3', type: 'FIRMWARE', usesUrl: true, deviceProfileId: { id: profileId } },
+        json: {
+          title: 'url-fw',
+          version: '3',
+          type: 'FIRMWARE',
+          usesUrl: true,
+          deviceProfileId: { id: profileId },
+        },
       }),
       400,
       30,
@@ -197,7 +225,12 @@ describe('OTA storage', () => {
     const token = await p.login();
     const profileId = await defaultProfileId(p as never, token);
     const big = packageBytes(5 * 1024 * 1024);
-    const first = await createPackage(p as never, token, { profileId, title: 'big', version: '1', data: big });
+    const first = await createPackage(p as never, token, {
+      profileId,
+      title: 'big',
+      version: '1',
+      data: big,
+    });
     expect(first.dataSize).toBe(big.length);
     const info = await okJson<PackageJson>(
       p.http('/api/otaPackage', {
