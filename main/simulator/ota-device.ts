@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { CHECKSUM_ALGORITHMS, type OtaUpdateState } from '../../shared/schemas/ota.ts';
 import { otaChecksum } from '../platform/ota-checksum.ts';
@@ -72,7 +72,11 @@ export class OtaDevice {
     this.client = client;
     client.on('error', () => undefined);
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
-    await client.subscribeAsync(['v1/devices/me/attributes', 'v1/devices/me/attributes/response/+', 'v2/fw/response/+']);
+    await client.subscribeAsync([
+      'v1/devices/me/attributes',
+      'v1/devices/me/attributes/response/+',
+      'v2/fw/response/+',
+    ]);
     await client.publishAsync('v1/devices/me/attributes/request/1', JSON.stringify({ sharedKeys: FW_KEYS }), {
       qos: 1,
     });
@@ -95,14 +99,18 @@ export class OtaDevice {
       w.resolve(payload);
       return;
     }
-    if (topic !== 'v1/devices/me/attributes' && !topic.startsWith('v1/devices/me/attributes/response/')) return;
+    if (topic !== 'v1/devices/me/attributes' && !topic.startsWith('v1/devices/me/attributes/response/'))
+      return;
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(payload.toString('utf8')) as Record<string, unknown>;
     } catch {
       return;
     }
-    const attrs = (topic === 'v1/devices/me/attributes' ? body : (body.shared ?? {})) as Record<string, unknown>;
+    const attrs = (topic === 'v1/devices/me/attributes' ? body : (body.shared ?? {})) as Record<
+      string,
+      unknown
+    >;
     const target = targetOf(attrs);
     if (!target) return;
     if (target.title === this.current.title && target.version === this.current.version) return;
@@ -141,23 +149,21 @@ export class OtaDevice {
     const fail = this.options.fail;
     await this.report('DOWNLOADING');
     const requestId = ++this.requestId;
-    const parts: Buffer[] = [];
-    let received = 0;
-    for (let n = 0; received < target.size; n++) {
+    const check = new Verifier(target);
+    for (let n = 0; check.received < target.size; n++) {
       if (fail === 'download' && n === 1) {
         await this.report('FAILED', { fw_error: OTA_FAIL_ERRORS.download });
         return;
       }
       const part = await this.chunk(requestId, n);
       if (part.length === 0) break;
-      parts.push(part);
-      received += part.length;
+      // a corrupted download: one bit of the first chunk flipped
+      if (fail === 'checksum' && n === 0) part[0] = part[0]! ^ 0x01;
+      check.add(part);
       this.bytes += part.length;
     }
-    const data = Buffer.concat(parts);
     await this.report('DOWNLOADED');
-    if (fail === 'checksum' && data.length > 0) data[0] = data[0]! ^ 0xff;
-    if (!verify(data, target)) {
+    if (!check.verified()) {
       await this.report('FAILED', { fw_error: OTA_FAIL_ERRORS.checksum });
       return;
     }
@@ -177,13 +183,44 @@ function targetOf(attrs: Record<string, unknown>): Target | null {
   if (typeof fw_title !== 'string' || typeof fw_version !== 'string') return null;
   if (typeof fw_size !== 'number' || fw_size <= 0 || fw_size > MAX_PACKAGE_BYTES) return null;
   if (typeof fw_checksum !== 'string' || typeof fw_checksum_algorithm !== 'string') return null;
-  return { title: fw_title, version: fw_version, size: fw_size, checksum: fw_checksum, algorithm: fw_checksum_algorithm };
+  return {
+    title: fw_title,
+    version: fw_version,
+    size: fw_size,
+    checksum: fw_checksum,
+    algorithm: fw_checksum_algorithm,
+  };
 }
 
-function verify(data: Buffer, target: Target): boolean {
-  if (data.length !== target.size) return false;
-  if (!(CHECKSUM_ALGORITHMS as readonly string[]).includes(target.algorithm)) return false;
-  return otaChecksum(target.algorithm as (typeof CHECKSUM_ALGORITHMS)[number], data) === target.checksum.toLowerCase();
+const STREAMED: Record<string, string> = { MD5: 'md5', SHA256: 'sha256', SHA384: 'sha384', SHA512: 'sha512' };
+
+/** The checksum of a download as it arrives: digests chunk by chunk (only the other hashes keep the bytes). */
+class Verifier {
+  private readonly target: Target;
+  private readonly hash: Hash | null;
+  private readonly parts: Buffer[] = [];
+  received = 0;
+
+  constructor(target: Target) {
+    this.target = target;
+    const algorithm = STREAMED[target.algorithm];
+    this.hash = algorithm ? createHash(algorithm) : null;
+  }
+
+  add(part: Buffer): void {
+    this.received += part.length;
+    if (this.hash) this.hash.update(part);
+    else this.parts.push(Buffer.from(part));
+  }
+
+  verified(): boolean {
+    if (this.received !== this.target.size) return false;
+    const expected = this.target.checksum.toLowerCase();
+    if (this.hash) return this.hash.digest('hex') === expected;
+    if (!(CHECKSUM_ALGORITHMS as readonly string[]).includes(this.target.algorithm)) return false;
+    const algorithm = this.target.algorithm as (typeof CHECKSUM_ALGORITHMS)[number];
+    return otaChecksum(algorithm, Buffer.concat(this.parts)) === expected;
+  }
 }
 
 /**

@@ -29,19 +29,35 @@ describe('an OTA rollout to simulated devices', () => {
             p.http(`/api/device?accessToken=${tokens[i]}`, {
               method: 'POST',
               token,
-              json: { name: `ota-fleet-${i}`, deviceProfileId: { entityType: 'DEVICE_PROFILE', id: profile.id.id } },
+              json: {
+                name: `ota-fleet-${i}`,
+                deviceProfileId: { entityType: 'DEVICE_PROFILE', id: profile.id.id },
+              },
             }),
           );
         }
       }),
     );
     const data = packageBytes(20_000, 99);
-    const pkg = await createPackage(p as never, token, { profileId: profile.id.id, title: 'fleet-fw', version: '3.0', data });
+    const pkg = await createPackage(p as never, token, {
+      profileId: profile.id.id,
+      title: 'fleet-fw',
+      version: '3.0',
+      data,
+    });
 
-    fleet = new OtaFleet({ url: p.urls.mqtt, tokens, failShare: 0.05, failReason: 'checksum', chunkSize: 8 * 1024 });
+    fleet = new OtaFleet({
+      url: p.urls.mqtt,
+      tokens,
+      failShare: 0.05,
+      failReason: 'checksum',
+      chunkSize: 8 * 1024,
+    });
     await fleet.start();
     // the profile gets the package: every device of it without its own is sent the update
-    const saved = await okJson<Record<string, unknown>>(p.http(`/api/deviceProfile/${profile.id.id}`, { token }));
+    const saved = await okJson<Record<string, unknown>>(
+      p.http(`/api/deviceProfile/${profile.id.id}`, { token }),
+    );
     await okJson(
       p.http('/api/deviceProfile', {
         method: 'POST',
@@ -53,11 +69,19 @@ describe('an OTA rollout to simulated devices', () => {
     expect(reported).toEqual({ UPDATED: 950, FAILED: 50 });
     expect(fleet.bytes()).toBe(DEVICES * data.length);
 
-    const rollout = await okJson<{ devices: number; states: Record<string, number>; failures: Record<string, number> }>(
-      p.http(`/api/sandboard/otaPackage/${pkg.id.id}/rollout`, { token }),
-    );
+    const rollout = await okJson<{
+      devices: number;
+      states: Record<string, number>;
+      failures: Record<string, number>;
+    }>(p.http(`/api/sandboard/otaPackage/${pkg.id.id}/rollout`, { token }));
     expect(rollout.devices).toBe(DEVICES);
-    expect(rollout.states).toMatchObject({ UPDATED: 950, FAILED: 50, QUEUED: 0, INITIATED: 0, DOWNLOADING: 0 });
+    expect(rollout.states).toMatchObject({
+      UPDATED: 950,
+      FAILED: 50,
+      QUEUED: 0,
+      INITIATED: 0,
+      DOWNLOADING: 0,
+    });
     expect(rollout.failures).toEqual({ [OTA_FAIL_ERRORS.checksum]: 50 });
   }, 240_000);
 });
