@@ -117,15 +117,22 @@ export class OtaPackageService {
     return { ...this.toInfo(row), data: data ? data.toString('base64') : null };
   }
 
-  /** A package's bytes (cached: every device of a rollout asks for the same package at once). */
-  async data(row: OtaPackageRow): Promise<Buffer> {
-    const cached = this.cache;
-    if (cached?.id === row.id) return cached.data;
-    const data = await readFile(this.file(row.id));
-    this.cache = { id: row.id, data };
-    return data;
+  /**
+   * A package's bytes, read once: every device of a rollout asks for the same package at once, and
+   * they all share one read (one package is kept).
+   */
+  data(row: OtaPackageRow): Promise<Buffer> {
+    if (this.cache?.id !== row.id) {
+      const reading = readFile(this.file(row.id));
+      const entry = { id: row.id, data: reading };
+      this.cache = entry;
+      reading.catch(() => {
+        if (this.cache === entry) this.cache = null;
+      });
+    }
+    return this.cache.data;
   }
-  private cache: { id: string; data: Buffer } | null = null;
+  private cache: { id: string; data: Promise<Buffer> } | null = null;
 
   page(q: PageQuery): PageData<OtaPackageInfo> {
     return queryPage(

@@ -282,6 +282,19 @@ export class ApiClient {
     return this.refreshing;
   }
 
+  /** A token valid for at least a minute (refreshed when needed): for requests made outside fetch (uploads). */
+  async freshToken(): Promise<string> {
+    let session = this.session.session;
+    if (!session) throw new ApiError(401, ErrorCodes.AUTHENTICATION, 'Not logged in');
+    if (session.expiresAt - Date.now() < 60_000) session = await this.refreshSession();
+    return session.token;
+  }
+
+  /** Where the API is ('' for the page's own origin). */
+  get base(): string {
+    return this.baseUrl;
+  }
+
   // --- auth -------------------------------------------------------------------------------------
 
   async login(username: string, password: string): Promise<Session> {

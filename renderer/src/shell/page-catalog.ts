@@ -37,6 +37,7 @@ const PAGE_LIST = [
   { id: 'alarms', label: 'Alarms', path: '/alarms', nav: true },
   { id: 'dashboards', label: 'Dashboards', path: '/dashboards', nav: true },
   { id: 'dashboard', label: 'Dashboard', path: '/dashboards/:id', nav: false, parent: 'dashboards' },
+  { id: 'ota', label: 'OTA updates', path: '/ota', nav: true },
   { id: 'mqtt', label: 'MQTT', path: '/mqtt', nav: true },
   { id: 'recordings', label: 'Recordings', path: '/recordings', nav: true },
   { id: 'gateways', label: 'Gateways & Simulation', path: '/gateways', nav: true },

@@ -15,6 +15,7 @@ export const PAGE_COMPONENTS: Record<PageId, LazyExoticComponent<ComponentType<{
   alarms: lazy(() => import('../pages/alarms/alarms-page.tsx')),
   dashboards: lazy(() => import('../pages/dashboards/dashboards-page.tsx')),
   dashboard: lazy(() => import('../pages/dashboards/dashboard-page.tsx')),
+  ota: lazy(() => import('../pages/ota/ota-page.tsx')),
   mqtt: lazy(() => import('../pages/mqtt/mqtt-page.tsx')),
   recordings: lazy(() => import('../pages/recordings/recordings-page.tsx')),
   gateways: lazy(() => import('../pages/gateways-page.tsx')),

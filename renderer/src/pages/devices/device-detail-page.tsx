@@ -12,6 +12,7 @@ import { ConnectivityBadge } from './connectivity-badge.tsx';
 import { DeleteDeviceModal } from './delete-device-modal.tsx';
 import { DeviceClaimCard } from './device-claim-card.tsx';
 import { DeviceCredentialsCard } from './device-credentials-card.tsx';
+import { DeviceFirmwareCard } from './device-firmware-card.tsx';
 import { DeviceFormModal } from './device-form-modal.tsx';
 import { DeviceHttpApiCard } from './device-http-api-card.tsx';
 import { RateLimitCard } from './rate-limit-card.tsx';
@@ -75,6 +76,11 @@ export default function DeviceDetailPage({ params }: { params: PageParams }) {
           id: 'rpc',
           label: 'RPC',
           content: <RpcConsoleCard deviceId={id} />,
+        },
+        {
+          id: 'firmware',
+          label: 'Firmware',
+          content: <DeviceFirmwareCard deviceId={id} />,
         },
         {
           id: 'claiming',
