@@ -50,7 +50,17 @@ export function registerOtaPackageRoutes(app: Api, { services }: RouteDeps): voi
   );
   app.get(
     '/api/otaPackage/:otaPackageId/download',
-    { schema: { tags, summary: "Download an OTA package's file", params: IdParams } },
+    {
+      schema: {
+        tags,
+        summary: "Download an OTA package's file",
+        params: IdParams,
+        response: {
+          200: Type.String({ format: 'binary', description: "the package's bytes" }),
+          ...authErrors,
+        },
+      },
+    },
     async (request, reply) => {
       const row = packages.findRow(request.params.otaPackageId);
       const info = packages.info(request.params.otaPackageId);
@@ -150,6 +160,7 @@ export function registerOtaPackageRoutes(app: Api, { services }: RouteDeps): voi
           summary:
             "Upload an OTA package's file (multipart part 'file'); the checksum is computed, a given one checked",
           params: IdParams,
+          body: Type.Unknown({ description: "multipart/form-data with the package as the part 'file'" }),
           querystring: Type.Object({
             checksumAlgorithm: Type.Optional(Type.String({ maxLength: 32 })),
             checksum: Type.Optional(Type.String({ maxLength: 1020 })),
