@@ -71,7 +71,7 @@ export function registerOtaPackageRoutes(app: Api, { services }: RouteDeps): voi
         .header('content-disposition', `attachment;filename=${name}`)
         .header('x-filename', name)
         .type(info.contentType || 'application/octet-stream')
-        .send(data);
+        .send(data as unknown as string); // raw bytes: Fastify sends a Buffer as it is, unserialized
     },
   );
   app.get(
