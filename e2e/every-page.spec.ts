@@ -129,7 +129,7 @@ for (const size of SIZES) {
     page,
     rest,
   }) => {
-    test.setTimeout(300_000);
+    test.setTimeout(480_000); // about 25 pages, each measured and checked by axe in two themes
     await page.setViewportSize({ width: size.width, height: size.height });
     if (size.scale !== 1) await useUiScale(page, size.scale);
     const stops = tourStops(await seed(rest));

@@ -65,15 +65,23 @@ const LIGHT_TEXT: Record<string, string> = {
 };
 
 /**
- * Secondary ("dimmed") text and light variants (badges, light buttons) that read at 4.5:1 or better in
- * both themes: light variants on the palest shade, with darker text where a colour needs it.
+ * Secondary ("dimmed") text, placeholders (a file input's is text, not an attribute) and light variants
+ * (badges, light buttons) that read at 4.5:1 or better in both themes: light variants on the palest
+ * shade, with darker text where a colour needs it.
  */
 export const cssVariablesResolver: CSSVariablesResolver = (t) => {
-  const light: Record<string, string> = { '--mantine-color-dimmed': t.colors.gray[7]! };
+  const light: Record<string, string> = {
+    '--mantine-color-dimmed': t.colors.gray[7]!,
+    '--mantine-color-placeholder': t.colors.gray[7]!,
+  };
   for (const color of Object.keys(t.colors)) {
     light[`--mantine-color-${color}-light`] = `var(--mantine-color-${color}-0)`;
     const text = LIGHT_TEXT[color];
     if (text) light[`--mantine-color-${color}-light-color`] = text;
   }
-  return { variables: {}, light, dark: { '--mantine-color-dimmed': t.colors.dark[1]! } };
+  const dark = {
+    '--mantine-color-dimmed': t.colors.dark[1]!,
+    '--mantine-color-placeholder': t.colors.dark[1]!,
+  };
+  return { variables: {}, light, dark };
 };
