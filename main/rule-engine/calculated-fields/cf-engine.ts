@@ -51,6 +51,8 @@ interface Compiled {
   script: Pick<CfScript, 'run' | 'release'> | null;
   /** TBEL conditions of an ALARM field, by rule (severity or CLEAR) */
   conditions: Map<string, CfScript>;
+  /** the output key of a single-output field (its own result does not trigger it) */
+  outputs: Set<string>;
 }
 
 interface OutboxEntry {
@@ -252,7 +254,9 @@ export class CalculatedFieldEngine {
       expression: null,
       script: null,
       conditions: new Map(),
+      outputs: new Set(),
     };
+    c.outputs = outputKeysOf(c);
     const expr = typeof config.expression === 'string' ? config.expression : '';
     if (
       type === 'SIMPLE' ||
@@ -369,10 +373,16 @@ export class CalculatedFieldEngine {
     const own = this.fieldsOf(entity.id);
     const profileId = this.profileOf(entity);
     const inherited = profileId ? this.fieldsOf(profileId) : [];
-    for (const list of [own, inherited])
-      for (const c of list)
-        if (c.type !== 'RELATED_ENTITIES_AGGREGATION' && this.triggers(c, entity, updates, false))
-          this.enqueue(c, entity, updates, depth);
+    // held while its fields are queued, so that fields computed at once still leave as one write
+    this.running.set(entity.id, (this.running.get(entity.id) ?? 0) + 1);
+    try {
+      for (const list of [own, inherited])
+        for (const c of list)
+          if (c.type !== 'RELATED_ENTITIES_AGGREGATION' && this.triggers(c, entity, updates, false))
+            this.enqueue(c, entity, updates, depth);
+    } finally {
+      this.done(entity.id);
+    }
     const g = this.globalIndex();
     for (const c of g.byRef.get(entity.id) ?? [])
       if (this.triggers(c, entity, updates, true) && isInstanceTarget(c.field.entityId.entityType))
@@ -385,7 +395,7 @@ export class CalculatedFieldEngine {
 
   /** Whether an update touches one of the field's arguments (of the entity itself, or of refEntityId). */
   private triggers(c: Compiled, entity: EntityRef, updates: DataUpdate[], byRef: boolean): boolean {
-    const outputs = outputKeysOf(c);
+    const outputs = c.outputs;
     for (const a of Object.values(c.args)) {
       const isRef = !!a.refEntityId?.id;
       if (byRef ? a.refEntityId?.id !== entity.id : isRef && a.refEntityId!.id !== entity.id) continue;
@@ -437,6 +447,11 @@ export class CalculatedFieldEngine {
   ): void {
     const key = `${c.field.id.id}|${entity.id}`;
     let q = this.queues.get(key);
+    // A formula with nothing queued before it is computed at once: no queue, no promise per update.
+    if (!q && !reread && c.type === 'SIMPLE') {
+      this.runNow(c, entity, updates, depth);
+      return;
+    }
     if (!q) {
       q = { tail: Promise.resolve(), pending: 0, waiting: null };
       this.queues.set(key, q);
@@ -470,15 +485,35 @@ export class CalculatedFieldEngine {
       })
       .finally(() => {
         queue.pending--;
-        const left = (this.running.get(entity.id) ?? 1) - 1;
-        if (left > 0) this.running.set(entity.id, left);
-        else {
-          this.running.delete(entity.id);
-          this.flush(entity.id);
-        }
+        this.done(entity.id);
         if (queue.pending === 0 && this.queues.get(key) === queue) this.queues.delete(key);
       });
     this.idle = q.tail;
+  }
+
+  /** One of the entity's fields is done: its results go out once none is queued or running. */
+  private done(entityId: string): void {
+    const left = (this.running.get(entityId) ?? 1) - 1;
+    if (left > 0) this.running.set(entityId, left);
+    else {
+      this.running.delete(entityId);
+      this.flush(entityId);
+    }
+  }
+
+  private runNow(c: Compiled, entity: EntityRef, updates: DataUpdate[], depth: number): void {
+    const failed = (err: unknown) => {
+      this.failures++;
+      void this.debug(c, entity, null, null, (err as Error)?.message ?? String(err));
+    };
+    try {
+      const { state, fresh } = this.stateOf(c, entity);
+      if (!fresh) this.apply(c, entity, state, updates);
+      this.computed++;
+      this.runSimple(c, entity, state, tsOf(updates), depth)?.catch(failed);
+    } catch (err) {
+      failed(err);
+    }
   }
 
   // --- state --------------------------------------------------------------------------------------------
@@ -541,7 +576,7 @@ export class CalculatedFieldEngine {
     const { state, fresh } = this.stateOf(c, entity);
     if (reread && !fresh) this.loadArgs(c, entity, state);
     else if (!fresh) this.apply(c, entity, state, updates);
-    const ts = updates.reduce((m, u) => Math.max(m, u.ts), 0) || Date.now();
+    const ts = tsOf(updates);
     this.computed++;
     switch (c.type) {
       case 'SIMPLE':
@@ -577,24 +612,23 @@ export class CalculatedFieldEngine {
     return ts;
   }
 
-  private async runSimple(
+  /** Synchronous: only its debug event (when debugging is on) is written afterwards. */
+  private runSimple(
     c: Compiled,
     entity: EntityRef,
     state: FieldState,
     ts: number,
     depth: number,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     if (!this.ready(c, state)) return;
     const vars = this.numbers(state);
     const value = c.expression!.evaluate(vars);
     const output = c.field.configuration.output as CfOutput;
-    if (!Number.isFinite(value)) {
-      await this.debug(c, entity, vars, null, `Expression result is not a number: ${String(value)}`);
-      return;
-    }
+    if (!Number.isFinite(value))
+      return this.debug(c, entity, vars, null, `Expression result is not a number: ${String(value)}`);
     const result = { [String(output.name)]: round(value, output.decimalsByDefault) };
     this.emit(c, entity, result, this.useTs(c, state, ts), depth);
-    await this.debug(c, entity, vars, result, null);
+    return this.debug(c, entity, vars, result, null);
   }
 
   private scriptCtx(c: Compiled, state: FieldState): { ctx: unknown; args: Record<string, unknown> } {
@@ -950,18 +984,19 @@ export class CalculatedFieldEngine {
     ]);
   }
 
-  private async debug(
+  /** Writes a debug event when the field's debug settings ask for one (undefined when they do not). */
+  private debug(
     c: Compiled,
     entity: EntityRef,
     args: unknown,
     result: unknown,
     error: string | null,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const d = c.field.debugSettings;
     const all =
       d?.allEnabled === true || (typeof d?.allEnabledUntil === 'number' && d.allEnabledUntil > Date.now());
     if (!all && !(error && d?.failuresEnabled)) return;
-    await this.services.calculatedFields.addDebugEvent(c.field.id.id, entity, {
+    return this.services.calculatedFields.addDebugEvent(c.field.id.id, entity, {
       calculatedFieldId: c.field.id.id,
       entityId: entity.id,
       entityType: entity.entityType,
@@ -975,6 +1010,9 @@ export class CalculatedFieldEngine {
     });
   }
 }
+
+/** The newest ts of the updates (now when there are none: a re-read). */
+const tsOf = (updates: DataUpdate[]) => updates.reduce((m, u) => Math.max(m, u.ts), 0) || Date.now();
 
 const isInstanceTarget = (entityType: string) => entityType === 'DEVICE' || entityType === 'ASSET';
 
