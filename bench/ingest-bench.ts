@@ -42,6 +42,7 @@ import { startServeChild } from './lib/serve-child.ts';
 import {
   CALCULATED_FIELDS,
   CALCULATED_FIELDS_ENV,
+  checkCalculatedOutputs,
   defineCalculatedFields,
 } from './lib/calculated-fields-load.ts';
 
@@ -115,6 +116,8 @@ interface PlatformRun extends LoadResult {
   /** CPU time the server used during the whole load run (warm-up included) */
   serverCpuMs: number;
   storedCheck: string;
+  /** with calculated fields: that their outputs were written and are right */
+  calculatedCheck: string | null;
   /** messages the inspector's WebSocket got (watched mode) */
   watchedMessages: number;
   /** the server's event-loop delay over the load run */
@@ -203,6 +206,7 @@ async function platformRun(mode: InspectorMode, calculatedFields = false): Promi
     if (stored.some((n) => n < expected)) {
       throw new Error(`${deviceName(0, 0)}: ${stored.join('/')} points stored, ${expected} acknowledged`);
     }
+    const calculatedCheck = calculatedFields ? await checkCalculatedOutputs(http, token, device.id.id) : null;
     await closeClients(clients);
     if (watcher && watcher.received() === 0) throw new Error('the inspector WebSocket received no message');
     return {
@@ -216,6 +220,7 @@ async function platformRun(mode: InspectorMode, calculatedFields = false): Promi
       connectMs,
       serverCpuMs,
       storedCheck: `${deviceName(0, 0)}: ${stored[0]} points per key stored, ${expected} acknowledged`,
+      calculatedCheck,
     };
   } finally {
     watcher?.close();
@@ -278,6 +283,7 @@ printFigures({
     'datapoints/s',
   ],
   'ratio with calculated fields / none (target >= 0.7)': calculatedFieldsRatio,
+  'calculated fields check': withCalculatedFields.calculatedCheck ?? '',
   'ratio inspector on, nobody watching / off (target >= 0.95)': inspectorIdleRatio,
   'ratio inspector on, watched / off (target >= 0.85)': inspectorWatchedRatio,
   'sandboard: PUBACK p50': [pubackP50Ms, 'ms'],

@@ -48,3 +48,42 @@ export async function defineCalculatedFields(http: BenchHttp, token: string): Pr
     });
   }
 }
+
+/**
+ * Proves the fields computed: every output key of the device has history and its latest value is what
+ * the field's formula gives on the device's latest temperature and humidity (polled until the last
+ * results are saved). Returns a line for the figures; throws when a field wrote nothing or a wrong value.
+ */
+export async function checkCalculatedOutputs(
+  http: BenchHttp,
+  token: string,
+  deviceId: string,
+): Promise<string> {
+  const keys = Array.from({ length: CALCULATED_FIELDS }, (_, i) => `cf${i}`);
+  const expected = (i: number, t: number, h: number) =>
+    i % 2 === 0 ? Math.round((t * 1.8 + 32 + h / (i + 1)) * 100) / 100 : t - h / (i + 1);
+  let wrong = '';
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const latest = await http<Record<string, { ts: number; value: unknown }[]>>(
+      `/api/plugins/telemetry/DEVICE/${deviceId}/values/timeseries?keys=temperature,humidity,${keys.join(',')}&useStrictDataTypes=true`,
+      { token },
+    );
+    const t = Number(latest.temperature?.[0]?.value);
+    const h = Number(latest.humidity?.[0]?.value);
+    wrong = keys
+      .filter((k, i) => Math.abs(Number(latest[k]?.[0]?.value) - expected(i, t, h)) > 0.01 || !latest[k])
+      .join(', ');
+    if (!wrong) {
+      const history = await http<Record<string, unknown[]>>(
+        `/api/plugins/telemetry/DEVICE/${deviceId}/values/timeseries?keys=${keys.join(',')}&startTs=0&endTs=${Date.now() + 86_400_000}&limit=100000`,
+        { token },
+      );
+      const points = keys.map((k) => history[k]?.length ?? 0);
+      if (points.some((n) => n === 0))
+        throw new Error(`calculated fields wrote no history: ${points.join('/')}`);
+      return `${CALCULATED_FIELDS} outputs match their formulas; ${Math.min(...points)}-${Math.max(...points)} points each`;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`calculated fields' outputs missing or wrong: ${wrong}`);
+}
