@@ -1,7 +1,7 @@
 import { ScriptCompileError } from '../script/script-compile-error.ts';
 import { compileProgram } from '../script/script-program.ts';
 import { translateTbel } from '../script/tbel-translator.ts';
-import type { SandboxScript, ScriptSandbox } from '../script/script-sandbox.ts';
+import { JsonText, type SandboxScript, type ScriptSandbox } from '../script/script-sandbox.ts';
 
 /** The three parameters a calculated field's script is compiled with: ctx, the argument values, unused. */
 const ARG_NAMES = ['ctx', '__cfArgs', '__cfUnused'] as const;
@@ -54,10 +54,8 @@ const MAX_BATCH_CALLS = 64;
 const MAX_BATCH_CHARS = 60_000;
 
 interface BatchCall {
-  field: number;
-  ctx: unknown;
-  args: Record<string, unknown>;
-  chars: number;
+  /** the call ({f, ctx, args}) as JSON: serialized once, to measure it and to send it */
+  json: string;
   resolve(v: unknown): void;
   reject(e: Error): void;
 }
@@ -96,9 +94,10 @@ export class CfScriptBatch {
 
   run(field: number, ctx: unknown, args: Record<string, unknown>): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const chars = JSON.stringify(args).length + JSON.stringify(ctx).length;
+      const json = JSON.stringify({ f: field, ctx, args });
+      const chars = json.length;
       if (this.pendingChars + chars > MAX_BATCH_CHARS || this.pending.length >= MAX_BATCH_CALLS) this.flush();
-      this.pending.push({ field, ctx, args, chars, resolve, reject });
+      this.pending.push({ json, resolve, reject });
       this.pendingChars += chars;
       if (!this.scheduled) {
         this.scheduled = true;
@@ -113,7 +112,7 @@ export class CfScriptBatch {
     if (calls.length === 0) return;
     this.pending = [];
     this.pendingChars = 0;
-    const data = { calls: calls.map((c) => ({ f: c.field, ctx: c.ctx, args: c.args })) };
+    const data = new JsonText(`{"calls":[${calls.map((c) => c.json).join(',')}]}`);
     this.sandbox.invoke(this.handle, data, {}, 'CF').then(
       (out) => {
         const results = Array.isArray(out) ? (out as { v?: unknown; e?: string }[]) : [];

@@ -199,6 +199,14 @@ class SandboxWorker {
   }
 }
 
+/** Data its caller already serialized as JSON (to measure it): invoke passes the text on as it is. */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
 /**
  * Runs rule node scripts in QuickJS (WebAssembly) on worker threads, so that no script blocks, crashes or
  * exhausts the platform. Each call has a time limit, each script a QuickJS memory limit, each worker a cap
@@ -306,7 +314,7 @@ export class ScriptSandbox {
     try {
       call = {
         callId: this.nextCallId++,
-        dataJson: JSON.stringify(data ?? {}) ?? '{}',
+        dataJson: data instanceof JsonText ? data.text : (JSON.stringify(data ?? {}) ?? '{}'),
         metadataJson: JSON.stringify(metadata ?? {}),
         msgType: String(msgType),
       };
