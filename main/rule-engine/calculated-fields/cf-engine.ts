@@ -47,6 +47,8 @@ interface Compiled {
   type: CfType;
   args: Record<string, CfArgument>;
   argNames: string[];
+  /** Object.entries(args), made once: every update walks them */
+  argList: [string, CfArgument][];
   expression: MathExpression | null;
   script: Pick<CfScript, 'run' | 'release'> | null;
   /** TBEL conditions of an ALARM field, by rule (severity or CLEAR) */
@@ -251,6 +253,7 @@ export class CalculatedFieldEngine {
       type,
       args,
       argNames,
+      argList: Object.entries(args),
       expression: null,
       script: null,
       conditions: new Map(),
@@ -396,7 +399,7 @@ export class CalculatedFieldEngine {
   /** Whether an update touches one of the field's arguments (of the entity itself, or of refEntityId). */
   private triggers(c: Compiled, entity: EntityRef, updates: DataUpdate[], byRef: boolean): boolean {
     const outputs = c.outputs;
-    for (const a of Object.values(c.args)) {
+    for (const [, a] of c.argList) {
       const isRef = !!a.refEntityId?.id;
       if (byRef ? a.refEntityId?.id !== entity.id : isRef && a.refEntityId!.id !== entity.id) continue;
       const key = a.refEntityKey;
@@ -535,7 +538,7 @@ export class CalculatedFieldEngine {
 
   private loadArgs(c: Compiled, entity: EntityRef, state: FieldState): void {
     const limit = this.services.calculatedFields.limits.maxDataPointsPerRollingArg;
-    for (const [name, a] of Object.entries(c.args)) {
+    for (const [name, a] of c.argList) {
       const v = readArgument(this.services, a, entity, limit, this.latestOf);
       if (v) state.args.set(name, v);
       else state.args.delete(name);
@@ -544,7 +547,7 @@ export class CalculatedFieldEngine {
 
   private apply(c: Compiled, entity: EntityRef, state: FieldState, updates: DataUpdate[]): void {
     const limit = this.services.calculatedFields.limits.maxDataPointsPerRollingArg;
-    for (const [name, a] of Object.entries(c.args)) {
+    for (const [name, a] of c.argList) {
       if (sourceOf(a, entity).id !== entity.id) continue;
       const key = a.refEntityKey;
       for (const u of updates) {
@@ -845,7 +848,7 @@ export class CalculatedFieldEngine {
     const limit = this.services.calculatedFields.limits.maxDataPointsPerRollingArg;
     for (const child of this.relatedOf(c, entity)) {
       const row: Row = {};
-      for (const [n, a] of Object.entries(c.args)) {
+      for (const [n, a] of c.argList) {
         const v = readArgument(this.services, { ...a, refEntityId: null }, child, limit);
         if (v?.kind === 'single') row[n] = toNumber(v.value);
       }
@@ -872,7 +875,7 @@ export class CalculatedFieldEngine {
     for (const u of updates) {
       if (u.kind !== 'ts') continue;
       const row: Row = {};
-      for (const [n, a] of Object.entries(c.args))
+      for (const [n, a] of c.argList)
         if (a.refEntityKey.key in u.values) row[n] = toNumber(u.values[a.refEntityKey.key] as KvValue);
       if (Object.keys(row).length === 0) continue;
       const start = Math.floor(u.ts / size) * size;

@@ -157,6 +157,71 @@ describe('calculated fields', () => {
     expect(await saved).toEqual({ airDensity: 1.07 });
   });
 
+  it('a formula and a script fed by one publish leave as one write, each publish computed on its newest values', async () => {
+    p = platform();
+    token = await p.login();
+    const d = await device();
+    const immediate = {
+      type: 'IMMEDIATE',
+      saveTimeSeries: true,
+      saveLatest: true,
+      sendWsUpdate: true,
+      processCfs: true,
+    };
+    const args = { t: arg('t'), h: arg('h') };
+    await saveField({
+      entityId: d.ref,
+      type: 'SIMPLE',
+      name: 'Sum',
+      configuration: {
+        type: 'SIMPLE',
+        arguments: args,
+        expression: 't + h',
+        output: { name: 'sum', type: 'TIME_SERIES', strategy: immediate },
+      },
+    });
+    await saveField({
+      entityId: d.ref,
+      type: 'SCRIPT',
+      name: 'Difference',
+      configuration: {
+        type: 'SCRIPT',
+        arguments: args,
+        expression: 'return {"diff": t - h};',
+        output: { type: 'TIME_SERIES', strategy: immediate },
+      },
+    });
+    // the results' writes, as the telemetry events of the device carrying an output
+    const writes: Record<string, unknown>[] = [];
+    let wrote = () => {};
+    const onTs = (e: { deviceId: string; entries: { values: Record<string, unknown> }[] }) => {
+      if (e.deviceId !== d.ref.id) return;
+      for (const x of e.entries) if ('sum' in x.values || 'diff' in x.values) writes.push(x.values);
+      wrote();
+    };
+    const written = (n: number) =>
+      new Promise<void>((resolve) => {
+        wrote = () => writes.length >= n && resolve();
+        wrote();
+      });
+    const { events } = p.services.ctx;
+    events.on('telemetry', onTs);
+    try {
+      const client = await connect(p.urls.mqtt, d.token, 4);
+      await publishOk(client, 'v1/devices/me/telemetry', { t: 10, h: 4 });
+      await written(1);
+      await publishOk(client, 'v1/devices/me/telemetry', { t: 20 });
+      await written(2);
+      await p.calculatedFields.settled();
+      expect(writes).toEqual([
+        { sum: 14, diff: 6 },
+        { sum: 24, diff: 16 },
+      ]);
+    } finally {
+      events.off('telemetry', onTs);
+    }
+  });
+
   it('GEOFENCING: entering and leaving a polygon zone reports ENTERED / LEFT and INSIDE / OUTSIDE', async () => {
     p = platform();
     token = await p.login();
