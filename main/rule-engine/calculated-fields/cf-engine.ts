@@ -57,6 +57,15 @@ interface Compiled {
   outputs: Set<string>;
 }
 
+interface GlobalIndex {
+  /** RELATED_ENTITIES_AGGREGATION fields (their related entities trigger them) */
+  related: Compiled[];
+  /** fields by the entity (not their own) an argument reads */
+  byRef: Map<string, Compiled[]>;
+  /** every key any field reads */
+  argKeys: Set<string>;
+}
+
 interface OutboxEntry {
   entity: EntityRef;
   scope: string | null;
@@ -74,6 +83,8 @@ interface FieldState {
   rules: Map<string, RuleProgress>;
   /** entity aggregation: the interval being collected and its points */
   interval: { start: number; rows: { ts: number; row: Row }[] } | null;
+  /** used since eviction last passed it (states are evicted least recently used, approximately: CLOCK) */
+  used: boolean;
 }
 
 export interface CfEngineOptions {
@@ -132,7 +143,7 @@ export class CalculatedFieldEngine {
   private readonly profiles = new Map<string, string | null>();
   /** entity|key -> depth of the chain that produced it, so a field's own result does not loop forever */
   private readonly produced = new Map<string, number>();
-  private global: { related: Compiled[]; byRef: Map<string, Compiled[]> } | null = null;
+  private global: GlobalIndex | null = null;
   private readonly unsubscribe: (() => void)[] = [];
   private idle: Promise<void> = Promise.resolve();
   /** results waiting for the entity's running fields, by entity then by kind and ts */
@@ -322,12 +333,15 @@ export class CalculatedFieldEngine {
     return list;
   }
 
-  private globalIndex(): { related: Compiled[]; byRef: Map<string, Compiled[]> } {
+  private globalIndex(): GlobalIndex {
     if (!this.global) {
       const related: Compiled[] = [];
       const byRef = new Map<string, Compiled[]>();
+      const argKeys = new Set<string>();
       for (const f of this.services.calculatedFields.all()) {
-        const refs = Object.values(argumentsOf(f.type, f.configuration))
+        const args = Object.values(argumentsOf(f.type, f.configuration));
+        for (const a of args) argKeys.add(a.refEntityKey.key);
+        const refs = args
           .map((a) => a.refEntityId?.id)
           .filter((id): id is string => typeof id === 'string' && id !== f.entityId.id);
         if (f.type !== 'RELATED_ENTITIES_AGGREGATION' && refs.length === 0) continue;
@@ -340,7 +354,7 @@ export class CalculatedFieldEngine {
         if (f.type === 'RELATED_ENTITIES_AGGREGATION') related.push(c);
         for (const id of refs) byRef.set(id, [...(byRef.get(id) ?? []), c]);
       }
-      this.global = { related, byRef };
+      this.global = { related, byRef, argKeys };
     }
     return this.global;
   }
@@ -525,15 +539,24 @@ export class CalculatedFieldEngine {
     const key = `${c.field.id.id}|${entity.id}`;
     let state = this.states.get(key);
     if (state) {
-      this.states.delete(key);
-      this.states.set(key, state);
+      state.used = true;
       return { state, fresh: false };
     }
-    state = { args: new Map(), presence: new Map(), rules: new Map(), interval: null };
+    state = { args: new Map(), presence: new Map(), rules: new Map(), interval: null, used: false };
     this.loadArgs(c, entity, state);
-    if (this.states.size >= this.maxStates) this.states.delete(this.states.keys().next().value!);
+    if (this.states.size >= this.maxStates) this.evictState();
     this.states.set(key, state);
     return { state, fresh: true };
+  }
+
+  /** Drops the oldest state not used since the last pass; used ones get a second chance at the back. */
+  private evictState(): void {
+    for (const [key, s] of this.states) {
+      this.states.delete(key);
+      if (!s.used) return;
+      s.used = false;
+      this.states.set(key, s);
+    }
   }
 
   private loadArgs(c: Compiled, entity: EntityRef, state: FieldState): void {
@@ -925,7 +948,10 @@ export class CalculatedFieldEngine {
       strategy?: { type?: string };
     };
     if (this.produced.size >= MAX_PRODUCED) this.produced.clear();
-    for (const key of Object.keys(values)) this.produced.set(`${entity.id}|${key}`, depth + 1);
+    // only a key some field reads can start a chain
+    const { argKeys } = this.globalIndex();
+    for (const key of Object.keys(values))
+      if (argKeys.has(key)) this.produced.set(`${entity.id}|${key}`, depth + 1);
     const scope = output.type === 'ATTRIBUTES' ? (output.scope ?? 'SERVER_SCOPE') : null;
     const immediate = output.strategy?.type === 'IMMEDIATE';
     let byEntity = this.outbox.get(entity.id);
