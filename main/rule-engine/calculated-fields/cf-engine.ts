@@ -83,7 +83,11 @@ interface FieldState {
   rules: Map<string, RuleProgress>;
   /** entity aggregation: the interval being collected and its points */
   interval: { start: number; rows: { ts: number; row: Row }[] } | null;
-  /** used since eviction last passed it (states are evicted least recently used, approximately: CLOCK) */
+}
+
+/** An entity's field states; `used` since eviction last passed them (least recently used, approximately: CLOCK). */
+interface EntityStates {
+  fields: Map<string, FieldState>;
   used: boolean;
 }
 
@@ -131,7 +135,9 @@ export class CalculatedFieldEngine {
   private readonly maxStates: number;
   private readonly maxChainDepth: number;
   private readonly compiled = new Map<string, Compiled[]>();
-  private readonly states = new Map<string, FieldState>();
+  /** by entity, then by field id (no key made per update); statesCount bounds them all */
+  private readonly states = new Map<string, EntityStates>();
+  private statesCount = 0;
   private readonly queues = new Map<
     string,
     {
@@ -244,6 +250,7 @@ export class CalculatedFieldEngine {
     if (this.global) for (const c of this.global.related) this.release(c);
     this.compiled.clear();
     this.states.clear();
+    this.statesCount = 0;
     this.global = null;
   }
 
@@ -536,26 +543,35 @@ export class CalculatedFieldEngine {
   // --- state --------------------------------------------------------------------------------------------
 
   private stateOf(c: Compiled, entity: EntityRef): { state: FieldState; fresh: boolean } {
-    const key = `${c.field.id.id}|${entity.id}`;
-    let state = this.states.get(key);
-    if (state) {
-      state.used = true;
+    let of = this.states.get(entity.id);
+    let state = of?.fields.get(c.field.id.id);
+    if (of && state) {
+      of.used = true;
       return { state, fresh: false };
     }
-    state = { args: new Map(), presence: new Map(), rules: new Map(), interval: null, used: false };
+    state = { args: new Map(), presence: new Map(), rules: new Map(), interval: null };
     this.loadArgs(c, entity, state);
-    if (this.states.size >= this.maxStates) this.evictState();
-    this.states.set(key, state);
+    while (this.statesCount >= this.maxStates && this.states.size > 0) this.evictStates();
+    of = this.states.get(entity.id);
+    if (!of) {
+      of = { fields: new Map(), used: false };
+      this.states.set(entity.id, of);
+    }
+    of.fields.set(c.field.id.id, state);
+    this.statesCount++;
     return { state, fresh: true };
   }
 
-  /** Drops the oldest state not used since the last pass; used ones get a second chance at the back. */
-  private evictState(): void {
-    for (const [key, s] of this.states) {
-      this.states.delete(key);
-      if (!s.used) return;
-      s.used = false;
-      this.states.set(key, s);
+  /** Drops the states of the oldest entity not used since the last pass; used ones get a second chance at the back. */
+  private evictStates(): void {
+    for (const [id, of] of this.states) {
+      this.states.delete(id);
+      if (!of.used) {
+        this.statesCount -= of.fields.size;
+        return;
+      }
+      of.used = false;
+      this.states.set(id, of);
     }
   }
 
