@@ -136,11 +136,14 @@ export class ReportPool {
       jobId: 0,
       dead: false,
     };
-    const { bytes, stop } = await this.db.replicate((record) => {
-      const json = this.recordJson(record);
-      if (slot.worker) slot.worker.postMessage({ type: 'record', json } satisfies ToWorker);
-      else slot.backlog.push(json);
-    });
+    const { bytes, stop } = await this.db.replicate(
+      (record) => {
+        const json = this.recordJson(record);
+        if (slot.worker) slot.worker.postMessage({ type: 'record', json } satisfies ToWorker);
+        else slot.backlog.push(json);
+      },
+      () => void this.kill(slot, this.workerFailure('the database was replaced')),
+    );
     slot.stopReplication = stop;
     if (this.closed) {
       stop();

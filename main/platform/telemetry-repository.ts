@@ -35,7 +35,19 @@ export class TelemetryRepository {
 
   constructor(db: DurableDb) {
     this.db = db;
-    for (const row of db.all<{ key_id: number; key: string }>('SELECT key_id, key FROM ts_key')) {
+    this.loadKeys();
+  }
+
+  /** Forgets what it cached of the database, which was replaced as a whole (trainer reset). */
+  reload(): void {
+    this.keyIds.clear();
+    this.keyNames.clear();
+    this.deletedEntities++;
+    this.loadKeys();
+  }
+
+  private loadKeys(): void {
+    for (const row of this.db.all<{ key_id: number; key: string }>('SELECT key_id, key FROM ts_key')) {
       this.keyIds.set(row.key, row.key_id);
       this.keyNames.set(row.key_id, row.key);
     }

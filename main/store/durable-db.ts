@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { copyFile, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Database, SqlValue, Statement } from 'sql.js';
@@ -11,7 +12,7 @@ import {
   type JournalRecord,
 } from './journal.ts';
 import { Replayer, replayJournal } from './replay.ts';
-import { openSnapshot } from './snapshot-file.ts';
+import { openSnapshot, SNAPSHOT_FILE, SQLJS_SETTINGS, writeSnapshotFile } from './snapshot-file.ts';
 import type { SnapshotJob, SnapshotResult } from './snapshot-worker.ts';
 import { loadSqlJs } from './sqljs.ts';
 
@@ -103,6 +104,7 @@ export class DurableDb {
   private fatal: Error | null = null;
   private rollbackHooks: (() => void)[] = [];
   private recordListeners: ((record: JournalRecord) => void)[] = [];
+  private replacedListeners: (() => void)[] = [];
   private closed = false;
   private seq: number;
   /** the journal position the snapshot file holds */
@@ -111,7 +113,8 @@ export class DurableDb {
   private readonly writer: Writer;
 
   private readonly dir: string;
-  private readonly db: Database;
+  private db: Database;
+  private migrations: Migration[] = [];
   private journal: JournalWriter;
   private readonly snapshotThreshold: number;
 
@@ -166,6 +169,7 @@ export class DurableDb {
       },
       options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
     );
+    store.migrations = options.migrations;
     await store.migrate(options.migrations);
     return store;
   }
@@ -393,6 +397,7 @@ export class DurableDb {
    */
   async replicate(
     listener: (record: JournalRecord) => void,
+    onReplaced: () => void = () => {},
   ): Promise<{ bytes: Uint8Array; stop: () => void }> {
     while (this.group || this.ioBusy) {
       if (this.ioBusy) await this.ioIdle();
@@ -401,12 +406,104 @@ export class DurableDb {
     // No await from here: no group can open between the export and the subscription.
     const bytes = this.db.export();
     this.recordListeners.push(listener);
+    this.replacedListeners.push(onReplaced);
     return {
       bytes,
       stop: () => {
         this.recordListeners = this.recordListeners.filter((l) => l !== listener);
+        this.replacedListeners = this.replacedListeners.filter((l) => l !== onReplaced);
       },
     };
+  }
+
+  /**
+   * Saves an image of the whole database (SQLite file bytes) at path, durably. The image is a copy of a
+   * fresh snapshot, which the snapshot worker builds: nothing but the journal rotation runs on this thread.
+   */
+  async saveImage(path: string): Promise<void> {
+    await this.idle();
+    await this.snapshot();
+    const tmp = `${path}.tmp`;
+    await copyFile(join(this.dir, SNAPSHOT_FILE), tmp);
+    const handle = await open(tmp, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+    await syncDir(this.dir);
+  }
+
+  /**
+   * Makes the database the image saved by saveImage(), durably and at once. The image becomes the snapshot
+   * (its journal position past every record written so far, so a kill before the old journal files are
+   * removed replays none of them): a kill at any moment leaves either the old database or the image.
+   * Writes issued while the image is being written are refused; read replicas are told (replicate()).
+   */
+  async replaceDatabase(imagePath: string): Promise<void> {
+    if (this.fatal) throw this.fatal;
+    if (this.closed) throw new Error('The store is closed');
+    await this.idle();
+    while (this.snapshotting) await this.snapshotting.catch(() => {});
+    const replacing = this.swapIn(imagePath);
+    this.snapshotting = replacing
+      .catch(() => {})
+      .finally(() => {
+        this.snapshotting = null;
+      });
+    await replacing;
+    await this.migrate(this.migrations);
+  }
+
+  private async swapIn(imagePath: string): Promise<void> {
+    while (this.ioBusy) await this.ioIdle();
+    this.ioBusy = true;
+    try {
+      const sealed = this.sealGroup();
+      if (sealed) await this.appendSealed(sealed);
+      if (this.fatal) throw this.fatal;
+      const seq = this.seq + 1;
+      const SQL = await loadSqlJs();
+      const db = new SQL.Database(await readFile(imagePath));
+      try {
+        db.exec(SQLJS_SETTINGS);
+        db.exec(
+          'CREATE TABLE IF NOT EXISTS _journal_state (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)',
+        );
+        db.run('INSERT OR REPLACE INTO _journal_state (id, seq) VALUES (1, ?)', [seq]);
+        await writeSnapshotFile(this.dir, db.export());
+        db.exec(SQLJS_SETTINGS);
+      } catch (err) {
+        db.close();
+        throw err;
+      }
+      // From here on the image is the database on disk.
+      const oldJournal = this.journal;
+      this.journal = await JournalWriter.open(join(this.dir, journalFileName(seq + 1)));
+      await oldJournal.close();
+      for (const file of listJournalFiles(this.dir))
+        if (file.path !== this.journal.path) removeFile(file.path);
+      const refused = this.group;
+      this.group = null;
+      for (const stmt of this.statements.values()) stmt.free();
+      this.statements.clear();
+      this.db.close();
+      this.db = db;
+      this.seq = seq;
+      this.snapshotSeq = seq;
+      this.stats.snapshots++;
+      const error = new Error(
+        'The database was replaced while this write was pending; nothing of it was kept',
+      );
+      for (const w of refused?.waiters ?? []) w.reject(error);
+      const replaced = this.replacedListeners;
+      this.recordListeners = [];
+      this.replacedListeners = [];
+      for (const listener of replaced) listener();
+    } finally {
+      this.releaseIo();
+    }
   }
 
   private async appendSealed(sealed: { frame: Buffer | null; group: Group }): Promise<void> {
@@ -503,6 +600,15 @@ function runSnapshotWorker(job: SnapshotJob): Promise<void> {
       else reject(new Error(result?.ok === false ? result.message : `snapshot worker exited with ${code}`));
     });
   });
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Applies one journal record to a database (read replicas). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, createReadStream, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Readable } from 'node:stream';
@@ -21,6 +21,8 @@ import { sandboxCounts, sandboxLines, type SandboxExportOptions } from './sandbo
 import { readSandbox, type ParsedSandbox } from './sandbox-read.ts';
 
 export const CLASS_START_FILE = 'class-start.sandbox.jsonl';
+/** the whole database at the class start: a reset swaps it in (the sandbox file is the fallback) */
+export const CLASS_START_IMAGE = 'class-start.sqlite';
 const KEPT_JOBS = 20;
 /** default bound on an import (bytes once unzipped): a 1M-row history is about 60 MB */
 export const DEFAULT_SANDBOX_IMPORT_BYTES = 512 * 1024 * 1024;
@@ -181,10 +183,13 @@ export class SandboxService {
 
   /** Saves the whole instance (history and passwords included) as the class start. */
   async saveClassStart(): Promise<ClassStartStatus> {
+    const image = this.classStartPath().replace(CLASS_START_FILE, CLASS_START_IMAGE);
+    await rm(image, { force: true });
     await writeLinesDurably(
       this.classStartPath(),
       this.exportLines({ history: true, includePasswords: true, title: 'Class start' }),
     );
+    await this.ctx.db.saveImage(image);
     return this.classStartStatus();
   }
 
@@ -207,7 +212,19 @@ export class SandboxService {
   async resetToClassStart(): Promise<SandboxImportResult> {
     const path = this.classStartPath();
     if (!existsSync(path)) throw new PlatformError(404, 32, 'No class start is saved: save one first.');
-    return this.importFile(path, { replaceAll: true });
+    const image = path.replace(CLASS_START_FILE, CLASS_START_IMAGE);
+    if (!existsSync(image)) return this.importFile(path, { replaceAll: true });
+    if (this.busy) throw new PlatformError(409, 31, 'Another sandbox import is running; wait for it to end.');
+    this.busy = true;
+    try {
+      await this.ctx.db.replaceDatabase(image);
+      this.ctx.telemetry.reload();
+    } finally {
+      this.busy = false;
+    }
+    this.ctx.events.emit('sandboxLoaded', { replacedAll: true });
+    const { history = 0, latest = 0, ...tables } = readHeaderSync(path)?.counts ?? {};
+    return { tables, telemetryRows: history, latestRows: latest, renamed: 0, kept: 0, replacedAll: true };
   }
 
   async importFile(path: string, o: ImportOptions): Promise<SandboxImportResult> {
