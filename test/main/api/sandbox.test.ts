@@ -1,7 +1,10 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { carriedTables } from '../../../main/platform/sandbox/sandbox-tables.ts';
 import type { DurableDb } from '../../../main/store/durable-db.ts';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
 
 const UPLOAD = { 'content-type': 'application/octet-stream' };
 
@@ -269,5 +272,28 @@ describe('sandbox export and import', () => {
           )!.n,
       )
       .toBe(1);
+  });
+
+  it('resets through the saved database image, and the class start is still there after a restart', async () => {
+    const dataDir = tempDir();
+    const a = await startTestPlatform({ dataDir });
+    const token = await a.login();
+    await populate(a, token, 'Class');
+    await ok(await a.http('/api/sandboard/sandbox/classStart', { method: 'POST', token }));
+    expect(existsSync(join(dataDir, 'class-start.sqlite'))).toBe(true);
+    const atStart = snapshot(a.db);
+    await populate(a, token, 'Later');
+    expect(snapshot(a.db)).not.toEqual(atStart);
+    await ok(await a.http('/api/sandboard/sandbox/classStart/reset', { method: 'POST', token }));
+    expect(snapshot(a.db)).toEqual(atStart);
+    await a.stop();
+    const b = await startTestPlatform({ dataDir });
+    expect(snapshot(b.db)).toEqual(atStart);
+    // a class start saved without an image (an older version) is re-imported from its sandbox file
+    rmSync(join(dataDir, 'class-start.sqlite'));
+    const tokenB = await b.login();
+    await populate(b, tokenB, 'Again');
+    await ok(await b.http('/api/sandboard/sandbox/classStart/reset', { method: 'POST', token: tokenB }));
+    expect(snapshot(b.db)).toEqual(atStart);
   });
 });
