@@ -157,10 +157,12 @@ export class DeviceQueries {
   countWithoutOtaPackage(otaPackageType: string, deviceProfileId: string): number {
     if (otaPackageType !== 'FIRMWARE' && otaPackageType !== 'SOFTWARE')
       throw badRequestParams(`OtaPackageType "${otaPackageType}" is not supported: FIRMWARE or SOFTWARE`);
+    const column = otaPackageType === 'FIRMWARE' ? 'firmware_id' : 'software_id';
     return Number(
-      this.ctx.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM devices WHERE device_profile_id = ?', [
-        deviceProfileId,
-      ])?.n ?? 0,
+      this.ctx.db.get<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM devices WHERE device_profile_id = ? AND ${column} IS NULL`,
+        [deviceProfileId],
+      )?.n ?? 0,
     );
   }
 

@@ -273,8 +273,7 @@ export function registerDeviceRoutes(app: Api, { services }: RouteDeps): void {
     {
       schema: {
         tags,
-        summary:
-          'Devices of a profile without an OTA package of the type (Sandboard keeps no OTA packages: all of them)',
+        summary: 'Devices of a profile without an OTA package of the type assigned to them',
         params: Type.Object({
           otaPackageType: Type.String({ description: 'FIRMWARE or SOFTWARE' }),
           deviceProfileId: Uuid,

@@ -27,6 +27,7 @@ const CHECKED_CONTROLLERS = [
   'EntityRelation',
   'Event',
   'LoginEndpointApi',
+  'OtaPackage',
   'RpcV1',
   'RpcV2',
   'RuleChain',

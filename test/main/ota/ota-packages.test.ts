@@ -199,7 +199,11 @@ describe("ThingsBoard's OtaPackage controller", () => {
     const data = packageBytes(2_500, 11);
     const pkg = await createPackage(p, token, { profileId, title: 'http-fw', version: '1.1', data });
     const device = await createDevice(p, token, { name: 'ota-http-device' }, 'ota-http-token');
+    const withoutFirmware = async () =>
+      (await (await p.http(`/api/devices/count/FIRMWARE/${profileId}`, { token })).json()) as number;
+    const before = await withoutFirmware();
     await assignFirmware(p, token, device.id.id, pkg.id.id);
+    expect(await withoutFirmware()).toBe(before - 1);
     const get = (q: string) => p.http(`/api/v1/ota-http-token/firmware?${q}`);
     const chunks: Buffer[] = [];
     for (let chunk = 0; ; chunk++) {
