@@ -443,6 +443,8 @@ export const CUSTOMER_SCOPE: readonly ScopeRow[] = [
   ['DELETE', '/api/sandboard/recordings/:id', 'tenant', TOOL],
   ['POST', '/api/sandboard/recordings/:id/stop', 'tenant', TOOL],
   ['GET', '/api/sandboard/recordings/:id/file', 'tenant', TOOL],
+  ['GET', '/api/sandboard/mqtt/snippets', 'tenant', TOOL],
+  ['PUT', '/api/sandboard/mqtt/snippets', 'tenant', TOOL],
   ['GET', '/api/sandboard/sandbox/export', 'tenant', TOOL],
   ['POST', '/api/sandboard/sandbox/import', 'tenant', TOOL],
   ['GET', '/api/sandboard/sandbox/import/:jobId', 'tenant', TOOL],

@@ -40,6 +40,7 @@ import { registerMqttRoutes } from './routes/mqtt-routes.ts';
 import { registerOtaPackageRoutes } from './routes/ota-package-routes.ts';
 import { registerRecordingRoutes } from './routes/recording-routes.ts';
 import { registerSandboxRoutes } from './routes/sandbox-routes.ts';
+import { registerMqttSnippetRoutes } from './routes/mqtt-snippet-routes.ts';
 import type { Recordings } from '../recording/recordings.ts';
 import type { DeviceHttpTap } from '../transport/http/device-http-tap.ts';
 import { registerMqttClientRoutes } from './routes/mqtt-client-routes.ts';
@@ -177,6 +178,7 @@ export async function buildApiServer(deps: RouteDeps, options: ApiServerOptions)
   });
   registerTableViewRoutes(api, { services, analytics: options.analytics });
   await registerSandboxRoutes(app, { services, ruleChains: deps.ruleChains });
+  registerMqttSnippetRoutes(api, { services });
   if (options.restConnectors) registerRestConnectorRoutes(api, { manager: options.restConnectors });
   if (options.deviceTransport) {
     const { core, defaultTimeoutMs, tap } = options.deviceTransport;

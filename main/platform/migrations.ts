@@ -316,6 +316,14 @@ export const migrations: Migration[] = [
     },
   },
   {
+    version: 69,
+    name: 'MQTT snippets',
+    up(w) {
+      // the MQTT page's saved payload snippets (were in the browser's storage), one row each, in order
+      w.run('CREATE TABLE mqtt_snippets (position INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    },
+  },
+  {
     version: 74,
     name: 'OTA packages',
     up(w) {

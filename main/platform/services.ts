@@ -32,6 +32,7 @@ import { TransportLimitsService } from './transport-limits.ts';
 import { UserCredentialsService } from './auth/user-credentials.ts';
 import { TenantService } from './tenant.ts';
 import { UserSettingsService } from './user-settings.ts';
+import { MqttSnippetService } from './mqtt-snippets.ts';
 import { UserService } from './users.ts';
 import { WidgetLibrary } from './widgets.ts';
 import { DEFAULT_SANDBOX_IMPORT_BYTES, SandboxService } from './sandbox/sandbox-service.ts';
@@ -41,6 +42,7 @@ export interface Services {
   users: UserService;
   userCredentials: UserCredentialsService;
   userSettings: UserSettingsService;
+  mqttSnippets: MqttSnippetService;
   tenant: TenantService;
   customers: CustomerService;
   profiles: DeviceProfileService;
@@ -127,6 +129,7 @@ export function createServices(
     users,
     userCredentials: new UserCredentialsService(ctx, users),
     userSettings: new UserSettingsService(ctx),
+    mqttSnippets: new MqttSnippetService(ctx),
     tenant: new TenantService(ctx),
     customers: new CustomerService(ctx),
     profiles,

@@ -230,6 +230,43 @@ describe('sandbox export and import', () => {
     expect(snapshot(a.db)).toEqual(before);
   });
 
+  it('keeps the MQTT snippets on the server, bounded, and carries them in the sandbox file', async () => {
+    const a = await startTestPlatform();
+    const ta = await a.login();
+    const snippet = {
+      name: 'hot',
+      deviceType: '',
+      topic: 'v1/devices/me/telemetry',
+      payload: '{"t":90}',
+      qos: 1,
+      retain: false,
+    };
+    const list = [snippet, { ...snippet, name: 'cold', payload: '{"t":-5}', qos: 0, csv: 't\n1' }];
+    const put = (p: TestPlatform, token: string, json: unknown) =>
+      p.http('/api/sandboard/mqtt/snippets', { method: 'PUT', token, json });
+    expect(await ok(await put(a, ta, list))).toEqual(list);
+
+    const tooMany = await put(
+      a,
+      ta,
+      Array.from({ length: 501 }, (_, i) => ({ ...snippet, name: `s${i}` })),
+    );
+    expect(tooMany.status).toBe(400);
+    expect(await tooMany.json()).toMatchObject({ status: 400, errorCode: 30, message: expect.any(String) });
+    const tooLong = await put(a, ta, [{ ...snippet, payload: 'x'.repeat(65537) }]);
+    expect(tooLong.status).toBe(400);
+    expect((await put(a, ta, [{ ...snippet, qos: 3 }])).status).toBe(400);
+    expect(await ok(await a.http('/api/sandboard/mqtt/snippets', { token: ta }))).toEqual(list);
+
+    const b = await startTestPlatform();
+    const tb = await b.login();
+    expect(await ok(await b.http('/api/sandboard/mqtt/snippets', { token: tb }))).toEqual([]);
+    await ok(
+      await upload(b, tb, await download(a, ta, 'includePasswords=true'), '?replaceAll=true&wait=true'),
+    );
+    expect(await ok(await b.http('/api/sandboard/mqtt/snippets', { token: await b.login() }))).toEqual(list);
+  });
+
   it('bounds the upload with a 413', async () => {
     const a = await startTestPlatform({ sandboxImportMaxBytes: 1000 });
     const token = await a.login();
