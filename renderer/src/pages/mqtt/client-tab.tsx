@@ -34,7 +34,9 @@ import { fileNameFor, openTextFile, saveTextFile } from '../../components/deskto
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { formatTime } from '../../components/format.ts';
 import { hex, reasonCodeLabel } from './reason-codes.ts';
+import { useServerSnippets } from '../../api/mqtt-snippet-hooks.ts';
 import {
+  forgetBrowserSnippets,
   loadSnippets,
   mergeSnippets,
   parseSnippetsFile,
@@ -186,7 +188,10 @@ function ConnectionPanel({ connection }: { connection: ClientConnection }) {
   const [subscribeTo, setSubscribeTo] = useState('v1/devices/me/attributes');
   const [rpcMethod, setRpcMethod] = useState('');
   const [rpcResponse, setRpcResponse] = useState('{"ok": true}');
-  const [snippets, setSnippets] = useState<SavedSnippet[]>(() => loadSnippets());
+  const tenant = useCurrentUser().data?.authority === 'TENANT_ADMIN';
+  const [local, setLocal] = useState<SavedSnippet[]>(() => loadSnippets());
+  const server = useServerSnippets(tenant, loadSnippets, mergeSnippets, forgetBrowserSnippets);
+  const snippets: SavedSnippet[] = tenant ? (server.list.data ?? []) : local;
   const [snippetName, setSnippetName] = useState('');
   const [fileError, setFileError] = useState<string | null>(null);
   const v5 = connection.protocolVersion === 5;
@@ -229,8 +234,12 @@ function ConnectionPanel({ connection }: { connection: ClientConnection }) {
   const publish = (topic?: string, payload?: string) =>
     actions.publish.mutate(topic ? { topic, payload: payload ?? '', qos: 1 } : request());
   const saveSnippets = (list: SavedSnippet[]) => {
+    if (tenant) {
+      server.save.mutate(list.slice(0, 500));
+      return;
+    }
     storeSnippets(list);
-    setSnippets(list);
+    setLocal(list);
   };
   const rpcRequests = (s?.received ?? []).filter((m) => /^v1\/devices\/me\/rpc\/request\/\d+$/.test(m.topic));
 
@@ -352,6 +361,7 @@ function ConnectionPanel({ connection }: { connection: ClientConnection }) {
           <Card withBorder radius="md" p="sm">
             <Stack gap="xs">
               <Title order={5}>Saved snippets {deviceType ? `for ${deviceType}` : ''}</Title>
+              <ErrorAlert error={server.list.error ?? server.save.error} />
               <Group gap="xs" align="flex-end">
                 <Select
                   placeholder="Load a snippet"

@@ -1,6 +1,7 @@
 /**
- * The in-app client's saved payload snippets, kept in this browser's storage per device type, and
- * exported or imported as a versioned JSON file.
+ * The in-app client's saved payload snippets per device type, exported or imported as a versioned JSON
+ * file. The server keeps a tenant administrator's (GET/PUT /api/sandboard/mqtt/snippets, moved there from
+ * this browser's storage once); other users' stay in this browser's storage.
  */
 export interface SavedSnippet {
   name: string;
@@ -76,4 +77,9 @@ export function mergeSnippets(list: SavedSnippet[], imported: SavedSnippet[]): S
   const byKey = new Map(list.map((s) => [key(s), s]));
   for (const s of imported) byKey.set(key(s), s);
   return [...byKey.values()];
+}
+
+/** Drops the snippets this browser kept (once the server holds them). */
+export function forgetBrowserSnippets(): void {
+  localStorage.removeItem(KEY);
 }
