@@ -23,7 +23,9 @@ for (const size of SIZES) {
       'Attributes',
       'Alarms',
       'Relations',
+      'Calculated fields',
       'RPC',
+      'Firmware',
       'Claiming',
       'HTTP API and limits',
     ]);
@@ -184,6 +186,7 @@ test('assets use the device page’s list and sections: sortable columns, same o
     'Attributes',
     'Alarms',
     'Relations',
+    'Calculated fields',
   ]);
   await expect(page.getByTestId('telemetry-chart')).toContainText('for this asset');
   await expect(page.getByTestId('telemetry-chart')).not.toContainText('the device');
