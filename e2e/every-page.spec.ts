@@ -145,9 +145,13 @@ for (const size of SIZES) {
       note(stop.id, await focusProblems(page));
       note(`${stop.id} (light)`, await axeProblems(page));
       await page.emulateMedia({ colorScheme: 'dark' });
+      // the app follows the media query on its own turn: wait for it before the fade has anything to wait on
+      await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'dark');
       await transitionsDone(page); // colours fade to the dark theme: measure them once they are there
       note(`${stop.id} (dark)`, await axeProblems(page));
       await page.emulateMedia({ colorScheme: 'light' });
+      await expect(page.locator('html')).toHaveAttribute('data-mantine-color-scheme', 'light');
+      await transitionsDone(page);
     }
     expect(problems).toEqual([]);
   });

@@ -5,7 +5,7 @@ test('every page of the catalog renders with real data, in the light and the dar
   page,
   rest,
 }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(480_000); // about 25 pages in two themes, each waited for
   // no script errors and no Content-Security-Policy violations on any page
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));

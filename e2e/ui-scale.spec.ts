@@ -7,7 +7,7 @@ test('the UI scale: Ctrl + / Ctrl - / Ctrl 0 and the user menu, kept in the user
   browser,
   baseURL,
 }) => {
-  test.setTimeout(300_000);
+  test.setTimeout(480_000);
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('console', (msg) => {
