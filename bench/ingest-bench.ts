@@ -12,7 +12,8 @@
  * Env: BENCH_DURATION_S (measured seconds per load run, default 8), BENCH_WARMUP_S (1), BENCH_WINDOW
  * (in-flight publishes per gateway, 4). The platform runs three times: with the MQTT inspector off, on with
  * nobody watching (the figures above are this run's), and on with a WebSocket following all traffic;
- * inspectorIdleRatio and inspectorWatchedRatio compare the last two to the first. Last line: BENCH {"name":"ingest",...}.
+ * inspectorIdleRatio and inspectorWatchedRatio compare the last two to the first. BENCH_ONLY=calculated-fields runs
+ * only the calculated fields phase against none, in turns (see calculatedFieldsOnly). Last line: BENCH {"name":"ingest",...}.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -227,6 +228,41 @@ async function platformRun(mode: InspectorMode, calculatedFields = false): Promi
     await serve.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * BENCH_ONLY=calculated-fields: only the calculated fields phase, BENCH_TURNS (default 2) turns of none /
+ * with fields in turns; prints the ratios of datapoints/s and of datapoints per server CPU-second, medians.
+ */
+async function calculatedFieldsOnly(): Promise<void> {
+  const turns = Number(process.env.BENCH_TURNS ?? 2);
+  const rate: number[] = [];
+  const cpu: number[] = [];
+  const perCpu = (r: PlatformRun) =>
+    (r.ackedPerGateway.reduce((a, b) => a + b, 0) * DATAPOINTS_PER_PUBLISH * 1000) / r.serverCpuMs;
+  for (let t = 0; t < turns; t++) {
+    const none = await platformRun('idle');
+    const withFields = await platformRun('idle', true);
+    rate.push(withFields.datapointsPerSec / none.datapointsPerSec);
+    cpu.push(perCpu(withFields) / perCpu(none));
+    console.log(
+      `turn ${t + 1}: none ${Math.round(none.datapointsPerSec)} dp/s (${Math.round(perCpu(none))} per CPU-s), ` +
+        `${CALCULATED_FIELDS} fields ${Math.round(withFields.datapointsPerSec)} dp/s (${Math.round(perCpu(withFields))} per CPU-s); ` +
+        `ratio ${round(rate.at(-1)!)}, by CPU ${round(cpu.at(-1)!)}; ${withFields.calculatedCheck}; load ${loadavg()[0]!.toFixed(1)}`,
+    );
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  printBench({
+    name: 'ingest-calculated-fields',
+    calculatedFieldsRatio: median(rate),
+    calculatedFieldsCpuRatio: median(cpu),
+    turns,
+    loadAverage: loadavg()[0]!,
+  });
+}
+if (process.env.BENCH_ONLY === 'calculated-fields') {
+  await calculatedFieldsOnly();
+  process.exit(0);
 }
 
 const loadBefore = loadavg()[0]!;

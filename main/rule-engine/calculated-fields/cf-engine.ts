@@ -9,6 +9,8 @@ import {
 } from '../../platform/calculated-fields.ts';
 import type { KvValue } from '../../platform/kv-value.ts';
 import type { Services } from '../../platform/services.ts';
+import type { TelemetryTarget } from '../../platform/telemetry.ts';
+import type { TsEntry } from '../../platform/telemetry-repository.ts';
 import { newMsg, type TbMsg } from '../../platform/tb-msg.ts';
 import { alarmMessage } from '../entity-messages.ts';
 import { compileMathExpression, type MathExpression } from '../math-expression.ts';
@@ -165,6 +167,10 @@ export class CalculatedFieldEngine {
     }
     return m;
   };
+  /** IMMEDIATE time series results waiting for the end of this turn (saveSoon) */
+  private toSave: { target: TelemetryTarget; entries: TsEntry[] }[] = [];
+  /** the latest saveSoon write, until it is durable */
+  private saving: Promise<void> = Promise.resolve();
   /** fields of each entity queued or running (its results go out when none is) */
   private readonly running = new Map<string, number>();
   computed = 0;
@@ -237,10 +243,13 @@ export class CalculatedFieldEngine {
   /** Resolves once every update queued so far has been computed (tests, the bench). */
   async settled(): Promise<void> {
     let last: Promise<void> | null = null;
-    while (last !== this.idle) {
+    let saved: Promise<void> | null = null;
+    while (last !== this.idle || saved !== this.saving) {
       last = this.idle;
+      saved = this.saving;
       await last;
       await Promise.all([...this.queues.values()].map((q) => q.tail));
+      await saved;
     }
   }
 
@@ -997,6 +1006,10 @@ export class CalculatedFieldEngine {
     if (!byEntity) return;
     this.outbox.delete(entityId);
     for (const o of byEntity.values()) {
+      if (o.immediate && !o.scope) {
+        this.saveSoon(o);
+        continue;
+      }
       if (o.immediate) {
         void this.saveNow(o).catch(() => {
           this.failures++;
@@ -1015,6 +1028,33 @@ export class CalculatedFieldEngine {
             ),
       );
     }
+  }
+
+  /**
+   * IMMEDIATE time series of every entity computed in this turn of the event loop go in one write, several
+   * datapoints per statement: the same rows as a write per entity, for far less of the store's time.
+   */
+  private saveSoon(o: OutboxEntry): void {
+    const { directory } = this.services;
+    const num = directory.telemetryNum(o.entity.entityType, o.entity.id);
+    this.toSave.push({
+      target: { id: o.entity.id, num, entityType: o.entity.entityType },
+      entries: [{ ts: o.ts, values: o.values }],
+    });
+    if (this.toSave.length > 1) return;
+    this.saving = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        const items = this.toSave;
+        this.toSave = [];
+        this.services.telemetry.saveTimeseriesMany(items).then(
+          () => resolve(),
+          () => {
+            this.failures++;
+            resolve();
+          },
+        );
+      }),
+    );
   }
 
   private async saveNow(o: OutboxEntry): Promise<void> {
