@@ -392,6 +392,9 @@ export class CalculatedFieldEngine {
 
   /** The entity's data changed: queue the fields it triggers. */
   onData(entity: EntityRef, updates: DataUpdate[]): void {
+    // most writes (a field's own results among them) carry no key any field reads
+    const { argKeys } = this.globalIndex();
+    if (!updates.some((u) => readsAny(argKeys, u.values))) return;
     let depth = 0;
     if (this.produced.size > 0)
       for (const u of updates)
@@ -507,19 +510,20 @@ export class CalculatedFieldEngine {
     const queue = q;
     const job = { updates: [...updates], reread, depth };
     queue.waiting = job;
+    const finish = () => {
+      queue.pending--;
+      this.done(entity.id);
+      if (queue.pending === 0 && this.queues.get(key) === queue) this.queues.delete(key);
+    };
     q.tail = q.tail
       .then(() => {
         if (queue.waiting === job) queue.waiting = null;
         return this.run(c, entity, job.updates, job.depth, job.reread);
       })
-      .catch((err: unknown) => {
+      .then(finish, (err: unknown) => {
         this.failures++;
         void this.debug(c, entity, null, null, (err as Error)?.message ?? String(err));
-      })
-      .finally(() => {
-        queue.pending--;
-        this.done(entity.id);
-        if (queue.pending === 0 && this.queues.get(key) === queue) this.queues.delete(key);
+        finish();
       });
     this.idle = q.tail;
   }
@@ -608,8 +612,13 @@ export class CalculatedFieldEngine {
           if (r) pushRolling(r, u.ts, toNumber(value), a, limit);
         } else {
           const old = state.args.get(name);
-          if (!old || old.kind !== 'single' || old.ts <= u.ts)
-            state.args.set(name, { kind: 'single', ts: u.ts, value });
+          if (old?.kind === 'single') {
+            // in place: a state's values are read synchronously, never kept
+            if (old.ts <= u.ts) {
+              old.ts = u.ts;
+              old.value = value;
+            }
+          } else if (!old) state.args.set(name, { kind: 'single', ts: u.ts, value });
         }
       }
     }
@@ -1094,6 +1103,11 @@ export class CalculatedFieldEngine {
       error,
     });
   }
+}
+
+function readsAny(keys: Set<string>, values: Record<string, unknown>): boolean {
+  for (const key in values) if (keys.has(key)) return true;
+  return false;
 }
 
 /** The newest ts of the updates (now when there are none: a re-read). */
