@@ -51,6 +51,7 @@ export function readArgument(
   entity: EntityRef,
   limit: number,
   latestOf?: (src: EntityRef, num: number) => Map<string, { ts: number; value: KvValue }>,
+  numOf: (src: EntityRef) => number = (src) => services.directory.telemetryNum(src.entityType, src.id),
 ): ArgValue | undefined {
   const src = sourceOf(arg, entity);
   const key = arg.refEntityKey;
@@ -59,7 +60,7 @@ export function readArgument(
     const found = services.telemetry.attributes(src.id, [scope], [key.key])[0];
     return found ? { kind: 'single', ts: found.lastUpdateTs, value: found.value as KvValue } : defaultOf(arg);
   }
-  const num = services.directory.telemetryNum(src.entityType, src.id);
+  const num = numOf(src);
   if (key.type === 'TS_LATEST') {
     const p = (latestOf ? latestOf(src, num) : services.ctx.telemetry.latest(num, [key.key])).get(key.key);
     return p ? { kind: 'single', ts: p.ts, value: p.value } : defaultOf(arg);

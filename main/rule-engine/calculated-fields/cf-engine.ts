@@ -9,6 +9,7 @@ import {
 } from '../../platform/calculated-fields.ts';
 import type { KvValue } from '../../platform/kv-value.ts';
 import type { Services } from '../../platform/services.ts';
+import { NO_TELEMETRY_NUM } from '../../platform/entity-directory.ts';
 import type { TelemetryTarget } from '../../platform/telemetry.ts';
 import type { TsEntry } from '../../platform/telemetry-repository.ts';
 import { newMsg, type TbMsg } from '../../platform/tb-msg.ts';
@@ -171,6 +172,18 @@ export class CalculatedFieldEngine {
   private toSave: { target: TelemetryTarget; entries: TsEntry[] }[] = [];
   /** the latest saveSoon write, until it is durable */
   private saving: Promise<void> = Promise.resolve();
+  /** entities' time series numbers (they never change once given; a deleted device's is dropped) */
+  private readonly nums = new Map<string, number>();
+  private readonly numOf = (entity: EntityRef): number => {
+    let num = this.nums.get(entity.id);
+    if (num === undefined) {
+      num = this.services.directory.telemetryNum(entity.entityType, entity.id);
+      if (num === NO_TELEMETRY_NUM) return num;
+      if (this.nums.size > this.maxStates) this.nums.clear();
+      this.nums.set(entity.id, num);
+    }
+    return num;
+  };
   /** fields of each entity queued or running (its results go out when none is) */
   private readonly running = new Map<string, number>();
   computed = 0;
@@ -220,17 +233,23 @@ export class CalculatedFieldEngine {
         { kind: 'attr', scope: e.scope, ts: e.ts, values: e.values },
       ]);
     const onDevice = (e: { deviceId: string }) => this.profiles.delete(e.deviceId);
+    const onDeviceDeleted = (e: { deviceId: string }) => {
+      this.nums.delete(e.deviceId);
+      this.toSave = this.toSave.filter((i) => i.target.id !== e.deviceId);
+    };
     events.on('telemetry', onTs);
     events.on('attributes', onAttr);
     events.on('entityTelemetry', onEntityTs);
     events.on('entityAttributes', onEntityAttr);
     events.on('deviceSaved', onDevice);
+    events.on('deviceDeleted', onDeviceDeleted);
     this.unsubscribe.push(
       () => events.off('telemetry', onTs),
       () => events.off('attributes', onAttr),
       () => events.off('entityTelemetry', onEntityTs),
       () => events.off('entityAttributes', onEntityAttr),
       () => events.off('deviceSaved', onDevice),
+      () => events.off('deviceDeleted', onDeviceDeleted),
       this.services.calculatedFields.onChange(() => this.reset()),
     );
   }
@@ -591,7 +610,7 @@ export class CalculatedFieldEngine {
   private loadArgs(c: Compiled, entity: EntityRef, state: FieldState): void {
     const limit = this.services.calculatedFields.limits.maxDataPointsPerRollingArg;
     for (const [name, a] of c.argList) {
-      const v = readArgument(this.services, a, entity, limit, this.latestOf);
+      const v = readArgument(this.services, a, entity, limit, this.latestOf, this.numOf);
       if (v) state.args.set(name, v);
       else state.args.delete(name);
     }
@@ -1044,10 +1063,8 @@ export class CalculatedFieldEngine {
    * datapoints per statement: the same rows as a write per entity, for far less of the store's time.
    */
   private saveSoon(o: OutboxEntry): void {
-    const { directory } = this.services;
-    const num = directory.telemetryNum(o.entity.entityType, o.entity.id);
     this.toSave.push({
-      target: { id: o.entity.id, num, entityType: o.entity.entityType },
+      target: { id: o.entity.id, num: this.numOf(o.entity), entityType: o.entity.entityType },
       entries: [{ ts: o.ts, values: o.values }],
     });
     if (this.toSave.length > 1) return;
