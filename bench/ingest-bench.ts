@@ -159,15 +159,23 @@ async function watchAllTraffic(
   return { received: () => received, close: () => ws.close() };
 }
 
-async function platformRun(mode: InspectorMode, calculatedFields = false): Promise<PlatformRun> {
+async function platformRun(
+  mode: InspectorMode,
+  calculatedFields = false,
+  bin?: string,
+): Promise<PlatformRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-ingest-'));
   // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
   const profileDir = process.env.BENCH_CPU_PROF;
-  const serve = await startServeChild(dataDir, {
-    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
-    SANDBOARD_INSPECTOR_BUDGET_MB: mode === 'off' ? '0' : '16',
-    ...(calculatedFields ? CALCULATED_FIELDS_ENV : {}),
-  });
+  const serve = await startServeChild(
+    dataDir,
+    {
+      ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+      SANDBOARD_INSPECTOR_BUDGET_MB: mode === 'off' ? '0' : '16',
+      ...(calculatedFields ? CALCULATED_FIELDS_ENV : {}),
+    },
+    bin,
+  );
   let watcher: Awaited<ReturnType<typeof watchAllTraffic>> | undefined;
   try {
     const http = benchHttp(serve.urls.http);
@@ -233,6 +241,7 @@ async function platformRun(mode: InspectorMode, calculatedFields = false): Promi
 /**
  * BENCH_ONLY=calculated-fields: only the calculated fields phase, BENCH_TURNS (default 2) turns of none /
  * with fields in turns; prints the ratios of datapoints/s and of datapoints per server CPU-second, medians.
+ * BENCH_REF_BIN=<other checkout>/bin/sandboard.js: each turn also runs the fields phase on that serve.
  */
 async function calculatedFieldsOnly(): Promise<void> {
   const turns = Number(process.env.BENCH_TURNS ?? 2);
@@ -243,6 +252,13 @@ async function calculatedFieldsOnly(): Promise<void> {
   for (let t = 0; t < turns; t++) {
     const none = await platformRun('idle');
     const withFields = await platformRun('idle', true);
+    if (process.env.BENCH_REF_BIN) {
+      const ref = await platformRun('idle', true, process.env.BENCH_REF_BIN);
+      console.log(
+        `turn ${t + 1}: ${CALCULATED_FIELDS} fields, BENCH_REF_BIN's serve: ${Math.round(ref.datapointsPerSec)} dp/s ` +
+          `(${Math.round(perCpu(ref))} per CPU-s); this checkout: ${Math.round(perCpu(withFields))} per CPU-s`,
+      );
+    }
     rate.push(withFields.datapointsPerSec / none.datapointsPerSec);
     cpu.push(perCpu(withFields) / perCpu(none));
     console.log(
