@@ -5,6 +5,7 @@ import { loadOrCreateSigningKey } from '../platform/auth/signing-key.ts';
 import { createContext } from '../platform/context.ts';
 import { DEFAULT_RPC_SETTINGS } from '../platform/rpc.ts';
 import { createServices, type Services } from '../platform/services.ts';
+import { recordingsInSandbox } from '../recording/recordings-sandbox.ts';
 import type { DurableDb } from '../store/durable-db.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { VERSION } from '../version.ts';
@@ -24,7 +25,7 @@ export async function openServices(
   signingKey: Buffer,
   config: PlatformConfig,
 ): Promise<Services> {
-  return createServices(
+  const services = await createServices(
     await createContext(db),
     signingKey,
     {
@@ -50,6 +51,15 @@ export async function openServices(
       },
     },
   );
+  // the sandbox file carries the recordings (files the store does not hold) too
+  services.sandbox.attach(
+    recordingsInSandbox({
+      dir: join(config.dataDir, 'recordings'),
+      maxBytes: config.recordingMaxBytes,
+      totalMaxBytes: config.recordingsMaxBytes,
+    }),
+  );
+  return services;
 }
 
 /** The domain services over the store, the first start's seeds, and telemetry retention. */

@@ -14,11 +14,12 @@ import { openServices } from './domain.ts';
 
 export const SANDBOX_USAGE = `Usage:
   sandboard sandbox export FILE --data-dir DIR [--history [--start-ts MS] [--end-ts MS]]
-                               [--include-passwords] [--thingsboard OUTDIR]
+                               [--include-passwords] [--no-recordings] [--thingsboard OUTDIR]
   sandboard sandbox import FILE --data-dir DIR [--dry-run] [--replace-all] [--on-conflict keep|replace|rename]
 
 Exports a stopped Sandboard's data directory as one sandbox file (JSON Lines; FILE ending in .gz is
-gzipped), or imports one into it, all or nothing (docs/sandboxes.md). --thingsboard OUTDIR also writes
+gzipped), or imports one into it, all or nothing (docs/sandboxes.md). The file carries the
+recordings (DATA_DIR/recordings) unless --no-recordings. --thingsboard OUTDIR also writes
 the parts ThingsBoard imports (rule chains, dashboards, profiles, devices.csv) as separate files.
 Import prints the plan (new, replaced, conflicting entities); --dry-run stops there.
 Exit code: 0 done, 1 refused (the message names the line and JSON path), 2 wrong arguments, 3 the data
@@ -44,6 +45,7 @@ export async function runSandboxCommand(argv: string[]): Promise<number> {
       'start-ts': { type: 'string' },
       'end-ts': { type: 'string' },
       'include-passwords': { type: 'boolean' },
+      'no-recordings': { type: 'boolean' },
       thingsboard: { type: 'string' },
       'dry-run': { type: 'boolean' },
       'replace-all': { type: 'boolean' },
@@ -84,6 +86,7 @@ export async function runSandboxCommand(argv: string[]): Promise<number> {
           ? { startTs: time(values['start-ts'], 'start-ts'), endTs: time(values['end-ts'], 'end-ts') }
           : {}),
         includePasswords: values['include-passwords'] ?? false,
+        without: values['no-recordings'] ? ['recordings'] : [],
         thingsboard: parts,
       });
       const bytes = await writeLinesDurably(path, lines, { gzip: path.endsWith('.gz') });
@@ -97,17 +100,19 @@ export async function runSandboxCommand(argv: string[]): Promise<number> {
       return 0;
     }
     const parsed = await sandbox.read(createReadStream(path), statSync(path).size);
-    const plan = sandbox.plan(parsed);
+    const options = { replaceAll: values['replace-all'] ?? false, onConflict } as const;
+    const plan = await sandbox.plan(parsed, options);
     for (const [table, c] of Object.entries(plan.tables))
       process.stdout.write(`${table}: ${c.new} new, ${c.replace} replaced, ${c.conflict} conflicting\n`);
     process.stdout.write(`telemetry: ${plan.telemetryRows} history rows, ${plan.latestRows} latest values\n`);
     if (plan.unknownTables.length)
       process.stdout.write(`skipped (unknown here): ${plan.unknownTables.join(', ')}\n`);
     if (values['dry-run']) return 0;
-    const result = await sandbox.apply(parsed, { replaceAll: values['replace-all'] ?? false, onConflict });
-    const rows = Object.values(result.tables).reduce((a, b) => a + b, 0);
+    const result = await sandbox.apply(parsed, options);
+    const { recordings = 0, ...tables } = result.tables;
+    const rows = Object.values(tables).reduce((a, b) => a + b, 0);
     process.stdout.write(
-      `Imported ${rows} rows and ${result.telemetryRows} telemetry rows (${result.renamed} renamed, ${result.kept} kept as they were)\n`,
+      `Imported ${rows} rows, ${result.telemetryRows} telemetry rows and ${recordings} recordings (${result.renamed} renamed, ${result.kept} kept as they were)\n`,
     );
     return 0;
   } finally {

@@ -52,22 +52,41 @@ export class Recordings {
     const recordings = new Recordings(sources, options);
     // each recording under way listens to the platform's events once
     const { events } = sources;
-    if (events.getMaxListeners() > 0) events.setMaxListeners(events.getMaxListeners() + MAX_ACTIVE);
-    const files = await readdir(options.dir).catch((err: NodeJS.ErrnoException) => {
+    if (events.getMaxListeners() > 0) events.setMaxListeners(events.getMaxListeners() + 1 + MAX_ACTIVE);
+    await recordings.rescan();
+    // a sandbox import or a reset to the class start writes and removes the files
+    events.on('sandboxLoaded', () => {
+      recordings
+        .rescan()
+        .catch((err: unknown) => process.stderr.write(`recordings: ${(err as Error).message}\n`));
+    });
+    return recordings;
+  }
+
+  /** Lists the folder again: those under way whose file is gone stop, the finished are read anew. */
+  private async rescan(): Promise<void> {
+    const files = await readdir(this.options.dir).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return [];
       throw err;
     });
-    for (const file of files) {
-      const id = file.endsWith('.ndjson') ? file.slice(0, -'.ndjson'.length) : '';
-      if (!ID.test(id)) continue;
-      const info = await scanRecording(
-        recordings.filePath(id),
-        options.maxBytes,
-        recordings.namePath(id),
-      ).catch(() => undefined);
-      if (info?.id === id) recordings.finished.set(id, info);
+    const ids = files
+      .map((file) => (file.endsWith('.ndjson') ? file.slice(0, -'.ndjson'.length) : ''))
+      .filter((id) => ID.test(id));
+    for (const [id, recorder] of [...this.active])
+      if (!ids.includes(id)) {
+        await recorder.stop('removed by a sandbox import');
+        await recorder.done;
+      }
+    const found = new Map<string, RecordingInfo>();
+    for (const id of ids) {
+      if (this.active.has(id)) continue;
+      const info = await scanRecording(this.filePath(id), this.options.maxBytes, this.namePath(id)).catch(
+        () => undefined,
+      );
+      if (info?.id === id) found.set(id, info);
     }
-    return recordings;
+    this.finished.clear();
+    for (const [id, info] of found) this.finished.set(id, info);
   }
 
   list(): RecordingList {

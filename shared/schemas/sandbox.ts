@@ -9,15 +9,25 @@
  *   {"latest":[["<entityId>","temperature",1700000000000,"d",21.5]]}        latest values
  *   {"history":[["<entityId>","temperature",1700000000000,"d",21.5]]}       time series rows
  *   {"thingsboard":{"kind":"ruleChain","name":"Root","data":{...}}}         ThingsBoard's own export shapes
+ *   {"recording":{"id":"<uuid>","part":0,"records":[{"kind":"header",...},...],"last":true}}   (version 2)
  *   {"end":true,"lines":42}
  *
  * Rows of a table are the store's columns by name (snake_case, JSON columns as their text); telemetry is
  * keyed by entity id and key name, never by the store's internal numbers. The ThingsBoard parts are
- * there to carry to a real ThingsBoard; import reads only tables, latest and history.
+ * there to carry to a real ThingsBoard; import reads only tables, latest, history and recordings.
+ *
+ * A recording (docs/recordings.md) travels as its records, in order, over one or more lines of its id
+ * (parts 0, 1, ...; the header record first, the last part marked last). Version 2 added recording
+ * lines; a file without them is written as version 1, so an older Sandboard still reads it.
  */
 
+import { recordingHeaderIssues, recordingRecordIssues } from './recording.ts';
+
 export const SANDBOX_FORMAT = 'sandboard-sandbox';
-export const SANDBOX_VERSION = 1;
+/** the newest version this Sandboard reads (and writes, when the file carries recordings) */
+export const SANDBOX_VERSION = 2;
+/** the version that added recording lines */
+export const SANDBOX_RECORDINGS_VERSION = 2;
 
 /** A stored value: the store keeps no blobs and no booleans. */
 export type SandboxCell = string | number | null;
@@ -35,6 +45,8 @@ export interface SandboxHeader {
   includes: {
     history: boolean;
     passwords: boolean;
+    /** whether the recordings were asked for (absent in files of version 1) */
+    recordings?: boolean;
     /** history window (ms since epoch), when history is true */
     startTs?: number;
     endTs?: number;
@@ -56,11 +68,21 @@ export interface ThingsBoardPart {
   data: unknown;
 }
 
+/** One line's share of a recording: its records in order, part 0 starting with the recording's header. */
+export interface SandboxRecordingPart {
+  id: string;
+  part: number;
+  records: Record<string, unknown>[];
+  /** on the recording's last part */
+  last?: true;
+}
+
 export type SandboxLine =
   | { table: string; rows: SandboxRow[] }
   | { latest: SandboxTsRow[] }
   | { history: SandboxTsRow[] }
   | { thingsboard: ThingsBoardPart }
+  | { recording: SandboxRecordingPart }
   | { end: true; lines: number };
 
 export const SANDBOX_LIMITS = {
@@ -72,6 +94,10 @@ export const SANDBOX_LIMITS = {
   maxRowsPerLine: 100_000,
   tableNameChars: 64,
   columnNameChars: 64,
+  /** recording records per line the exporter writes at most (fewer when they are long) */
+  recordsPerLine: 1_000,
+  /** characters of a recording's records per line the exporter aims at */
+  recordingLineChars: 1024 * 1024,
 } as const;
 
 export interface SandboxIssue {
@@ -135,6 +161,8 @@ export function headerIssues(value: unknown): SandboxIssue[] {
     for (const k of ['history', 'passwords'])
       if (typeof inc[k] !== 'boolean')
         issues.push({ path: at(`includes.${k}`), message: 'must be true or false' });
+    if (inc.recordings !== undefined && typeof inc.recordings !== 'boolean')
+      issues.push({ path: at('includes.recordings'), message: 'must be true or false' });
     for (const k of ['startTs', 'endTs'])
       if (inc[k] !== undefined && !isTime(inc[k]))
         issues.push({ path: at(`includes.${k}`), message: 'must be a time in ms' });
@@ -170,11 +198,56 @@ function tsRowsIssues(rows: unknown, path: string): SandboxIssue[] {
   return issues.slice(0, 20);
 }
 
+const RECORDING_ID = /^[0-9a-f-]{36}$/;
+
+/** A recording line's problems: its part, and each record checked as a recording's file would be. */
+function recordingPartIssues(part: unknown, at: (p: string) => string, version: number): SandboxIssue[] {
+  if (version < SANDBOX_RECORDINGS_VERSION)
+    return [
+      {
+        path: at('recording'),
+        message: `recording lines come with sandbox format version ${SANDBOX_RECORDINGS_VERSION}, the header says ${version}`,
+      },
+    ];
+  if (!isRecord(part)) return [{ path: at('recording'), message: 'must be an object' }];
+  const issues: SandboxIssue[] = [];
+  if (typeof part.id !== 'string' || !RECORDING_ID.test(part.id))
+    issues.push({ path: at('recording.id'), message: 'must be a recording id (a UUID)' });
+  if (typeof part.part !== 'number' || !Number.isSafeInteger(part.part) || part.part < 0)
+    issues.push({ path: at('recording.part'), message: 'must be a whole number from 0' });
+  if (part.last !== undefined && part.last !== true)
+    issues.push({ path: at('recording.last'), message: 'must be true when given' });
+  for (const k of Object.keys(part))
+    if (!['id', 'part', 'records', 'last'].includes(k))
+      issues.push({ path: at(`recording.${k}`), message: 'is not allowed here' });
+  const records = part.records;
+  if (!Array.isArray(records) || records.length === 0)
+    return [...issues, { path: at('recording.records'), message: 'must be a non-empty array' }];
+  if (records.length > SANDBOX_LIMITS.maxRowsPerLine)
+    return [
+      ...issues,
+      {
+        path: at('recording.records'),
+        message: `must hold at most ${SANDBOX_LIMITS.maxRowsPerLine} records`,
+      },
+    ];
+  records.forEach((record, i) => {
+    const found =
+      i === 0 && part.part === 0 ? recordingHeaderIssues(record) : recordingRecordIssues(record, 0);
+    for (const f of found)
+      issues.push({
+        path: at(`recording.records[${i}]${f.path ? `.${f.path}` : ''}`),
+        message: f.message,
+      });
+  });
+  return issues.slice(0, 20);
+}
+
 /**
- * One data line's problems (lineNo counts from 1, the header being line 1). The value must already be
- * parsed JSON; a line that is not JSON is the reader's to report.
+ * One data line's problems (lineNo counts from 1, the header being line 1; version is the header's).
+ * The value must already be parsed JSON; a line that is not JSON is the reader's to report.
  */
-export function lineIssues(value: unknown, lineNo: number): SandboxIssue[] {
+export function lineIssues(value: unknown, lineNo: number, version = SANDBOX_VERSION): SandboxIssue[] {
   const at = (p: string) => (p ? `line ${lineNo}: ${p}` : `line ${lineNo}`);
   if (!isRecord(value)) return [{ path: at(''), message: 'must be an object' }];
   const keys = Object.keys(value);
@@ -213,61 +286,18 @@ export function lineIssues(value: unknown, lineNo: number): SandboxIssue[] {
     if (part.data === undefined) issues.push({ path: at('thingsboard.data'), message: 'is required' });
     return issues;
   }
+  if ('recording' in value) return recordingPartIssues(value.recording, at, version);
   if ('end' in value) {
     if (value.end !== true) return [{ path: at('end'), message: 'must be true' }];
     if (!isTime(value.lines)) return [{ path: at('lines'), message: 'must be a whole number' }];
     return [];
   }
-  return [{ path: at(''), message: 'must hold one of "table", "latest", "history", "thingsboard" or "end"' }];
-}
-
-/**
- * Parses a whole sandbox file's text (JSON Lines) into its header and lines, or throws a
- * SandboxFormatError naming every problem (first 20). For files of a size that fits in memory: the
- * importer streams instead.
- */
-export function parseSandboxText(text: string): { header: SandboxHeader; lines: SandboxLine[] } {
-  const raw = text.split('\n');
-  if (raw.at(-1) === '') raw.pop();
-  const issues: SandboxIssue[] = [];
-  let header: SandboxHeader | undefined;
-  const lines: SandboxLine[] = [];
-  let ended = false;
-  for (let i = 0; i < raw.length && issues.length < 20; i++) {
-    const lineNo = i + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw[i]!);
-    } catch {
-      issues.push({ path: `line ${lineNo}`, message: 'is not JSON (is the file cut short?)' });
-      continue;
-    }
-    if (i === 0) {
-      const h = headerIssues(value);
-      if (h.length) throw new SandboxFormatError(h);
-      header = value as SandboxHeader;
-      continue;
-    }
-    if (ended) {
-      issues.push({ path: `line ${lineNo}`, message: 'comes after the end line' });
-      continue;
-    }
-    const li = lineIssues(value, lineNo);
-    if (li.length) issues.push(...li);
-    else if ('end' in (value as object)) {
-      ended = true;
-      if ((value as { lines: number }).lines !== lineNo - 1)
-        issues.push({
-          path: `line ${lineNo}: lines`,
-          message: `says ${(value as { lines: number }).lines} lines come before it, the file has ${lineNo - 1}`,
-        });
-    } else lines.push(value as SandboxLine);
-  }
-  if (!header && issues.length === 0) issues.push({ path: '', message: 'the file is empty' });
-  if (!ended && issues.length === 0)
-    issues.push({ path: '', message: 'has no end line: the file is cut short (truncated)' });
-  if (issues.length) throw new SandboxFormatError(issues);
-  return { header: header!, lines };
+  return [
+    {
+      path: at(''),
+      message: 'must hold one of "table", "latest", "history", "thingsboard", "recording" or "end"',
+    },
+  ];
 }
 
 /** What an import would do, entity by entity (POST /api/sandboard/sandbox/import?dryRun=true). */

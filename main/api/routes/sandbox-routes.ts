@@ -25,6 +25,7 @@ const ExportQuery = Type.Object({
   startTs: time,
   endTs: time,
   includePasswords: flag,
+  recordings: Type.Optional(Type.Boolean({ description: 'carry the recordings (default true)' })),
   thingsboard: Type.Optional(
     Type.Boolean({ description: 'write the parts ThingsBoard imports in its own formats (default true)' }),
   ),
@@ -74,7 +75,7 @@ export async function registerSandboxRoutes(
         schema: {
           tags,
           summary:
-            'The whole instance as a sandbox file (JSON Lines), streamed; history and passwords only when asked',
+            'The whole instance as a sandbox file (JSON Lines), streamed; history and passwords only when asked, recordings unless recordings=false',
           querystring: ExportQuery,
           response: { 200: Type.String({ description: 'one JSON value per line' }), ...authErrors },
         },
@@ -88,6 +89,7 @@ export async function registerSandboxRoutes(
           ...(q.startTs !== undefined ? { startTs: q.startTs } : {}),
           ...(q.endTs !== undefined ? { endTs: q.endTs } : {}),
           includePasswords: q.includePasswords ?? false,
+          without: q.recordings === false ? ['recordings'] : [],
           thingsboard: q.thingsboard === false ? [] : thingsboardParts(services, ruleChains),
         });
         const day = new Date().toISOString().slice(0, 10);
@@ -125,9 +127,9 @@ export async function registerSandboxRoutes(
         const q = request.query;
         const length = Number(request.headers['content-length'] ?? 0) || undefined;
         const parsed = await sandbox.read(body, length);
-        const plan = sandbox.plan(parsed);
-        if (q.dryRun) return plan;
         const options = { replaceAll: q.replaceAll ?? false, onConflict: q.onConflict ?? 'keep' };
+        const plan = await sandbox.plan(parsed, options);
+        if (q.dryRun) return plan;
         if (q.wait) return sandbox.apply(parsed, options);
         return reply.code(202).send(sandbox.startJob(parsed, options));
       },

@@ -1,12 +1,13 @@
 import {
   SANDBOX_FORMAT,
   SANDBOX_LIMITS,
-  SANDBOX_VERSION,
+  SANDBOX_RECORDINGS_VERSION,
   type SandboxHeader,
   type SandboxTsRow,
   type ThingsBoardPart,
 } from '../../../shared/schemas/sandbox.ts';
 import type { DurableDb } from '../../store/durable-db.ts';
+import type { SandboxAttachment } from './sandbox-attachments.ts';
 import { carriedTables, SECRET_COLUMNS } from './sandbox-tables.ts';
 
 export interface SandboxExportOptions {
@@ -20,6 +21,8 @@ export interface SandboxExportOptions {
   description?: string;
   /** ThingsBoard-format parts to write inside the file */
   thingsboard?: ThingsBoardPart[];
+  /** what else to carry (recordings): written first, right after the header */
+  attachments?: SandboxAttachment[];
 }
 
 type Num = number;
@@ -67,18 +70,23 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export async function* sandboxLines(db: DurableDb, o: SandboxExportOptions): AsyncGenerator<string> {
   const tables = carriedTables(db, o.includePasswords);
+  const attached = (o.attachments ?? []).map((a) => ({ a, now: a.snapshot() }));
+  const counts = sandboxCounts(db, o);
+  for (const { a, now } of attached) counts[a.name] = now.count;
   const header: SandboxHeader = {
     format: SANDBOX_FORMAT,
-    version: SANDBOX_VERSION,
+    // version 1 unless the file carries what version 2 added: an older Sandboard still reads it
+    version: attached.some((x) => x.now.count > 0) ? SANDBOX_RECORDINGS_VERSION : 1,
     exportedAt: Date.now(),
     generator: o.generator,
     includes: {
       history: o.history,
       passwords: o.includePasswords,
+      ...Object.fromEntries(attached.map(({ a }) => [a.name, true])),
       ...(o.history && o.startTs !== undefined ? { startTs: o.startTs } : {}),
       ...(o.history && o.endTs !== undefined ? { endTs: o.endTs } : {}),
     },
-    counts: sandboxCounts(db, o),
+    counts,
     ...(o.title ? { title: o.title } : {}),
     ...(o.description ? { description: o.description } : {}),
   };
@@ -88,6 +96,7 @@ export async function* sandboxLines(db: DurableDb, o: SandboxExportOptions): Asy
     return `${JSON.stringify(value)}\n`;
   };
   yield line(header);
+  for (const { a, now } of attached) for await (const value of now.lines()) yield line({ [a.kind]: value });
   const chunk = SANDBOX_LIMITS.rowsPerLine;
   for (const t of tables) {
     const cols = t.columns.map((c) => `"${c}"`).join(', ');

@@ -12,6 +12,7 @@ import {
   type SandboxTsRow,
   type ThingsBoardPart,
 } from '../../../shared/schemas/sandbox.ts';
+import type { AttachedLine } from './sandbox-attachments.ts';
 
 /** A sandbox file read whole and checked line by line, ready to plan and apply. */
 export interface ParsedSandbox {
@@ -21,6 +22,8 @@ export interface ParsedSandbox {
   latest: SandboxTsRow[];
   history: SandboxTsRow[];
   thingsboard: ThingsBoardPart[];
+  /** lines of the kinds the store does not hold (recordings), by kind, for their attachments */
+  attached: Map<string, AttachedLine[]>;
 }
 
 export interface ReadOptions {
@@ -29,7 +32,16 @@ export interface ReadOptions {
   /** bound on the bytes once unzipped (a small gzip may unpack to a lot) */
   maxBytes: number;
   onProgress?: (fraction: number) => void;
+  /**
+   * read only the attached lines the exporter writes first, right after the header, and stop at the
+   * first other line (a class start's recordings, beside its database image)
+   */
+  attachedOnly?: boolean;
 }
+
+/** The line kinds the store holds (every other known kind is attached). */
+const STORE_KINDS = ['table', 'latest', 'history', 'thingsboard', 'end'];
+const storeLine = (text: string) => STORE_KINDS.some((k) => text.startsWith(`{"${k}"`));
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 
@@ -95,11 +107,13 @@ export async function readSandbox(input: Readable, o: ReadOptions): Promise<Pars
     latest: [],
     history: [],
     thingsboard: [],
+    attached: new Map(),
   };
   let lineNo = 0;
   let ended = false;
   for await (const text of linesOf(input, o)) {
     lineNo++;
+    if (o.attachedOnly && header && storeLine(text)) return { header, ...parsed };
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -118,7 +132,7 @@ export async function readSandbox(input: Readable, o: ReadOptions): Promise<Pars
       issues.push({ path: `line ${lineNo}`, message: 'comes after the end line' });
       break;
     }
-    const li = lineIssues(value, lineNo);
+    const li = lineIssues(value, lineNo, header!.version);
     if (li.length) {
       issues.push(...li);
       if (issues.length >= 20) break;
@@ -132,7 +146,12 @@ export async function readSandbox(input: Readable, o: ReadOptions): Promise<Pars
     } else if ('latest' in v) for (const r of v.latest as SandboxTsRow[]) parsed.latest.push(r);
     else if ('history' in v) for (const r of v.history as SandboxTsRow[]) parsed.history.push(r);
     else if ('thingsboard' in v) parsed.thingsboard.push(v.thingsboard as ThingsBoardPart);
-    else {
+    else if (!('end' in v)) {
+      const kind = Object.keys(v)[0]!;
+      const list = parsed.attached.get(kind) ?? [];
+      list.push({ line: lineNo, value: v[kind] });
+      parsed.attached.set(kind, list);
+    } else {
       ended = true;
       if (v.lines !== lineNo - 1)
         issues.push({

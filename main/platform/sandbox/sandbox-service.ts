@@ -17,6 +17,7 @@ import {
 import type { PlatformContext } from '../context.ts';
 import { PlatformError } from '../errors.ts';
 import { applySandbox, planSandbox } from './sandbox-apply.ts';
+import type { SandboxAttachment, StagedAttachment } from './sandbox-attachments.ts';
 import { sandboxCounts, sandboxLines, type SandboxExportOptions } from './sandbox-export.ts';
 import { readSandbox, type ParsedSandbox } from './sandbox-read.ts';
 
@@ -34,6 +35,9 @@ export interface SandboxServiceOptions {
   maxImportBytes: number;
   generator: string;
 }
+
+/** An export's options; `without` names attachments left out (recordings=false). */
+export type ExportOptions = Omit<SandboxExportOptions, 'generator' | 'attachments'> & { without?: string[] };
 
 export interface ImportOptions {
   replaceAll?: boolean;
@@ -92,6 +96,7 @@ export class SandboxService {
   private readonly o: SandboxServiceOptions;
   private readonly jobs = new Map<string, SandboxJob>();
   private busy = false;
+  private readonly attachments: SandboxAttachment[] = [];
 
   constructor(ctx: PlatformContext, options: SandboxServiceOptions) {
     this.ctx = ctx;
@@ -102,25 +107,88 @@ export class SandboxService {
     return this.o.maxImportBytes;
   }
 
-  exportLines(options: Omit<SandboxExportOptions, 'generator'>): AsyncGenerator<string> {
-    return sandboxLines(this.ctx.db, { ...options, generator: this.o.generator });
+  /** Carries something the store does not hold (the composition root attaches recordings). */
+  attach(attachment: SandboxAttachment): void {
+    this.attachments.push(attachment);
   }
 
-  async read(input: Readable, totalBytes?: number, onProgress?: (f: number) => void): Promise<ParsedSandbox> {
+  exportLines({ without = [], ...options }: ExportOptions): AsyncGenerator<string> {
+    return sandboxLines(this.ctx.db, {
+      ...options,
+      generator: this.o.generator,
+      attachments: this.attachments.filter((a) => !without.includes(a.name)),
+    });
+  }
+
+  async read(
+    input: Readable,
+    totalBytes?: number,
+    onProgress?: (f: number) => void,
+    attachedOnly = false,
+  ): Promise<ParsedSandbox> {
     try {
-      return await readSandbox(input, { maxBytes: this.o.maxImportBytes, totalBytes, onProgress });
+      return await readSandbox(input, {
+        maxBytes: this.o.maxImportBytes,
+        totalBytes,
+        onProgress,
+        attachedOnly,
+      });
     } catch (err) {
       if (err instanceof SandboxFormatError) throw sandboxRefusal(err);
       throw err;
     }
   }
 
-  plan(parsed: ParsedSandbox): SandboxPlan {
+  async plan(parsed: ParsedSandbox, o: ImportOptions = {}): Promise<SandboxPlan> {
     try {
-      return planSandbox(this.ctx.db, parsed);
+      const plan = planSandbox(this.ctx.db, parsed);
+      for (const a of this.attachments) {
+        const lines = parsed.attached.get(a.kind);
+        if (!lines) continue;
+        const p = await a.plan(lines, this.attachedImport(parsed, o));
+        plan.tables[a.name] = p.counts;
+        plan.items.push(...p.items);
+      }
+      const known = new Set(this.attachments.map((a) => a.kind));
+      for (const kind of parsed.attached.keys()) if (!known.has(kind)) plan.unknownTables.push(kind);
+      return plan;
     } catch (err) {
       if (err instanceof SandboxFormatError) throw sandboxRefusal(err);
       throw err;
+    }
+  }
+
+  private attachedImport(parsed: ParsedSandbox, o: ImportOptions) {
+    return { replaceAll: o.replaceAll ?? false, onConflict: o.onConflict ?? 'keep', header: parsed.header };
+  }
+
+  /** Stages every attachment's lines (all checked first: a bad one refuses the file, nothing touched). */
+  private async stage(
+    parsed: ParsedSandbox,
+    o: ImportOptions,
+  ): Promise<[SandboxAttachment, StagedAttachment][]> {
+    const staged: [SandboxAttachment, StagedAttachment][] = [];
+    try {
+      for (const a of this.attachments) {
+        const lines = parsed.attached.get(a.kind);
+        if (lines || (o.replaceAll && parsed.header.includes[a.name as keyof SandboxHeader['includes']]))
+          staged.push([a, await a.stage(lines ?? [], this.attachedImport(parsed, o))]);
+      }
+      return staged;
+    } catch (err) {
+      await Promise.all(staged.map(([, s]) => s.abort()));
+      if (err instanceof SandboxFormatError) throw sandboxRefusal(err);
+      throw err;
+    }
+  }
+
+  /** After the store's write: the attachments' staged files take their places. */
+  private async commitStaged(staged: [SandboxAttachment, StagedAttachment][], result: SandboxImportResult) {
+    for (const [a, s] of staged) {
+      const done = await s.commit();
+      result.tables[a.name] = done.written;
+      result.kept += done.kept;
+      result.renamed += done.renamed;
     }
   }
 
@@ -130,6 +198,7 @@ export class SandboxService {
     this.busy = true;
     try {
       if (job) job.phase = 'applying';
+      const staged = await this.stage(parsed, o);
       const done = applySandbox(this.ctx.db, parsed, {
         replaceAll: o.replaceAll ?? false,
         onConflict: o.onConflict ?? 'keep',
@@ -140,7 +209,8 @@ export class SandboxService {
         job.phase = 'saving';
         job.progress = 0.9;
       }
-      const result = await done.catch((err: unknown) => {
+      const result = await done.catch(async (err: unknown) => {
+        await Promise.all(staged.map(([, s]) => s.abort()));
         if (err instanceof SandboxFormatError) throw sandboxRefusal(err);
         throw new PlatformError(
           400,
@@ -148,6 +218,7 @@ export class SandboxService {
           `The sandbox could not be imported, nothing was changed: ${(err as Error).message}`,
         );
       });
+      await this.commitStaged(staged, result);
       this.ctx.events.emit('sandboxLoaded', { replacedAll: result.replacedAll });
       return result;
     } finally {
@@ -195,6 +266,7 @@ export class SandboxService {
 
   classStartStatus(): ClassStartStatus {
     const currentCounts = sandboxCounts(this.ctx.db, { history: true, includePasswords: true });
+    for (const a of this.attachments) currentCounts[a.name] = a.snapshot().count;
     const path = this.o.dataDir ? join(this.o.dataDir, CLASS_START_FILE) : undefined;
     if (!path || !existsSync(path)) return { saved: false, currentCounts };
     const st = statSync(path);
@@ -216,15 +288,32 @@ export class SandboxService {
     if (!existsSync(image)) return this.importFile(path, { replaceAll: true });
     if (this.busy) throw new PlatformError(409, 31, 'Another sandbox import is running; wait for it to end.');
     this.busy = true;
+    const { history = 0, latest = 0, ...tables } = readHeaderSync(path)?.counts ?? {};
+    const result = {
+      tables,
+      telemetryRows: history,
+      latestRows: latest,
+      renamed: 0,
+      kept: 0,
+      replacedAll: true,
+    };
     try {
-      await this.ctx.db.replaceDatabase(image);
+      // the store comes from the image; what it does not hold (recordings) from the file's first lines
+      const attached = await this.read(createReadStream(path), undefined, undefined, true);
+      const staged = await this.stage(attached, { replaceAll: true });
+      try {
+        await this.ctx.db.replaceDatabase(image);
+      } catch (err) {
+        await Promise.all(staged.map(([, s]) => s.abort()));
+        throw err;
+      }
       this.ctx.telemetry.reload();
+      await this.commitStaged(staged, result);
     } finally {
       this.busy = false;
     }
     this.ctx.events.emit('sandboxLoaded', { replacedAll: true });
-    const { history = 0, latest = 0, ...tables } = readHeaderSync(path)?.counts ?? {};
-    return { tables, telemetryRows: history, latestRows: latest, renamed: 0, kept: 0, replacedAll: true };
+    return result;
   }
 
   async importFile(path: string, o: ImportOptions): Promise<SandboxImportResult> {

@@ -189,12 +189,12 @@ describe('sandbox export and import', () => {
     const before = snapshot(a.db);
     const lines = file.trim().split('\n');
 
-    const newer = [JSON.stringify({ ...JSON.parse(lines[0]!), version: 2 }), ...lines.slice(1)].join('\n');
+    const newer = [JSON.stringify({ ...JSON.parse(lines[0]!), version: 3 }), ...lines.slice(1)].join('\n');
     const r1 = await upload(a, token, newer, '?replaceAll=true&wait=true');
     expect(r1.status).toBe(400);
     const e1 = (await r1.json()) as { message: string; errorCode: number };
     expect(e1.message).toMatch(
-      /line 1: version: this file is sandbox format version 2, written by a newer Sandboard.*update Sandboard/,
+      /line 1: version: this file is sandbox format version 3, written by a newer Sandboard.*update Sandboard/,
     );
     expect(e1.errorCode).toBe(31);
 
