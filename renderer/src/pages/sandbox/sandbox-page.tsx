@@ -38,12 +38,14 @@ const COUNTED: [key: string, label: string][] = [
   ['rule_chains', 'rule chains'],
   ['alarms', 'alarms'],
   ['history', 'telemetry rows'],
+  ['recordings', 'recordings'],
 ];
 
 function ExportCard() {
   const client = useApi();
   const [history, setHistory] = useState(true);
   const [passwords, setPasswords] = useState(false);
+  const [recordings, setRecordings] = useState(true);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);
@@ -52,7 +54,7 @@ function ExportCard() {
     setError(null);
     try {
       const text = await client.request<string>('GET', `${BASE}/export`, {
-        query: { history, includePasswords: passwords },
+        query: { history, includePasswords: passwords, recordings },
         text: true,
         headers: { accept: 'application/x-ndjson' },
       });
@@ -70,8 +72,8 @@ function ExportCard() {
         <Title order={4}>Export this sandbox</Title>
         <Text size="sm" c="dimmed">
           One file with devices and their credentials, profiles, assets, relations, customers, users, rule
-          chains, dashboards, simulations, REST connectors and table views, plus the parts ThingsBoard imports
-          in its own formats.
+          chains, dashboards, simulations, REST connectors, table views, MQTT snippets and recordings, plus
+          the parts ThingsBoard imports in its own formats.
         </Text>
         <Checkbox
           label="Telemetry history"
@@ -82,6 +84,12 @@ function ExportCard() {
           label="Users' passwords (hashed) and API keys"
           checked={passwords}
           onChange={(e) => setPasswords(e.currentTarget.checked)}
+        />
+        <Checkbox
+          label="Recordings of device traffic"
+          checked={recordings}
+          onChange={(e) => setRecordings(e.currentTarget.checked)}
+          data-testid="sandbox-export-recordings"
         />
         <ErrorAlert error={error} title="The export failed" />
         {saved && <Text size="sm">Saved {saved}</Text>}
@@ -229,8 +237,11 @@ function ImportCard() {
         )}
         {result && (
           <Alert color="green" title="Imported">
-            {Object.values(result.tables).reduce((a, b) => a + b, 0)} rows, {result.telemetryRows} telemetry
-            rows
+            {Object.entries(result.tables)
+              .filter(([table]) => table !== 'recordings')
+              .reduce((a, [, n]) => a + n, 0)}{' '}
+            rows, {result.telemetryRows} telemetry rows
+            {result.tables.recordings ? `, ${result.tables.recordings} recordings` : ''}
             {result.renamed ? `, ${result.renamed} renamed` : ''}
             {result.kept ? `, ${result.kept} kept as they were` : ''}.
           </Alert>
