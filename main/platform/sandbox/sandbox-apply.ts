@@ -13,6 +13,7 @@ import {
   carriedTables,
   DEPENDENT_ROWS,
   ENTITY_TYPES,
+  LIST_TABLES,
   NAME_COLUMNS,
   PASSWORD_TABLES,
   tableInfo,
@@ -61,6 +62,52 @@ function rowsOf(parsed: ParsedSandbox, table: string): SandboxRow[] {
   return (parsed.tables.get(table) ?? []).flatMap((c) => c.rows);
 }
 
+/** The positions of a list table's rows by their names (rows without a name are not matched). */
+function listNames(db: Pick<DurableDb, 'all'>, table: string): Map<string, number> {
+  const list = LIST_TABLES[table]!;
+  const names = new Map<string, number>();
+  for (const row of db.all<SandboxRow>(`SELECT * FROM "${table}"`)) {
+    const name = list.name(row);
+    if (name !== undefined) names.set(name, Number(row[list.position]));
+  }
+  return names;
+}
+
+/**
+ * Merges a list table's rows into the instance's list: a row of a name the list has replaces it in its
+ * place, others are appended in the file's order, as long as the list has room. Counts merged and kept out.
+ */
+function mergeList(w: Writer, table: string, rows: SandboxRow[]): { merged: number; kept: number } {
+  const list = LIST_TABLES[table]!;
+  const names = listNames(w, table);
+  let next =
+    (w.get<{ n: number | null }>(`SELECT MAX("${list.position}") AS n FROM "${table}"`)?.n ?? -1) + 1;
+  let size = w.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "${table}"`)!.n;
+  let merged = 0;
+  let kept = 0;
+  for (const source of rows) {
+    const name = list.name(source);
+    let at = name === undefined ? undefined : names.get(name);
+    if (at === undefined) {
+      if (size >= list.max) {
+        kept++;
+        continue;
+      }
+      at = next++;
+      size++;
+      if (name !== undefined) names.set(name, at);
+    }
+    const row = { ...source, [list.position]: at };
+    const cols = Object.keys(row);
+    w.run(
+      `INSERT OR REPLACE INTO "${table}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+      cols.map((c) => row[c] ?? null),
+    );
+    merged++;
+  }
+  return { merged, kept };
+}
+
 /** What importing the file would do: per entity, new, replaced (same id) or conflicting (same name, other id). */
 export function planSandbox(db: DurableDb, parsed: ParsedSandbox): SandboxPlan {
   const { tables, unknown } = knownTables(db, parsed);
@@ -76,7 +123,13 @@ export function planSandbox(db: DurableDb, parsed: ParsedSandbox): SandboxPlan {
     const counts = { new: 0, replace: 0, conflict: 0 };
     const nameCol = NAME_COLUMNS[t.name];
     const hasId = t.key.length === 1 && t.key[0] === 'id';
+    const listed = LIST_TABLES[t.name] ? listNames(db, t.name) : undefined;
     for (const row of rowsOf(parsed, t.name)) {
+      if (listed) {
+        const name = LIST_TABLES[t.name]!.name(row);
+        counts[name !== undefined && listed.has(name) ? 'replace' : 'new']++;
+        continue;
+      }
       let item: SandboxPlanItem | undefined;
       const id = String(row.id ?? '');
       const name = nameCol ? String(row[nameCol] ?? '') : id;
@@ -163,6 +216,12 @@ export async function applySandbox(
       w.run(`DELETE FROM "${table}" WHERE id = ?`, [id]);
     };
     for (const t of tables) {
+      if (!o.replaceAll && LIST_TABLES[t.name]) {
+        const { merged, kept } = mergeList(w, t.name, rowsOf(parsed, t.name));
+        result.tables[t.name] = merged;
+        result.kept += kept;
+        continue;
+      }
       const nameCol = NAME_COLUMNS[t.name];
       const hasId = t.key.length === 1 && t.key[0] === 'id';
       let count = 0;

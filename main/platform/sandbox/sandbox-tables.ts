@@ -1,3 +1,5 @@
+import { SNIPPET_LIMITS } from '../../../shared/schemas/mqtt-snippets.ts';
+import type { SandboxRow } from '../../../shared/schemas/sandbox.ts';
 import type { DurableDb } from '../../store/durable-db.ts';
 
 /**
@@ -47,6 +49,27 @@ export const NAME_COLUMNS: Record<string, string> = {
   rule_chains: 'name',
   table_views: 'name',
   dashboards: 'title',
+};
+
+/** The `name` inside a JSON column's text, if it has one. */
+function jsonName(text: SandboxRow[string] | undefined): string | undefined {
+  try {
+    const name = (JSON.parse(String(text)) as { name?: unknown }).name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Tables that are one ordered list keyed by position: merged into the instance's list by name (the same
+ * name replaced where it is, others appended, up to `max`), never by position, unless replacing everything.
+ */
+export const LIST_TABLES: Record<
+  string,
+  { position: string; name: (row: SandboxRow) => string | undefined; max: number }
+> = {
+  mqtt_snippets: { position: 'position', name: (row) => jsonName(row.body), max: SNIPPET_LIMITS.count },
 };
 
 /** The entity type each entity table holds (for telemetry of entities other than devices). */

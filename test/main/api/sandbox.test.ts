@@ -265,6 +265,21 @@ describe('sandbox export and import', () => {
       await upload(b, tb, await download(a, ta, 'includePasswords=true'), '?replaceAll=true&wait=true'),
     );
     expect(await ok(await b.http('/api/sandboard/mqtt/snippets', { token: await b.login() }))).toEqual(list);
+
+    // into an instance with snippets of its own: merged by name, never by position
+    const c = await startTestPlatform();
+    const tc = await c.login();
+    const mine = { ...snippet, name: 'mine', payload: '{"mine":1}' };
+    await ok(await put(c, tc, [{ ...snippet, payload: '{"t":1}' }, mine]));
+    const file = await download(a, ta, 'history=false');
+    const plan = await ok<{ tables: Record<string, unknown> }>(await upload(c, tc, file, '?dryRun=true'));
+    expect(plan.tables.mqtt_snippets).toEqual({ new: 1, replace: 1, conflict: 0 });
+    await ok(await upload(c, tc, file, '?wait=true'));
+    expect(await ok(await c.http('/api/sandboard/mqtt/snippets', { token: tc }))).toEqual([
+      snippet,
+      mine,
+      list[1],
+    ]);
   });
 
   it('bounds the upload with a 413', async () => {
