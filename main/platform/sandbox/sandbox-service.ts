@@ -25,6 +25,13 @@ export const CLASS_START_FILE = 'class-start.sandbox.jsonl';
 /** the whole database at the class start: a reset swaps it in (the sandbox file is the fallback) */
 export const CLASS_START_IMAGE = 'class-start.sqlite';
 const KEPT_JOBS = 20;
+
+/** A device's name and credentials, as an import may change them. */
+interface DeviceKeys {
+  name: string;
+  token: string | null;
+  credentials: string;
+}
 /** default bound on an import (bytes once unzipped): a 1M-row history is about 60 MB */
 export const DEFAULT_SANDBOX_IMPORT_BYTES = 512 * 1024 * 1024;
 
@@ -162,6 +169,43 @@ export class SandboxService {
     return { replaceAll: o.replaceAll ?? false, onConflict: o.onConflict ?? 'keep', header: parsed.header };
   }
 
+  private devicesNow(): Map<string, DeviceKeys> {
+    const rows = this.ctx.db.all<{
+      id: string;
+      name: string;
+      type: string | null;
+      cid: string | null;
+      value: string | null;
+    }>(
+      `SELECT d.id, d.name, c.credentials_type AS type, c.credentials_id AS cid, c.credentials_value AS value
+       FROM devices d LEFT JOIN device_credentials c ON c.device_id = d.id`,
+    );
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        { name: r.name, token: r.cid, credentials: JSON.stringify([r.type, r.cid, r.value]) },
+      ]),
+    );
+  }
+
+  /**
+   * Tells the transports which devices an import removed or gave other credentials: their open sessions
+   * end (a device connected with a token the import took away must connect again).
+   */
+  private tellDevicesChanged(before: Map<string, DeviceKeys>): void {
+    const after = this.devicesNow();
+    for (const [deviceId, was] of before) {
+      const now = after.get(deviceId);
+      if (!now) this.ctx.events.emit('deviceDeleted', { deviceId, name: was.name });
+      else if (now.credentials !== was.credentials)
+        this.ctx.events.emit('credentialsChanged', {
+          deviceId,
+          oldToken: was.token,
+          newToken: now.token ?? '',
+        });
+    }
+  }
+
   /** Stages every attachment's lines (all checked first: a bad one refuses the file, nothing touched). */
   private async stage(
     parsed: ParsedSandbox,
@@ -199,6 +243,7 @@ export class SandboxService {
     try {
       if (job) job.phase = 'applying';
       const staged = await this.stage(parsed, o);
+      const before = this.devicesNow();
       const done = applySandbox(this.ctx.db, parsed, {
         replaceAll: o.replaceAll ?? false,
         onConflict: o.onConflict ?? 'keep',
@@ -220,6 +265,7 @@ export class SandboxService {
       });
       await this.commitStaged(staged, result);
       this.ctx.events.emit('sandboxLoaded', { replacedAll: result.replacedAll });
+      this.tellDevicesChanged(before);
       return result;
     } finally {
       this.busy = false;
@@ -297,6 +343,7 @@ export class SandboxService {
       kept: 0,
       replacedAll: true,
     };
+    const before = this.devicesNow();
     try {
       // the store comes from the image; what it does not hold (recordings) from the file's first lines
       const attached = await this.read(createReadStream(path), undefined, undefined, true);
@@ -313,6 +360,7 @@ export class SandboxService {
       this.busy = false;
     }
     this.ctx.events.emit('sandboxLoaded', { replacedAll: true });
+    this.tellDevicesChanged(before);
     return result;
   }
 

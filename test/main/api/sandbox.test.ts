@@ -1,10 +1,12 @@
+import { once } from 'node:events';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { carriedTables } from '../../../main/platform/sandbox/sandbox-tables.ts';
 import type { DurableDb } from '../../../main/store/durable-db.ts';
 import { startTestPlatform, type TestPlatform } from '../../helpers/platform.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
+import { closeAll, connect } from '../transport/mqtt/mqtt-kit.ts';
 
 const UPLOAD = { 'content-type': 'application/octet-stream' };
 
@@ -91,6 +93,8 @@ const upload = (p: TestPlatform, token: string, body: string | Uint8Array, query
   p.http(`/api/sandboard/sandbox/import${query}`, { method: 'POST', token, headers: UPLOAD, body });
 
 describe('sandbox export and import', () => {
+  afterEach(closeAll);
+
   it('carries a whole set-up into a fresh instance, equal entity by entity, credentials and history included', async () => {
     const a = await startTestPlatform();
     const ta = await a.login();
@@ -280,6 +284,36 @@ describe('sandbox export and import', () => {
       mine,
       list[1],
     ]);
+  });
+
+  it('ends the MQTT sessions of devices an import removed or gave other credentials', async () => {
+    const a = await startTestPlatform();
+    const token = await a.login();
+    const made = await populate(a, token, 'Wired');
+    const file = await download(a, token, 'history=false&includePasswords=true');
+    // the device's token changes after the export: importing the file brings the old one back
+    const creds = await ok<Record<string, unknown>>(
+      await a.http(`/api/device/${made.device}/credentials`, { token }),
+    );
+    await ok(
+      await a.http('/api/device/credentials', {
+        method: 'POST',
+        token,
+        json: { ...creds, credentialsId: 'wired-new-token' },
+      }),
+    );
+    const changed = await connect(a.urls.mqtt, 'wired-new-token', 4);
+    const extra = await ok<{ id: { id: string } }>(
+      await a.http('/api/device?accessToken=wired-extra', { method: 'POST', token, json: { name: 'Extra' } }),
+    );
+    const removed = await connect(a.urls.mqtt, 'wired-extra', 4);
+
+    await ok(await upload(a, token, file, '?wait=true&replaceAll=true'));
+    await Promise.all([once(changed, 'close'), once(removed, 'close')]);
+    expect(a.db.get('SELECT 1 FROM devices WHERE id = ?', [extra.id.id])).toBeUndefined();
+    // the device connects again with the token the file gave it
+    const again = await connect(a.urls.mqtt, made.token, 4);
+    expect(again.connected).toBe(true);
   });
 
   it('bounds the upload with a 413', async () => {
