@@ -19,6 +19,7 @@ import type {
 } from '../platform/sandbox/sandbox-attachments.ts';
 import { mib } from './recording-file.ts';
 import { readHeaderLine } from './recording-scan.ts';
+import { MAX_KEPT, RECORDING_ID } from './recordings.ts';
 
 export interface RecordingsSandboxOptions {
   /** DATA_DIR/recordings */
@@ -29,12 +30,9 @@ export interface RecordingsSandboxOptions {
   totalMaxBytes: number;
 }
 
-const ID = /^[0-9a-f-]{36}$/;
 const FILE = '.ndjson';
 /** a recording an import has written and synced, waiting for the store's write */
 const STAGED = '.ndjson.import';
-/** recordings kept at most (as Recordings keeps) */
-const MAX_KEPT = 1000;
 const PLAN_ITEMS = 100;
 
 type Rec = Record<string, unknown>;
@@ -62,7 +60,7 @@ const recordBytes = (r: Rec) => Buffer.byteLength(JSON.stringify(r)) + 1;
 function heldIdsSync(dir: string): string[] {
   try {
     return readdirSync(dir)
-      .filter((f) => f.endsWith(FILE) && ID.test(f.slice(0, -FILE.length)))
+      .filter((f) => f.endsWith(FILE) && RECORDING_ID.test(f.slice(0, -FILE.length)))
       .map((f) => f.slice(0, -FILE.length))
       .sort();
   } catch {

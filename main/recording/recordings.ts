@@ -21,11 +21,12 @@ export interface RecordingsOptions {
 /** Recordings under way at once. */
 const MAX_ACTIVE = 4;
 /** Recordings kept (their files) at most. */
-const MAX_KEPT = 1000;
+export const MAX_KEPT = 1000;
 /** A recording gets at least this much room, or it is refused. */
 const MIN_ROOM_BYTES = 64 * 1024;
 
-const ID = /^[0-9a-f-]{36}$/;
+/** a recording's id (its file's name) */
+export const RECORDING_ID = /^[0-9a-f-]{36}$/;
 
 /**
  * The recordings: one JSON Lines file each in DATA_DIR/recordings ({id}.ndjson, a renamed one's name in
@@ -71,7 +72,7 @@ export class Recordings {
     });
     const ids = files
       .map((file) => (file.endsWith('.ndjson') ? file.slice(0, -'.ndjson'.length) : ''))
-      .filter((id) => ID.test(id));
+      .filter((id) => RECORDING_ID.test(id));
     for (const [id, recorder] of [...this.active])
       if (!ids.includes(id)) {
         await recorder.stop('removed by a sandbox import');
@@ -188,7 +189,7 @@ export class Recordings {
   }
 
   private finishedOne(id: string): RecordingInfo {
-    const info = ID.test(id) ? this.finished.get(id) : undefined;
+    const info = RECORDING_ID.test(id) ? this.finished.get(id) : undefined;
     if (!info) throw notFound(`Recording with id [${id}] is not found`);
     return info;
   }

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -308,8 +307,10 @@ describe('sandbox export and import', () => {
     );
     const removed = await connect(a.urls.mqtt, 'wired-extra', 4);
 
+    const closed = (c: typeof changed) => new Promise<void>((resolve) => c.once('close', () => resolve()));
+    const ended = Promise.all([closed(changed), closed(removed)]);
     await ok(await upload(a, token, file, '?wait=true&replaceAll=true'));
-    await Promise.all([once(changed, 'close'), once(removed, 'close')]);
+    await ended;
     expect(a.db.get('SELECT 1 FROM devices WHERE id = ?', [extra.id.id])).toBeUndefined();
     // the device connects again with the token the file gave it
     const again = await connect(a.urls.mqtt, made.token, 4);
