@@ -59,6 +59,7 @@ export async function openServices(
       totalMaxBytes: config.recordingsMaxBytes,
     }),
   );
+  await services.sandbox.recoverAttachments();
   return services;
 }
 

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordingHeaderIssues, recordingRecordIssues } from '../../shared/schemas/recording.ts';
@@ -33,6 +33,8 @@ export interface RecordingsSandboxOptions {
 const FILE = '.ndjson';
 /** a recording an import has written and synced, waiting for the store's write */
 const STAGED = '.ndjson.import';
+/** what the import under way staged (its id, the recordings it removes and writes) */
+const PENDING = 'import-pending.json';
 const PLAN_ITEMS = 100;
 
 type Rec = Record<string, unknown>;
@@ -306,6 +308,44 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** What an import staged, written beside the staged files before the store's write. */
+interface Pending {
+  importId: string;
+  removed: string[];
+  written: string[];
+}
+
+/** Drops what an import staged (its store write failed, or never committed before a kill). */
+async function dropStaged(dir: string): Promise<void> {
+  let files: string[];
+  try {
+    files = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const f of files) if (f.endsWith(STAGED) || f === PENDING) await rm(join(dir, f), { force: true });
+}
+
+/**
+ * Moves staged recordings into place after the store's write: run again after a kill, it finishes
+ * what the first run began (a staged file already moved is simply absent).
+ */
+async function finishStaged(dir: string, removed: Iterable<string>, written: string[]): Promise<void> {
+  for (const id of removed) {
+    await rm(join(dir, `${id}${FILE}`), { force: true });
+    await rm(join(dir, `${id}.name.json`), { force: true });
+  }
+  for (const id of written) {
+    const staged = join(dir, `${id}${STAGED}`);
+    if (!existsSync(staged)) continue;
+    await rename(staged, join(dir, `${id}${FILE}`));
+    await rm(join(dir, `${id}.name.json`), { force: true });
+  }
+  await syncDir(dir);
+  await rm(join(dir, PENDING), { force: true });
+  await syncDir(dir);
+}
+
 /**
  * The recordings (DATA_DIR/recordings) as a sandbox carries them: written after the header as their
  * records, read back as files written aside and synced before the store's write, and moved into place
@@ -348,18 +388,20 @@ export function recordingsInSandbox(o: RecordingsSandboxOptions): SandboxAttachm
     async stage(lines, imp): Promise<StagedAttachment> {
       const { written, removed, kept, renamed } = await decide(o, lines, imp);
       await mkdir(o.dir, { recursive: true, mode: 0o700 });
-      for (const f of await readdir(o.dir)) if (f.endsWith(STAGED)) await rm(join(o.dir, f), { force: true });
-      const staged = (id: string) => join(o.dir, `${id}${STAGED}`);
-      const abort = () =>
-        Promise.all(written.map((d) => rm(staged(d.c.id), { force: true }))).then(() => undefined);
+      await dropStaged(o.dir);
+      const writtenIds = written.map((d) => d.c.id);
+      const abort = () => dropStaged(o.dir);
       try {
         for (const d of written) {
           const [header, ...rest] = d.c.records;
           const text = [{ ...header, id: d.c.id, name: d.name }, ...rest]
             .map((r) => `${JSON.stringify(r)}\n`)
             .join('');
-          await writeSynced(staged(d.c.id), text);
+          await writeSynced(join(o.dir, `${d.c.id}${STAGED}`), text);
         }
+        const pending: Pending = { importId: imp.importId, removed: [...removed], written: writtenIds };
+        await writeSynced(join(o.dir, PENDING), JSON.stringify(pending));
+        await syncDir(o.dir);
       } catch (err) {
         await abort();
         throw err;
@@ -367,18 +409,19 @@ export function recordingsInSandbox(o: RecordingsSandboxOptions): SandboxAttachm
       return {
         abort,
         async commit() {
-          for (const id of removed) {
-            await rm(join(o.dir, `${id}${FILE}`), { force: true });
-            await rm(join(o.dir, `${id}.name.json`), { force: true });
-          }
-          for (const d of written) {
-            await rename(staged(d.c.id), join(o.dir, `${d.c.id}${FILE}`));
-            await rm(join(o.dir, `${d.c.id}.name.json`), { force: true });
-          }
-          await syncDir(o.dir);
+          await finishStaged(o.dir, removed, writtenIds);
           return { written: written.length, kept, renamed };
         },
       };
+    },
+    async recover(committedImportId) {
+      const pending = await readFile(join(o.dir, PENDING), 'utf8').then(
+        (t) => JSON.parse(t) as Pending,
+        () => undefined,
+      );
+      if (pending && committedImportId !== undefined && pending.importId === committedImportId)
+        await finishStaged(o.dir, pending.removed, pending.written);
+      else await dropStaged(o.dir);
     },
   };
 }

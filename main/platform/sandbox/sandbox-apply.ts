@@ -28,7 +28,12 @@ export interface ApplyOptions {
   /** the store's key id of a telemetry key, inside the write (TelemetryRepository.keyId keeps its cache right) */
   keyId: (w: Writer, key: string) => number;
   tenantId: string;
+  /** recorded in the same write, so a restart knows whether this import's store part is in */
+  importId?: string;
 }
+
+/** settings key holding the id of the last import whose store write committed */
+export const LAST_IMPORT_KEY = 'sandbox.lastImportId';
 
 const PLAN_ITEMS = 200;
 
@@ -348,6 +353,8 @@ export async function applySandbox(
       );
       result.latestRows++;
     }
+    if (o.importId)
+      w.run('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)', [LAST_IMPORT_KEY, o.importId]);
     return result;
   });
 }

@@ -16,6 +16,8 @@ export interface AttachedImport {
   replaceAll: boolean;
   onConflict: SandboxConflictMode;
   header: SandboxHeader;
+  /** the import's id, written with the store's part: a restart finishes or drops what was staged by it */
+  importId: string;
 }
 
 /** An import of attached lines made ready before the store's write; commit runs only after it. */
@@ -43,4 +45,9 @@ export interface SandboxAttachment {
   plan(lines: AttachedLine[], o: AttachedImport): Promise<AttachedPlan>;
   /** Checks as plan does and stages everything that could fail (written and synced aside). */
   stage(lines: AttachedLine[], o: AttachedImport): Promise<StagedAttachment>;
+  /**
+   * At start: what a killed import left staged is finished when its store write committed (its id is
+   * `committedImportId`) and dropped otherwise, so the files follow the store.
+   */
+  recover(committedImportId: string | undefined): Promise<void>;
 }

@@ -16,7 +16,7 @@ import {
 } from '../../../shared/schemas/sandbox.ts';
 import type { PlatformContext } from '../context.ts';
 import { PlatformError } from '../errors.ts';
-import { applySandbox, planSandbox } from './sandbox-apply.ts';
+import { applySandbox, LAST_IMPORT_KEY, planSandbox } from './sandbox-apply.ts';
 import type { SandboxAttachment, StagedAttachment } from './sandbox-attachments.ts';
 import { sandboxCounts, sandboxLines, type SandboxExportOptions } from './sandbox-export.ts';
 import { readSandbox, type ParsedSandbox } from './sandbox-read.ts';
@@ -119,6 +119,14 @@ export class SandboxService {
     this.attachments.push(attachment);
   }
 
+  /** At start, before anything reads them: attachments follow the store after an import killed midway. */
+  async recoverAttachments(): Promise<void> {
+    const committed = this.ctx.db.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [
+      LAST_IMPORT_KEY,
+    ])?.value;
+    for (const a of this.attachments) await a.recover(committed);
+  }
+
   exportLines({ without = [], ...options }: ExportOptions): AsyncGenerator<string> {
     return sandboxLines(this.ctx.db, {
       ...options,
@@ -165,8 +173,13 @@ export class SandboxService {
     }
   }
 
-  private attachedImport(parsed: ParsedSandbox, o: ImportOptions) {
-    return { replaceAll: o.replaceAll ?? false, onConflict: o.onConflict ?? 'keep', header: parsed.header };
+  private attachedImport(parsed: ParsedSandbox, o: ImportOptions, importId = '') {
+    return {
+      replaceAll: o.replaceAll ?? false,
+      onConflict: o.onConflict ?? 'keep',
+      header: parsed.header,
+      importId,
+    };
   }
 
   private devicesNow(): Map<string, DeviceKeys> {
@@ -210,13 +223,14 @@ export class SandboxService {
   private async stage(
     parsed: ParsedSandbox,
     o: ImportOptions,
+    importId: string,
   ): Promise<[SandboxAttachment, StagedAttachment][]> {
     const staged: [SandboxAttachment, StagedAttachment][] = [];
     try {
       for (const a of this.attachments) {
         const lines = parsed.attached.get(a.kind);
         if (lines || (o.replaceAll && parsed.header.includes[a.name as keyof SandboxHeader['includes']]))
-          staged.push([a, await a.stage(lines ?? [], this.attachedImport(parsed, o))]);
+          staged.push([a, await a.stage(lines ?? [], this.attachedImport(parsed, o, importId))]);
       }
       return staged;
     } catch (err) {
@@ -242,9 +256,11 @@ export class SandboxService {
     this.busy = true;
     try {
       if (job) job.phase = 'applying';
-      const staged = await this.stage(parsed, o);
+      const importId = randomUUID();
+      const staged = await this.stage(parsed, o, importId);
       const before = this.devicesNow();
       const done = applySandbox(this.ctx.db, parsed, {
+        importId,
         replaceAll: o.replaceAll ?? false,
         onConflict: o.onConflict ?? 'keep',
         keyId: (w, key) => this.ctx.telemetry.keyId(w, key),
@@ -347,9 +363,13 @@ export class SandboxService {
     try {
       // the store comes from the image; what it does not hold (recordings) from the file's first lines
       const attached = await this.read(createReadStream(path), undefined, undefined, true);
-      const staged = await this.stage(attached, { replaceAll: true });
+      const importId = randomUUID();
+      const staged = await this.stage(attached, { replaceAll: true }, importId);
       try {
         await this.ctx.db.replaceDatabase(image);
+        await this.ctx.db.write((w) =>
+          w.run('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)', [LAST_IMPORT_KEY, importId]),
+        );
       } catch (err) {
         await Promise.all(staged.map(([, s]) => s.abort()));
         throw err;

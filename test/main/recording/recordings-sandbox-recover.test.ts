@@ -1,0 +1,99 @@
+/**
+ * A sandbox import killed between its store write and moving its recordings into place: the next start
+ * finishes the move when the store write committed, and drops the staged files when it did not, so the
+ * recordings always follow the store. Real platforms, a real recording made over MQTT, real files.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordingInfo, RecordingList } from '../../../shared/schemas/recordings-api.ts';
+import { configFromEnv } from '../../../main/config.ts';
+import { migrations } from '../../../main/platform/migrations.ts';
+import { LAST_IMPORT_KEY } from '../../../main/platform/sandbox/sandbox-apply.ts';
+import { readSandbox } from '../../../main/platform/sandbox/sandbox-read.ts';
+import { recordingsInSandbox } from '../../../main/recording/recordings-sandbox.ts';
+import { DurableDb } from '../../../main/store/durable-db.ts';
+import { startTestPlatform } from '../../helpers/platform.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
+import { okJson } from '../api/api-kit.ts';
+import { closeAll, connect, publishOk } from '../transport/mqtt/mqtt-kit.ts';
+
+/** A sandbox file from a platform holding one finished recording, and that recording. */
+async function exportWithRecording(): Promise<{ file: string; made: RecordingInfo }> {
+  const p = await startTestPlatform();
+  const token = await p.login();
+  await okJson(
+    p.http('/api/device?accessToken=rec-kill', {
+      method: 'POST',
+      token,
+      json: { name: 'rec-kill', type: 'default' },
+    }),
+  );
+  const rec = await okJson<RecordingInfo>(
+    p.http('/api/sandboard/recordings', {
+      method: 'POST',
+      token,
+      json: { durationMs: 60_000, name: 'killed' },
+    }),
+  );
+  const device = await connect(p.urls.mqtt, 'rec-kill', 4);
+  await publishOk(device, 'v1/devices/me/telemetry', { temperature: 21 });
+  await device.endAsync();
+  const made = await okJson<RecordingInfo>(
+    p.http(`/api/sandboard/recordings/${rec.id}/stop`, { method: 'POST', token }),
+  );
+  const file = await (await p.http('/api/sandboard/sandbox/export', { token })).text();
+  await p.stop();
+  return { file, made };
+}
+
+/** Leaves a data dir as a kill would after staging the file's recordings, with or without the store write. */
+async function killedImport(file: string, storeCommitted: boolean): Promise<string> {
+  const dataDir = tempDir();
+  const config = configFromEnv({});
+  const parsed = await readSandbox(Readable.from([file]), { maxBytes: 64 * 1024 * 1024 });
+  const recordings = recordingsInSandbox({
+    dir: join(dataDir, 'recordings'),
+    maxBytes: config.recordingMaxBytes,
+    totalMaxBytes: config.recordingsMaxBytes,
+  });
+  const db = await DurableDb.open({ dir: dataDir, migrations });
+  await recordings.stage(parsed.attached.get('recording') ?? [], {
+    replaceAll: false,
+    onConflict: 'keep',
+    header: parsed.header,
+    importId: 'import-1',
+  });
+  if (storeCommitted)
+    await db.write((w) =>
+      w.run('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)', [LAST_IMPORT_KEY, 'import-1']),
+    );
+  await db.close();
+  return dataDir;
+}
+
+async function listedAfterStart(dataDir: string) {
+  const p = await startTestPlatform({ dataDir });
+  const token = await p.login();
+  const { recordings } = await okJson<RecordingList>(p.http('/api/sandboard/recordings', { token }));
+  return recordings;
+}
+
+describe('a sandbox import killed before its recordings were moved into place', () => {
+  afterEach(closeAll);
+
+  it('is finished at the next start when the store write committed, and dropped when it did not', async () => {
+    const { file, made } = await exportWithRecording();
+
+    const committed = await killedImport(file, true);
+    expect(readdirSync(join(committed, 'recordings'))).toContain(`${made.id}.ndjson.import`);
+    const listed = await listedAfterStart(committed);
+    expect(listed.map((r) => [r.id, r.name, r.records])).toEqual([[made.id, made.name, made.records]]);
+    expect(readdirSync(join(committed, 'recordings')).filter((f) => f.includes('import'))).toEqual([]);
+
+    const notCommitted = await killedImport(file, false);
+    expect(await listedAfterStart(notCommitted)).toEqual([]);
+    expect(readdirSync(join(notCommitted, 'recordings'))).toEqual([]);
+  });
+});
