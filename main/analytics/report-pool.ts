@@ -1,7 +1,8 @@
 /**
- * The report workers: each is a worker thread with its own read replica of the store (seeded by
- * DurableDb.replicate(), then fed every committed record in order), so a report never runs on the
- * network thread and never blocks writes. Jobs wait here for a free worker. Workers start on demand,
+ * The report workers: each is a worker thread with its own read replica of the store (built by the
+ * worker itself from the store's snapshot and journal files, DurableDb.replicateFromFiles(), then fed
+ * every committed record in order), so neither a report nor its replica's seeding runs on the network
+ * thread, and no report blocks writes. Jobs wait here for a free worker. Workers start on demand,
  * up to `workers`, and all stop after `idleMs` without reports (their replicas' memory goes back).
  */
 import { Worker } from 'node:worker_threads';
@@ -32,6 +33,8 @@ interface Slot {
   /** records sealed before the worker existed */
   backlog: string[];
   stopReplication: () => void;
+  /** lets the store remove the journal files the replica was seeded from */
+  releaseFiles: () => void;
   job: Job | null;
   jobId: number;
   dead: boolean;
@@ -132,11 +135,12 @@ export class ReportPool {
       worker: null,
       backlog: [],
       stopReplication: () => {},
+      releaseFiles: () => {},
       job: null,
       jobId: 0,
       dead: false,
     };
-    const { bytes, stop } = await this.db.replicate(
+    const { seed, stop, release } = await this.db.replicateFromFiles(
       (record) => {
         const json = this.recordJson(record);
         if (slot.worker) slot.worker.postMessage({ type: 'record', json } satisfies ToWorker);
@@ -145,12 +149,14 @@ export class ReportPool {
       () => void this.kill(slot, this.workerFailure('the database was replaced')),
     );
     slot.stopReplication = stop;
+    slot.releaseFiles = release;
     if (this.closed) {
       stop();
+      release();
       return;
     }
-    const workerData: ReportWorkerData = { bytes, testDelayMs: this.options.testDelayMs };
-    const worker = new Worker(WORKER_URL, { workerData, transferList: [bytes.buffer as ArrayBuffer] });
+    const workerData: ReportWorkerData = { seed, testDelayMs: this.options.testDelayMs };
+    const worker = new Worker(WORKER_URL, { workerData });
     slot.worker = worker;
     for (const json of slot.backlog.splice(0))
       worker.postMessage({ type: 'record', json } satisfies ToWorker);
@@ -171,7 +177,10 @@ export class ReportPool {
   }
 
   private onMessage(slot: Slot, message: FromWorker): void {
-    if (message.type === 'ready') return;
+    if (message.type === 'ready') {
+      slot.releaseFiles();
+      return;
+    }
     if (message.type === 'fatal') {
       void this.kill(slot, this.workerFailure(message.message));
       return;
@@ -189,6 +198,7 @@ export class ReportPool {
     if (slot.dead) return;
     slot.dead = true;
     slot.stopReplication();
+    slot.releaseFiles();
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
     const job = slot.job;

@@ -1,6 +1,6 @@
 /**
- * A report worker (worker_threads): holds a read replica of the store, seeded with the database bytes
- * and kept current by applying every committed journal record in order, and runs reports on it, one at
+ * A report worker (worker_threads): holds a read replica of the store, built from the store's snapshot
+ * and journal files (openReplica) and kept current by applying every committed journal record in order, and runs reports on it, one at
  * a time, off the platform's network thread.
  *
  * Messages in:  {type: 'record', json} | {type: 'report', id, spec}
@@ -10,13 +10,15 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PlatformError } from '../platform/errors.ts';
 import { applyRecord } from '../store/durable-db.ts';
+import { openReplica, type ReplicaSeed } from '../store/replica-seed.ts';
 import type { JournalRecord } from '../store/journal.ts';
 import { loadSqlJs } from '../store/sqljs.ts';
+import { lowerThreadPriority } from '../store/thread-priority.ts';
 import { runReport, trackTextKeys } from './report-runner.ts';
 import type { ReportSpec } from './report-spec.ts';
 
 export interface ReportWorkerData {
-  bytes: Uint8Array;
+  seed: ReplicaSeed;
   /** tests only: every report first blocks the worker this long */
   testDelayMs: number;
 }
@@ -31,8 +33,13 @@ export type FromWorker =
 const port = parentPort;
 if (!port) throw new Error('report-worker.ts runs as a worker thread');
 const data = workerData as ReportWorkerData;
+lowerThreadPriority();
 const SQL = await loadSqlJs();
-const db = new SQL.Database(data.bytes);
+// A seed that cannot be read throws here: the pool hears of it as the worker's error.
+const replica = openReplica(SQL, data.seed);
+const db = replica.db;
+/** the last record the replica holds: records up to it (already in a newer snapshot) are skipped */
+let seq = replica.seq;
 // A replica needs no durability; sorts and temporary b-trees stay in memory.
 db.exec(
   'PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536',
@@ -45,7 +52,10 @@ port.on('message', (message: ToWorker) => {
   if (broken) return;
   if (message.type === 'record') {
     try {
-      applyRecord(db, JSON.parse(message.json) as JournalRecord);
+      const record = JSON.parse(message.json) as JournalRecord;
+      if (record.seq <= seq) return;
+      applyRecord(db, record);
+      seq = record.seq;
     } catch (err) {
       broken = true;
       post({ type: 'fatal', message: (err as Error).message });

@@ -11,6 +11,7 @@ import {
   removeFile,
   type JournalRecord,
 } from './journal.ts';
+import type { ReplicaSeed } from './replica-seed.ts';
 import { Replayer, replayJournal } from './replay.ts';
 import { openSnapshot, SNAPSHOT_FILE, SQLJS_SETTINGS, writeSnapshotFile } from './snapshot-file.ts';
 import type { SnapshotJob, SnapshotResult } from './snapshot-worker.ts';
@@ -106,6 +107,9 @@ export class DurableDb {
   private recordListeners: ((record: JournalRecord) => void)[] = [];
   private replacedListeners: (() => void)[] = [];
   private closed = false;
+  /** replicas being seeded from the files: covered journal files are removed only when none is */
+  private filePins = 0;
+  private unpinnedRemovals: string[] = [];
   private seq: number;
   /** the journal position the snapshot file holds */
   private snapshotSeq: number;
@@ -417,6 +421,51 @@ export class DurableDb {
   }
 
   /**
+   * Seeds a read replica from the files, with nothing heavy on this thread: resolves with where the
+   * replica reads the database up to record `seq` (the snapshot file and journal files, which stay on disk
+   * until `release()`), and from that instant calls listener with every later record, in order, as it is
+   * sealed. The replica builds itself with openReplica() and applies the records with applyRecord(),
+   * skipping those its snapshot already holds.
+   */
+  async replicateFromFiles(
+    listener: (record: JournalRecord) => void,
+    onReplaced: () => void = () => {},
+  ): Promise<{ seed: ReplicaSeed; stop: () => void; release: () => void }> {
+    while (this.group || this.ioBusy) {
+      if (this.ioBusy) await this.ioIdle();
+      else await this.commitGroup();
+    }
+    // No await from here: no group can open between the listing and the subscription.
+    const seed: ReplicaSeed = {
+      dir: this.dir,
+      files: listJournalFiles(this.dir).map((file) => file.path),
+      seq: this.seq,
+    };
+    this.filePins++;
+    let pinned = true;
+    this.recordListeners.push(listener);
+    this.replacedListeners.push(onReplaced);
+    return {
+      seed,
+      stop: () => {
+        this.recordListeners = this.recordListeners.filter((l) => l !== listener);
+        this.replacedListeners = this.replacedListeners.filter((l) => l !== onReplaced);
+      },
+      release: () => {
+        if (!pinned) return;
+        pinned = false;
+        if (--this.filePins > 0) return;
+        for (const file of this.unpinnedRemovals.splice(0)) removeFile(file);
+      },
+    };
+  }
+
+  private removeCoveredFiles(files: string[]): void {
+    if (this.filePins > 0) this.unpinnedRemovals.push(...files);
+    else for (const file of files) removeFile(file);
+  }
+
+  /**
    * Saves an image of the whole database (SQLite file bytes) at path, durably. The image is a copy of a
    * fresh snapshot, which the snapshot worker builds: nothing but the journal rotation runs on this thread.
    */
@@ -583,7 +632,7 @@ export class DurableDb {
       .map((file) => file.path);
     await runSnapshotWorker({ dir: this.dir, files: covered, seq });
     this.snapshotSeq = seq;
-    for (const file of covered) removeFile(file);
+    this.removeCoveredFiles(covered);
     this.stats.snapshots++;
     this.stats.lastSnapshotMs = performance.now() - started;
   }

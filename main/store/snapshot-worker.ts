@@ -11,6 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { replayJournal } from './replay.ts';
 import { openSnapshot, writeSnapshotFile } from './snapshot-file.ts';
 import { loadSqlJs } from './sqljs.ts';
+import { lowerThreadPriority } from './thread-priority.ts';
 
 export interface SnapshotJob {
   dir: string;
@@ -25,6 +26,7 @@ export type SnapshotResult = { ok: true } | { ok: false; message: string };
 const port = parentPort;
 if (!port) throw new Error('snapshot-worker.ts runs as a worker thread');
 const job = workerData as SnapshotJob;
+lowerThreadPriority();
 let result: SnapshotResult;
 try {
   const SQL = await loadSqlJs();
