@@ -115,7 +115,7 @@ export class StoreBudget {
       // takes further steps when it is not
       const share = Math.min(0.5, Math.max(0.05, ((used - target) / used) * 1.25));
       const cutoff = oldest + Math.max(1, Math.ceil((newest - oldest + 1) * share));
-      const dropped = await this.db.write((w) => this.ctx.telemetry.purgeSeriesOlderThan(w, series, cutoff));
+      const dropped = await this.ctx.telemetry.purgeOlderThan(cutoff);
       this.prunedDatapoints += dropped;
       this.lastPrunedAt = this.ctx.now();
     }

@@ -24,6 +24,20 @@ export interface HistoryQuery {
   orderBy: 'ASC' | 'DESC';
 }
 
+/** a series of ts_kv (its primary key's first two columns) */
+interface SeriesCursor {
+  entityNum: number;
+  keyId: number;
+}
+const FIRST_SERIES: SeriesCursor = { entityNum: Number.MIN_SAFE_INTEGER, keyId: Number.MIN_SAFE_INTEGER };
+/** datapoints a retention write drops at most (a series visited counts as one): a few ms of work */
+export const PURGE_ROWS_PER_WRITE = 2000;
+/** the first series at or after (?, ?), by a seek on the primary key */
+const NEXT_SERIES =
+  'SELECT entity_num, key_id FROM ts_kv WHERE (entity_num, key_id) >= (?, ?) ORDER BY entity_num, key_id LIMIT 1';
+/** the series' points before ?3, at most ?4 + 1 of them, oldest first (the subquery bounds the range) */
+const PURGE_SERIES = `DELETE FROM ts_kv WHERE entity_num = ?1 AND key_id = ?2 AND ts < ?3 AND ts <= COALESCE(
+  (SELECT ts FROM ts_kv WHERE entity_num = ?1 AND key_id = ?2 AND ts < ?3 ORDER BY ts LIMIT 1 OFFSET ?4), ?3)`;
 const INSERT_TS = 'INSERT OR REPLACE INTO ts_kv (entity_num, key_id, ts, t, v) VALUES (?, ?, ?, ?, ?)';
 /** saveMany's datapoints per statement: sql.js costs per statement more than per row */
 const ROWS_PER_INSERT = 64;
@@ -213,9 +227,51 @@ export class TelemetryRepository {
     w.run('DELETE FROM ts_kv_latest WHERE entity_num = ?', [entityNum]);
   }
 
-  /** Drops history older than cutoffTs (latest values stay). Returns the number of rows removed. */
-  purgeOlderThan(w: Writer, cutoffTs: number): number {
-    return w.run('DELETE FROM ts_kv WHERE ts < ?', [cutoffTs]);
+  /**
+   * Drops history older than cutoffTs (latest values stay), in writes of at most `rowsPerWrite` datapoints
+   * or series visited, so that no single write (nor the event-loop turn running it) grows with the store;
+   * other writes go on between them. Returns the number of datapoints removed.
+   */
+  async purgeOlderThan(cutoffTs: number, rowsPerWrite = PURGE_ROWS_PER_WRITE): Promise<number> {
+    let total = 0;
+    let next: SeriesCursor | null = FIRST_SERIES;
+    while (next) {
+      const from: SeriesCursor = next;
+      const chunk = await this.db.write((w) => this.purgeChunk(w, cutoffTs, from, rowsPerWrite));
+      total += chunk.deleted;
+      next = chunk.next;
+    }
+    return total;
+  }
+
+  /**
+   * One bounded step of purgeOlderThan: series by series from `from` (index seeks, no scan), each deleting
+   * its oldest points first. Returns where the next step starts (null: every series is done).
+   */
+  private purgeChunk(
+    w: Writer,
+    cutoffTs: number,
+    from: SeriesCursor,
+    budget: number,
+  ): { deleted: number; next: SeriesCursor | null } {
+    let cursor = from;
+    let deleted = 0;
+    let spent = 0;
+    while (spent < budget) {
+      const series = w.get<{ entity_num: number; key_id: number }>(NEXT_SERIES, [
+        cursor.entityNum,
+        cursor.keyId,
+      ]);
+      if (!series) return { deleted, next: null };
+      const left = budget - spent;
+      const n = w.run(PURGE_SERIES, [series.entity_num, series.key_id, cutoffTs, left - 1]);
+      deleted += n;
+      spent += n + 1;
+      // the series may hold more old points than this step may drop: the next step goes on with it
+      if (n >= left) return { deleted, next: { entityNum: series.entity_num, keyId: series.key_id } };
+      cursor = { entityNum: series.entity_num, keyId: series.key_id + 1 };
+    }
+    return { deleted, next: cursor };
   }
 
   /** Every series with history: its oldest and newest timestamps (index seeks, no scan). */
@@ -234,24 +290,6 @@ export class TelemetryRepository {
         out.push({ entityNum: s.entity_num, keyId: s.key_id, oldest, newest: end('DESC')! });
     }
     return out;
-  }
-
-  /** Drops the history of these series before cutoffTs (the latest values stay); returns how many datapoints went. */
-  purgeSeriesOlderThan(
-    w: Writer,
-    series: { entityNum: number; keyId: number; oldest: number }[],
-    cutoffTs: number,
-  ): number {
-    let n = 0;
-    for (const s of series) {
-      if (s.oldest < cutoffTs)
-        n += w.run('DELETE FROM ts_kv WHERE entity_num = ? AND key_id = ? AND ts < ?', [
-          s.entityNum,
-          s.keyId,
-          cutoffTs,
-        ]);
-    }
-    return n;
   }
 
   countDatapoints(): number {

@@ -207,6 +207,6 @@ export class TelemetryService {
   async applyRetention(retentionDays: number): Promise<number> {
     if (retentionDays <= 0) return 0;
     const cutoff = this.ctx.now() - retentionDays * 86_400_000;
-    return this.ctx.db.write((w) => this.ctx.telemetry.purgeOlderThan(w, cutoff));
+    return this.ctx.telemetry.purgeOlderThan(cutoff);
   }
 }
