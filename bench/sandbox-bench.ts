@@ -17,6 +17,7 @@ import type { TsEntry } from '../main/platform/telemetry-repository.ts';
 import { writeLinesDurably } from '../main/platform/sandbox/sandbox-service.ts';
 import { DurableDb } from '../main/store/durable-db.ts';
 import { printBench, printFigures } from './lib/bench-output.ts';
+import { withStallMeter } from './lib/stall-meter.ts';
 import { makeMessages, ROWS_PER_MESSAGE, runDurable } from './lib/durable-insert.ts';
 
 const ROWS = Number(process.env.BENCH_SANDBOX_ROWS ?? 1_000_000);
@@ -96,10 +97,21 @@ try {
   t = performance.now();
   const parsed = await dst.services.sandbox.read(createReadStream(file), statSync(file).size);
   const readS = (performance.now() - t) / 1000;
-  const result = await dst.services.sandbox.apply(parsed, { replaceAll: true });
+  const { result, maxStallMs: importStallMs } = await withStallMeter(() =>
+    dst.services.sandbox.apply(parsed, { replaceAll: true }),
+  );
   const importS = (performance.now() - t) / 1000;
   if (result.telemetryRows !== rows) throw new Error(`imported ${result.telemetryRows} of ${rows} rows`);
   const importRate = rows / importS;
+  // telemetry retention over the imported history: the older half goes
+  const { oldest, newest } = dst.db.get<{ oldest: number; newest: number }>(
+    'SELECT MIN(ts) AS oldest, MAX(ts) AS newest FROM ts_kv',
+  )!;
+  t = performance.now();
+  const { result: sweptRows, maxStallMs: retentionStallMs } = await withStallMeter(() =>
+    dst.services.ctx.telemetry.purgeOlderThan(Math.round((oldest + newest) / 2)),
+  );
+  const retentionS = (performance.now() - t) / 1000;
   await dst.db.close();
 
   // trainer mode: a class of 100 devices with a day of history
@@ -108,7 +120,7 @@ try {
   await cls.services.sandbox.saveClassStart();
   await populate(cls.services, 10, 60).catch(() => undefined); // the class plays (names clash: ignored)
   t = performance.now();
-  await cls.services.sandbox.resetToClassStart();
+  const { maxStallMs: resetStallMs } = await withStallMeter(() => cls.services.sandbox.resetToClassStart());
   const resetS = (performance.now() - t) / 1000;
   await cls.db.close();
 
@@ -120,6 +132,10 @@ try {
     'import rate': [importRate, 'telemetry rows/s'],
     'store durable insert rate (bench:store, this run)': [storeRate, 'rows/s'],
     'import / store ratio': [importRate / storeRate, `(target >= ${TARGET_IMPORT_RATIO})`],
+    'import, longest event-loop stall (target <= 50)': [importStallMs, 'ms'],
+    'retention sweep of the older half': [retentionS, `s (${sweptRows} rows)`],
+    'retention sweep, longest event-loop stall (target <= 50)': [retentionStallMs, 'ms'],
+    'class-sized reset, longest event-loop stall (target <= 50)': [resetStallMs, 'ms'],
     'class-sized reset': [
       resetS,
       `s (${CLASS_DEVICES} devices, ${classRows} rows; target <= ${TARGET_RESET_S})`,
@@ -138,6 +154,11 @@ try {
     targetImportRatio: TARGET_IMPORT_RATIO,
     classRows,
     resetS,
+    importStallMs,
+    retentionRows: sweptRows,
+    retentionS,
+    retentionStallMs,
+    resetStallMs,
     targetResetS: TARGET_RESET_S,
   });
 } finally {
