@@ -238,6 +238,18 @@ async function platformRun(
   }
 }
 
+/** RSS split into the V8 heap, what lies outside it (sql.js's WebAssembly heap, buffers) and the rest. */
+function memoryBreakdown(delay: EventLoopDelay): string {
+  const m = delay.memory;
+  if (!m) return 'not reported';
+  const other = m.rssMB - m.heapTotalMB - m.externalMB;
+  return (
+    `RSS ${Math.round(m.rssMB)} MB = V8 heap ${Math.round(m.heapTotalMB)} (live ${Math.round(m.heapUsedMB)})` +
+    ` + outside the heap ${Math.round(m.externalMB)} (array buffers ${Math.round(m.arrayBuffersMB)}; the store's` +
+    ` image ${Math.round(m.storeMB)}) + code, threads and allocator ${Math.round(other)}`
+  );
+}
+
 /**
  * BENCH_ONLY=calculated-fields: only the calculated fields phase, BENCH_TURNS (default 2) turns of none /
  * with fields in turns; prints the ratios of datapoints/s and of datapoints per server CPU-second, medians.
@@ -351,6 +363,7 @@ printFigures({
   'ratio sandboard / raw aedes': ratioToRawAedes,
   'ThingsBoard published figure (2 vCPUs)': [15_000, 'datapoints/s'],
   'sandboard: event-loop delay p99 / longest stall during the run (target <= 50)': `${platform.eventLoop.p99Ms} / ${platform.eventLoop.maxMs} ms`,
+  'sandboard: what holds the memory after the run': memoryBreakdown(platform.eventLoop),
   'sandboard: a snapshot was written during the run': platform.snapshotDuringRun ? 'yes' : 'no',
   'load average before / after (other processes share the CPUs)': `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`,
 });
@@ -386,5 +399,9 @@ printBench({
   eventLoopDelayP99Ms: platform.eventLoop.p99Ms,
   eventLoopDelayMaxMs: platform.eventLoop.maxMs,
   snapshotDuringRun: platform.snapshotDuringRun,
+  heapTotalMB: platform.eventLoop.memory?.heapTotalMB,
+  heapUsedMB: platform.eventLoop.memory?.heapUsedMB,
+  externalMB: platform.eventLoop.memory?.externalMB,
+  storeMB: platform.eventLoop.memory?.storeMB,
   loadAverage: loadAfter,
 });

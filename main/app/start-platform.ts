@@ -70,7 +70,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     life.onStop(() => analytics.close());
 
     const live: { urls?: PlatformUrls } = {}; // the URLs, once every listener is up (the UI shows them)
-    const eventLoop = setupEventLoopMonitor(life);
+    const eventLoop = setupEventLoopMonitor(life, () => services.ctx.db.sizeBytes().allocatedBytes);
     const { api, reportApi } = await setupHttp(
       { services, ruleChains, edgeQueue },
       {

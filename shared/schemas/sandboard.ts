@@ -23,6 +23,21 @@ export const EventLoopDelay = Type.Object({
   maxMs: Type.Number({ description: 'the longest stall: nothing was answered meanwhile' }),
   samples: Type.Integer(),
   sinceMs: Type.Number({ description: 'the measured period, ms' }),
+  memory: Type.Optional(
+    Type.Object(
+      {
+        rssMB: Type.Number(),
+        heapTotalMB: Type.Number({ description: "the network thread's V8 heap, reserved" }),
+        heapUsedMB: Type.Number(),
+        externalMB: Type.Number({
+          description: "memory outside the V8 heap (sql.js's WebAssembly heap and buffers)",
+        }),
+        arrayBuffersMB: Type.Number(),
+        storeMB: Type.Number({ description: "the store's database image (allocated pages)" }),
+      },
+      { description: 'what holds the memory now' },
+    ),
+  ),
 });
 export type EventLoopDelay = Static<typeof EventLoopDelay>;
 

@@ -36,6 +36,12 @@ describe('the event-loop delay report', () => {
     const next = await read(false);
     expect(next.sinceMs).toBeLessThan(stalled.sinceMs + 1_000);
 
+    // what holds the memory: the V8 heap, what lies outside it, and the store's image within the RSS
+    const memory = next.memory!;
+    expect(memory.heapUsedMB).toBeLessThanOrEqual(memory.heapTotalMB);
+    expect(memory.storeMB).toBeGreaterThan(0);
+    expect(memory.heapTotalMB + memory.externalMB).toBeLessThan(memory.rssMB * 1.5);
+
     const customer = await platform.login('customer@thingsboard.org', 'customer');
     const denied = await platform.http('/api/sandboard/eventLoop', { token: customer });
     expect(denied.status).toBe(403);
