@@ -5,6 +5,7 @@ import { compileProgram } from '../rule-engine/script/script-program.ts';
 import { describeThrown } from '../rule-engine/script/script-protocol.ts';
 import {
   nestsDeeper,
+  NumbersResult,
   ScriptError,
   ScriptSandbox,
   type SandboxScript,
@@ -25,9 +26,13 @@ import { seededRandom } from './generators.ts';
  */
 const MAX_KEYS = 100;
 const MAX_KEY_CHARS = 255;
+/** Shapes (key lists) of the results a call sends as doubles; results of other shapes go as JSON. */
+const MAX_SHAPES = 64;
+/** Doubles a call may send its devices' numeric results in (1,000 devices of 16 keys). */
+const NUMBERS = 16_384;
 
-const DISPATCH = `
-;return (function (m, hooks) {
+export const DISPATCH = `
+;return (function (m, hooks, nums) {
   var T = globalThis.__sandboardDevices;
   if (typeof T !== 'object' || T === null) {
     T = {};
@@ -87,6 +92,45 @@ const DISPATCH = `
     for (var j2 = 0; j2 < a.length; j2++) check(a[j2], 'ctx.publishAttributes()');
     return reply === undefined ? [p, a, has] : [p, a, has, reply];
   }
+  // a result's keys against a shape, writing its values at F[at..]: whether they all match and are numbers
+  function packs(o, ks, K, F, at) {
+    for (var j = 0; j < K.length; j++) {
+      var key = ks[j];
+      if (key !== K[j]) return false;
+      var val = o[key];
+      if (typeof val !== 'number') return false;
+      F[at + j] = val;
+    }
+    return true;
+  }
+  function pack(r, F) {
+    var cap = F.length, nf = 0, S = [], K = null, last = 0, pk = [], keys = Object.keys, isArray = Array.isArray;
+    for (var x = 0; x < r.length; x++) {
+      var o = r[x];
+      if (typeof o !== 'object' || o === null || isArray(o)) { pk.push(o); continue; }
+      var ks = keys(o), n = ks.length;
+      if (nf + n > cap || n === 0 || n > ${MAX_KEYS}) { pk.push(o); continue; }
+      // most results have the shape of the one before
+      if (K !== null && n === K.length) {
+        for (var i = 0; i < n; i++) {
+          var key = ks[i], val;
+          if (key !== K[i] || typeof (val = o[key]) !== 'number') break;
+          F[nf + i] = val;
+        }
+        if (i === n) { nf += n; pk.push(last); continue; }
+      }
+      var id = 0;
+      for (var y = 0; y < S.length && id === 0; y++) if (S[y].length === n && packs(o, ks, S[y], F, nf)) id = y + 1;
+      if (id === 0 && S.length < ${MAX_SHAPES}) {
+        for (var j = 0; j < n; j++) if (ks[j].length > ${MAX_KEY_CHARS} || ks[j] === '__proto__') break;
+        if (j === n && packs(o, ks, ks, F, nf)) { S.push(ks); id = S.length; }
+      }
+      if (id === 0) { pk.push(o); continue; }
+      nf += n; K = S[id - 1]; last = id; pk.push(id);
+    }
+    var text = JSON.stringify({ r: pk, i: fresh, m: 0, s: S });
+    return typeof text === 'string' && text.length + nf * 8 <= m.max ? [text, nf] : undefined;
+  }
   var L = T.list;
   if (!Array.isArray(L)) L = T.list = [];
   var h = m.h, fn = hooks[h], has = typeof fn === 'function', tick = has && h === 'onTick';
@@ -124,6 +168,13 @@ const DISPATCH = `
     }
     try { r.push(full(e, c, v, reply)); } catch (err) { r.push(thrown(err)); }
   }
+  // the devices' results whose values are all numbers go as doubles (number to text costs more than most
+  // hooks): their entry is their keys' shape (1-based), their values the next doubles; the text says the rest
+  if (nums instanceof ArrayBuffer) {
+    var packed;
+    try { packed = pack(r, new Float64Array(nums)); } catch (x) { packed = undefined; }
+    if (packed !== undefined) return packed;
+  }
   // one text for all the devices; the runner writes it quoted, within its bound
   var all;
   try { all = JSON.stringify({ r: r, i: fresh, m: 0 }); } catch (x) { all = undefined; }
@@ -154,7 +205,7 @@ const DISPATCH = `
   onTick: typeof onTick === 'function' ? onTick : undefined,
   onRpc: typeof onRpc === 'function' ? onRpc : undefined,
   onAttributes: typeof onAttributes === 'function' ? onAttributes : undefined
-});`;
+}, arguments[3]);`;
 
 const MiB = 1024 * 1024;
 /** A device's copy of its shared attributes, in JSON. */
@@ -257,12 +308,69 @@ function checkValues(v: unknown, what: string): JsonObject {
  */
 type Entry = unknown;
 
-/** One text of a call's result: its entries, the indexes of the devices taken afresh, texts still to fetch. */
+/** A device's onTick result sent as doubles, read back: its values, or why they are refused. */
+class Numeric {
+  readonly values: JsonObject | null;
+  readonly refused: string | null;
+  constructor(values: JsonObject | null, refused: string | null) {
+    this.values = values;
+    this.refused = refused;
+  }
+}
+
+/** The shapes (key lists) of a result with numbers, checked as a publish's keys are; null if not that. */
+function shapesOf(s: unknown): string[][] | null {
+  if (!Array.isArray(s) || s.length > MAX_SHAPES) return null;
+  for (const keys of s as unknown[]) {
+    if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_KEYS) return null;
+    for (const k of keys as unknown[])
+      if (typeof k !== 'string' || k.length === 0 || k.length > MAX_KEY_CHARS || k === '__proto__')
+        return null;
+    if (new Set(keys).size !== keys.length) return null;
+  }
+  return s as string[][];
+}
+
+/**
+ * A shape's entries (1-based numbers) read back as Numeric, taking their values in order from the doubles;
+ * false when they do not add up (an entry naming no shape, more values than doubles or doubles left over).
+ */
+function readNumbers(r: Entry[], shapes: string[][], numbers: Float64Array): boolean {
+  let at = 0;
+  for (let k = 0; k < r.length; k++) {
+    const e = r[k];
+    if (typeof e !== 'number' || e === 0) continue;
+    const keys = Number.isInteger(e) ? shapes[e - 1] : undefined;
+    if (!keys || at + keys.length > numbers.length) return false;
+    const values: JsonObject = {};
+    let refused: string | null = null;
+    for (const key of keys) {
+      const v = numbers[at++]!;
+      // JSON has no NaN nor infinities: as the script's JSON would say, these are null
+      if (!Number.isFinite(v))
+        refused ??= `onTick's result: '${key}' must be a number, a string, a boolean or a JSON object`;
+      values[key] = v;
+    }
+    r[k] = new Numeric(refused ? null : values, refused);
+  }
+  return at === numbers.length;
+}
+
+/**
+ * One text of a call's result: its entries, the indexes of the devices taken afresh, texts still to fetch.
+ * With numbers, the entries of results sent as doubles are read back (Numeric).
+ */
 function chunkOf(result: unknown): { r: Entry[]; i: number[]; m: number } | null {
-  if (typeof result !== 'string') return null;
+  const numbers = result instanceof NumbersResult ? result : null;
+  const text = numbers ? numbers.text : result;
+  if (typeof text !== 'string') return null;
   try {
-    const v = JSON.parse(result) as unknown;
+    const v = JSON.parse(text) as unknown;
     if (!isObject(v) || !Array.isArray(v.r) || !Array.isArray(v.i) || typeof v.m !== 'number') return null;
+    if (numbers) {
+      const shapes = shapesOf(v.s);
+      if (!shapes || v.m !== 0 || !readNumbers(v.r, shapes, numbers.numbers)) return null;
+    }
     return { r: v.r, i: v.i as number[], m: v.m };
   } catch {
     return null;
@@ -322,7 +430,7 @@ export class DeviceScript {
       script = this.sandbox.load(
         'JS',
         compileProgram('JS', options.source + DISPATCH, ['msg', 'metadata', 'msgType']),
-        { pinned: true },
+        { pinned: true, numbers: NUMBERS },
       );
     } catch (err) {
       const line = err instanceof ScriptCompileError ? Math.min(err.line, this.lines) : null;
@@ -489,7 +597,11 @@ export class DeviceScript {
       slot.residence = 'resident';
     } else slot.residence = 'resident';
     try {
-      // the common case: onTick's result alone
+      // the common case: onTick's result alone, its values all numbers
+      if (entry instanceof Numeric) {
+        if (!entry.values) throw new Error(entry.refused ?? UNREADABLE);
+        return { telemetry: [entry.values], attributes: [] };
+      }
       if (isObject(entry)) {
         if (nestsDeeper(entry, MAX_JSON_DEPTH)) throw new Error(UNREADABLE);
         return { telemetry: [checkValues(entry, `${hook}'s result`)], attributes: [] };

@@ -22,6 +22,11 @@ export interface ScriptProgram {
   /** JavaScript that evaluates to the invocation function (see script-compiler.ts) */
   program: string;
   limits: SandboxLimits;
+  /**
+   * Doubles of the ArrayBuffer the script gets as a 4th argument, for results of many numbers (see
+   * script-runner.js); none when absent.
+   */
+  numbers?: number;
 }
 
 /** One message for a script: its data and metadata as JSON text (strings cross threads cheaply). */
@@ -53,10 +58,11 @@ export type FailureReason = 'timeout' | 'memory' | 'runtime' | 'compile' | 'size
 
 /**
  * A call's outcome. `text` is written by the sandbox's own runner (script-runner.js), never by the script:
- * 'u' (no result) or 'v' followed by the result's JSON.
+ * 'u' (no result), 'v' followed by the result's JSON, or 's' followed by a text the script gave with
+ * `numbers`, the doubles it wrote (a script loaded with numbers; both untrusted).
  */
 export type CallResult =
-  | { callId: number; ok: true; text: string }
+  | { callId: number; ok: true; text: string; numbers?: ArrayBuffer }
   | { callId: number; ok: false; reason: FailureReason; error: string; line?: number };
 
 export interface WorkerReply {

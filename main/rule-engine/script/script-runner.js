@@ -4,6 +4,9 @@
 // getters, toJSON) changes how its input is read or how its result is written. Each call's result is
 // written as text by this code alone, bounded in size and depth, and handed to the host through `done`, a
 // host function only this code holds: 'u' (no result), 'v' + JSON, or 'e' + JSON of {e, n, s, k}.
+// A script loaded with numbers gets a 4th argument, an ArrayBuffer the host reads after the call: it may
+// return [text, count] (its own text, and the count of doubles it wrote there), handed over as 's' + text
+// and the count, which the host checks again (nothing in the buffer is trusted).
 // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the file's value is this function
 (function (done, maxDepth) {
   'use strict';
@@ -17,6 +20,7 @@
   var ErrorType = Error;
   var InternalErrorType = InternalError;
   var TypeErrorType = TypeError;
+  var floor = Math.floor;
 
   /** A bound the result broke: reported as the call's failure, with the reason the host counts. */
   function Limit(message, kind) {
@@ -121,24 +125,56 @@
     }
   }
 
-  /** Runs fn on each [msg, metadata, msgType] of the JSON array `input`; each result goes to done(). */
-  return function run(fn, input, limit) {
+  var packed = '';
+
+  /**
+   * A [text, count] result of a script with numbers: the count of doubles it wrote (its text in `packed`,
+   * each read once), or -1 when it is not that.
+   */
+  function counted(r, capacity) {
+    if (!isArray(r) || r.length !== 2) return -1;
+    var t = r[0];
+    var n = r[1];
+    if (typeof t !== 'string' || typeof n !== 'number') return -1;
+    if (!(n >= 0 && n <= capacity && floor(n) === n))
+      throw new Limit('The script gave an invalid count of numbers', 'runtime');
+    if (t.length + n * 8 > max) throw tooBig();
+    packed = t;
+    return n;
+  }
+
+  /**
+   * Runs fn on each [msg, metadata, msgType] of the JSON array `input`; each result goes to done(). With
+   * `numbers` (an ArrayBuffer of `capacity` doubles), fn gets it too, and a [text, count] result goes as
+   * done('s' + text, count).
+   */
+  return function run(fn, input, limit, numbers, capacity) {
     var calls = parse(input);
     max = limit;
     for (var i = 0; i < calls.length; i++) {
       var c = calls[i];
       var out;
+      var count = -1;
       try {
-        var r = apply(fn, undefined, [c[0], c[1], c[2]]);
+        var r =
+          numbers === undefined
+            ? apply(fn, undefined, [c[0], c[1], c[2]])
+            : apply(fn, undefined, [c[0], c[1], c[2], numbers]);
         room = max;
-        var t = write(r, '', null, 0);
-        out = t === undefined ? 'u' : 'v' + t;
+        if (numbers !== undefined) count = counted(r, capacity);
+        if (count >= 0) out = 's' + packed;
+        else {
+          var t = write(r, '', null, 0);
+          out = t === undefined ? 'u' : 'v' + t;
+        }
       } catch (e) {
         // out of memory fails the call from the host, which throws the runtime away
         if (outOfMemory(e)) throw e;
         out = 'e' + describe(e);
+        count = -1;
       }
-      done(out);
+      if (count >= 0) done(out, count);
+      else done(out);
     }
   };
 });

@@ -82,6 +82,19 @@ export class ScriptError extends Error {
   }
 }
 
+/**
+ * What a script loaded with numbers gave as [text, count]: its text and the doubles it wrote (both untrusted:
+ * bounded in size only; NaN and infinities pass).
+ */
+export class NumbersResult {
+  readonly text: string;
+  readonly numbers: Float64Array;
+  constructor(text: string, numbers: Float64Array) {
+    this.text = text;
+    this.numbers = numbers;
+  }
+}
+
 /** A script loaded into the sandbox; released by release() or, failing that, when it is garbage collected. */
 export interface SandboxScript {
   readonly id: number;
@@ -258,7 +271,18 @@ export class ScriptSandbox {
    * runs on one worker only, one batch at a time, so that what its context keeps between calls is there at
    * the next call; it moves to another worker (a fresh context) only when that worker is gone.
    */
-  load(lang: ScriptLang, program: string, options: { pinned?: boolean } = {}): SandboxScript {
+  load(
+    lang: ScriptLang,
+    program: string,
+    options: {
+      pinned?: boolean;
+      /**
+       * doubles of an ArrayBuffer the script gets as a 4th argument: a [text, count] result of it resolves
+       * as a NumbersResult (at most maxResultChars / 8 of them)
+       */
+      numbers?: number;
+    } = {},
+  ): SandboxScript {
     const id = this.nextScriptId++;
     const limits: SandboxLimits = {
       timeoutMs: this.limits.timeoutMs,
@@ -267,9 +291,10 @@ export class ScriptSandbox {
       maxArgsChars: this.limits.maxArgsChars,
       maxResultChars: this.limits.maxResultChars,
     };
+    const numbers = Math.min(Math.floor(options.numbers ?? 0), Math.floor(limits.maxResultChars / 8));
     this.scripts.set(id, {
       id,
-      program: { id, lang, program, limits },
+      program: { id, lang, program, limits, ...(numbers > 0 ? { numbers } : {}) },
       queue: [],
       running: 0,
       inARow: 0,
@@ -488,7 +513,7 @@ export class ScriptSandbox {
       script.inARow = 0;
       let value: unknown;
       try {
-        value = this.valueOf(r.text);
+        value = this.valueOf(r.text, r.numbers, script.program.numbers ?? 0);
       } catch (err) {
         w.reject(new ScriptError('runtime', (err as Error).message));
         return;
@@ -509,8 +534,16 @@ export class ScriptSandbox {
   }
 
   /** A result as the runner wrote it, checked again here: nothing larger or deeper than the limits. */
-  private valueOf(text: string): unknown {
+  private valueOf(text: string, numbers: ArrayBuffer | undefined, capacity: number): unknown {
     if (text === 'u') return undefined;
+    if (typeof text === 'string' && text[0] === 's' && numbers instanceof ArrayBuffer && capacity > 0) {
+      if (
+        text.length + numbers.byteLength > this.limits.maxResultChars + 1 ||
+        numbers.byteLength > capacity * 8
+      )
+        throw new Error('The script sandbox gave a result it cannot read');
+      return new NumbersResult(text.slice(1), new Float64Array(numbers));
+    }
     if (typeof text !== 'string' || text[0] !== 'v' || text.length > this.limits.maxResultChars + 1)
       throw new Error('The script sandbox gave a result it cannot read');
     const value = JSON.parse(text.slice(1)) as unknown;

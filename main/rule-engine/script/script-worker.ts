@@ -76,6 +76,10 @@ interface Instance {
   deadline: number;
   /** texts the runner handed over through done() for the batch being run */
   out: string[];
+  /** a script with numbers: the ArrayBuffer it writes them to, its capacity, and what each call wrote */
+  numbers: QuickJSHandle | null;
+  capacity: QuickJSHandle | null;
+  written: (ArrayBuffer | null)[];
 }
 
 interface Script {
@@ -141,6 +145,8 @@ function dispose(inst: Instance | null): void {
   try {
     inst.run.dispose();
     inst.fn.dispose();
+    inst.numbers?.dispose();
+    inst.capacity?.dispose();
     inst.context.dispose();
     inst.runtime.dispose();
   } catch {
@@ -170,12 +176,16 @@ function instantiate(p: ScriptProgram): Instance {
     fn: context.undefined,
     deadline: Date.now() + p.limits.timeoutMs * 4,
     out: [],
+    numbers: null,
+    capacity: null,
+    written: [],
   };
   runtime.setInterruptHandler(() => Date.now() > inst.deadline);
   try {
     const factory = evalTrusted(inst, p, RUNNER, 'script-runner.js');
-    const done = context.newFunction('done', (text) => {
+    const done = context.newFunction('done', (text, count) => {
       inst.out.push(context.getString(text));
+      if (count !== undefined) inst.written[inst.out.length - 1] = numbersWritten(inst, count);
       inst.deadline = Date.now() + p.limits.timeoutMs;
     });
     const depth = context.newNumber(setup.maxDepth);
@@ -188,6 +198,11 @@ function instantiate(p: ScriptProgram): Instance {
       throw new ScriptFailure('compile', 'The script runner failed to load');
     }
     inst.run = made.value;
+    const capacity = Math.floor(p.numbers ?? 0);
+    if (capacity > 0) {
+      inst.numbers = context.newArrayBuffer(new ArrayBuffer(capacity * 8));
+      inst.capacity = context.newNumber(capacity);
+    }
     if (p.lang === 'TBEL') evalTrusted(inst, p, TBEL_RUNTIME, 'tbel-runtime.js').dispose();
     const r = context.evalCode(p.program, 'script');
     if (r.error) {
@@ -202,6 +217,26 @@ function instantiate(p: ScriptProgram): Instance {
   } catch (err) {
     dispose(inst);
     throw err;
+  }
+}
+
+/**
+ * The doubles a call of a script with numbers wrote, copied out of QuickJS: the first `count` of its
+ * ArrayBuffer; null when they cannot be read (a count beyond it, a buffer the script detached).
+ */
+function numbersWritten(inst: Instance, count: QuickJSHandle): ArrayBuffer | null {
+  if (!inst.numbers) return null;
+  try {
+    const n = inst.context.typeof(count) === 'number' ? inst.context.getNumber(count) : -1;
+    const bytes = inst.context.getArrayBuffer(inst.numbers);
+    try {
+      if (!Number.isInteger(n) || n < 0 || n * 8 > bytes.value.byteLength) return null;
+      return bytes.value.slice(0, n * 8).buffer;
+    } finally {
+      bytes.dispose();
+    }
+  } catch {
+    return null;
   }
 }
 
@@ -232,12 +267,15 @@ function runScript(script: Script, calls: InvokeCall[], results: CallResult[], n
   const input = `[${runnable.map((c) => `[${c.dataJson},${c.metadataJson},${JSON.stringify(c.msgType)}]`).join(',')}]`;
   const ctx = inst.context;
   inst.out = [];
+  inst.written = [];
   inst.deadline = Date.now() + p.limits.timeoutMs;
   let failure: ScriptFailure | null = null;
   try {
     const arg = ctx.newString(input);
     const limit = ctx.newNumber(p.limits.maxResultChars);
-    const r = ctx.callFunction(inst.run, ctx.undefined, inst.fn, arg, limit);
+    const r = inst.numbers
+      ? ctx.callFunction(inst.run, ctx.undefined, inst.fn, arg, limit, inst.numbers, inst.capacity!)
+      : ctx.callFunction(inst.run, ctx.undefined, inst.fn, arg, limit);
     arg.dispose();
     limit.dispose();
     if (r.error) {
@@ -253,10 +291,12 @@ function runScript(script: Script, calls: InvokeCall[], results: CallResult[], n
     );
   }
   const out = inst.out;
+  const written = inst.written;
   inst.out = [];
+  inst.written = [];
   runnable.forEach((c, i) => {
     const text = out[i];
-    if (text !== undefined) results.push(resultOf(c, text));
+    if (text !== undefined) results.push(resultOf(c, text, written[i]));
     else if (i === out.length && failure) fail(c, failure.reason, failure.message, failure.line);
     else if (failure) notRun.push(c.callId);
     else fail(c, 'runtime', 'The script sandbox gave no result');
@@ -268,9 +308,18 @@ function runScript(script: Script, calls: InvokeCall[], results: CallResult[], n
 }
 
 /** A runner text as a call's result: values go to the host as they are, errors are read here. */
-function resultOf(c: InvokeCall, text: string): CallResult {
+function resultOf(c: InvokeCall, text: string, numbers: ArrayBuffer | null | undefined): CallResult {
   const kind = text[0];
   if (kind === 'u' || kind === 'v') return { callId: c.callId, ok: true, text };
+  if (kind === 's') {
+    if (numbers) return { callId: c.callId, ok: true, text, numbers };
+    return {
+      callId: c.callId,
+      ok: false,
+      reason: 'runtime',
+      error: 'The script sandbox gave a result it cannot read',
+    };
+  }
   try {
     const e = JSON.parse(text.slice(1)) as { e?: unknown; n?: unknown; s?: unknown; k?: unknown };
     const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -333,5 +382,7 @@ parentPort!.on('message', (req: WorkerRequest) => {
       retire: true,
     };
   }
-  parentPort!.postMessage(reply);
+  const transfer: ArrayBuffer[] = [];
+  for (const r of reply.results) if (r.ok && r.numbers) transfer.push(r.numbers);
+  parentPort!.postMessage(reply, transfer);
 });
