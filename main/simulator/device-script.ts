@@ -92,44 +92,43 @@ export const DISPATCH = `
     for (var j2 = 0; j2 < a.length; j2++) check(a[j2], 'ctx.publishAttributes()');
     return reply === undefined ? [p, a, has] : [p, a, has, reply];
   }
-  // a result's keys against a shape, writing its values at F[at..]: whether they all match and are numbers
-  function packs(o, ks, K, F, at) {
-    for (var j = 0; j < K.length; j++) {
+  // results whose values are all numbers go as doubles (number to text costs more than most hooks): their
+  // entry is their keys' shape (1-based), their values the next doubles of F
+  var F = nums instanceof ArrayBuffer ? new Float64Array(nums) : null, cap = F === null ? 0 : F.length;
+  var nf = 0, S = [], K = null, last = 0, keysOf = Object.keys;
+  // a result's keys against a shape, writing its values at F[nf..]: whether they all match and are numbers
+  function packs(o, ks, shape) {
+    for (var j = 0; j < shape.length; j++) {
       var key = ks[j];
-      if (key !== K[j]) return false;
+      if (key !== shape[j]) return false;
       var val = o[key];
       if (typeof val !== 'number') return false;
-      F[at + j] = val;
+      F[nf + j] = val;
     }
     return true;
   }
-  function pack(r, F) {
-    var cap = F.length, nf = 0, S = [], K = null, last = 0, pk = [], keys = Object.keys, isArray = Array.isArray;
-    for (var x = 0; x < r.length; x++) {
-      var o = r[x];
-      if (typeof o !== 'object' || o === null || isArray(o)) { pk.push(o); continue; }
-      var ks = keys(o), n = ks.length;
-      if (nf + n > cap || n === 0 || n > ${MAX_KEYS}) { pk.push(o); continue; }
-      // most results have the shape of the one before
-      if (K !== null && n === K.length) {
-        for (var i = 0; i < n; i++) {
-          var key = ks[i], val;
-          if (key !== K[i] || typeof (val = o[key]) !== 'number') break;
-          F[nf + i] = val;
-        }
-        if (i === n) { nf += n; pk.push(last); continue; }
-      }
-      var id = 0;
-      for (var y = 0; y < S.length && id === 0; y++) if (S[y].length === n && packs(o, ks, S[y], F, nf)) id = y + 1;
-      if (id === 0 && S.length < ${MAX_SHAPES}) {
-        for (var j = 0; j < n; j++) if (ks[j].length > ${MAX_KEY_CHARS} || ks[j] === '__proto__') break;
-        if (j === n && packs(o, ks, ks, F, nf)) { S.push(ks); id = S.length; }
-      }
-      if (id === 0) { pk.push(o); continue; }
-      nf += n; K = S[id - 1]; last = id; pk.push(id);
+  // the shape of a result unlike the one before (a new one when it has none yet): its entry, or 0
+  function shapeOf(o, ks) {
+    var n = ks.length, id = 0;
+    if (n === 0 || n > ${MAX_KEYS} || nf + n > cap) return 0;
+    for (var y = 0; y < S.length && id === 0; y++) if (S[y].length === n && packs(o, ks, S[y])) id = y + 1;
+    if (id === 0 && S.length < ${MAX_SHAPES}) {
+      for (var j = 0; j < n; j++) if (ks[j].length > ${MAX_KEY_CHARS} || ks[j] === '__proto__') break;
+      if (j === n && packs(o, ks, ks)) { S.push(ks); id = S.length; }
     }
-    var text = JSON.stringify({ r: pk, i: fresh, m: 0, s: S });
-    return typeof text === 'string' && text.length + nf * 8 <= m.max ? [text, nf] : undefined;
+    if (id === 0) return 0;
+    nf += n; K = S[id - 1]; last = id;
+    return id;
+  }
+  // the results sent as doubles, as objects again (for a result that goes as JSON after all)
+  function unpack() {
+    for (var x = 0, at = 0; x < r.length; x++) {
+      var id = r[x];
+      if (typeof id !== 'number' || id === 0) continue;
+      var shape = S[id - 1], o = {};
+      for (var j = 0; j < shape.length; j++) o[shape[j]] = F[at++];
+      r[x] = o;
+    }
   }
   var L = T.list;
   if (!Array.isArray(L)) L = T.list = [];
@@ -156,6 +155,22 @@ export const DISPATCH = `
       e.r = rng;
       // the common case, kept short: onTick's result alone, ctx.state the same object (the host checks v)
       if (pub === null && att === null && c.state === e.s && typeof v === 'object' && v !== null && !Array.isArray(v)) {
+        if (F !== null) {
+          try {
+            // most results have the shape of the one before
+            var ks = keysOf(v), n = ks.length;
+            if (K !== null && n === K.length && nf + n <= cap) {
+              for (var w = 0; w < n; w++) {
+                var key = ks[w], val;
+                if (key !== K[w] || typeof (val = v[key]) !== 'number') break;
+                F[nf + w] = val;
+              }
+              if (w === n) { nf += n; r.push(last); continue; }
+            }
+            var id = shapeOf(v, ks);
+            if (id > 0) { r.push(id); continue; }
+          } catch (err) { r.push(thrown(err)); continue; }
+        }
         r.push(v);
         continue;
       }
@@ -168,12 +183,11 @@ export const DISPATCH = `
     }
     try { r.push(full(e, c, v, reply)); } catch (err) { r.push(thrown(err)); }
   }
-  // the devices' results whose values are all numbers go as doubles (number to text costs more than most
-  // hooks): their entry is their keys' shape (1-based), their values the next doubles; the text says the rest
-  if (nums instanceof ArrayBuffer) {
+  if (F !== null) {
     var packed;
-    try { packed = pack(r, new Float64Array(nums)); } catch (x) { packed = undefined; }
-    if (packed !== undefined) return packed;
+    try { packed = JSON.stringify({ r: r, i: fresh, m: 0, s: S }); } catch (x) { packed = undefined; }
+    if (typeof packed === 'string' && packed.length + nf * 8 <= m.max) return [packed, nf];
+    unpack();
   }
   // one text for all the devices; the runner writes it quoted, within its bound
   var all;
