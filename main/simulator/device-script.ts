@@ -31,7 +31,7 @@ const MAX_SHAPES = 64;
 /** Doubles a call may send its devices' numeric results in (1,000 devices of 16 keys). */
 const NUMBERS = 16_384;
 
-export const DISPATCH = `
+const DISPATCH = `
 ;return (function (m, hooks, nums) {
   var T = globalThis.__sandboardDevices;
   if (typeof T !== 'object' || T === null) {

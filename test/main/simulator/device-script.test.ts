@@ -281,4 +281,59 @@ describe('device scripts', () => {
       }),
     ]);
   });
+
+  it('sends numeric results as doubles and refuses NaN and infinities as before; other values still go as JSON', async () => {
+    const { script, errors } = deviceScript(
+      `function onTick(ctx) {
+  const n = ctx.device.n;
+  if (n === 1) return { t: 21.25, h: 40 };
+  if (n === 2) return { h: 0.1 + 0.2, t: -1e-7 };
+  if (n === 3) return { t: NaN };
+  if (n === 4) return { t: 1 / 0 };
+  if (n === 5) return { mode: 'heat', t: 20 };
+  return { t: 21.25, h: 41 };
+}`,
+      ['A', 'B', 'C', 'D', 'E', 'F'],
+    );
+    const out = await ticks(script, ['A', 'B', 'C', 'D', 'E', 'F'], 1, 0);
+    expect(out.map((o) => o?.telemetry)).toEqual([
+      [{ t: 21.25, h: 40 }],
+      [{ h: 0.1 + 0.2, t: -1e-7 }],
+      undefined,
+      undefined,
+      [{ mode: 'heat', t: 20 }],
+      [{ t: 21.25, h: 41 }],
+    ]);
+    expect(Object.keys(out[1]!.telemetry[0]!)).toEqual(['h', 't']);
+    expect(errors).toEqual(
+      ['C', 'D'].map((device) =>
+        expect.objectContaining({
+          device,
+          stopped: false,
+          message: "onTick's result: 't' must be a number, a string, a boolean or a JSON object",
+        }),
+      ),
+    );
+  });
+
+  it('trusts nothing a script forges as its result of doubles: shapes, entries and counts are checked', async () => {
+    const forged = [
+      // an entry naming no shape
+      'var f = new Float64Array(arguments[3]); f[0] = 1; return [\'{"r":[2],"i":[],"m":0,"s":[["t"]]}\', 1];',
+      // fewer doubles than the entries take, and doubles left over
+      'return [\'{"r":[1],"i":[],"m":0,"s":[["t","h"]]}\', 1];',
+      'return [\'{"r":[1],"i":[],"m":0,"s":[["t"]]}\', 2];',
+      // a shape that is not one: empty key, repeated key, __proto__
+      'return [\'{"r":[1],"i":[],"m":0,"s":[[""]]}\', 1];',
+      'return [\'{"r":[1],"i":[],"m":0,"s":[["t","t"]]}\', 2];',
+      'return [\'{"r":[1],"i":[],"m":0,"s":[["__proto__"]]}\', 1];',
+    ];
+    for (const body of forged) {
+      const { script, errors } = deviceScript(`function onTick() { return { t: 1 }; }\n${body}`, ['A']);
+      expect(await tick(script, 'A', 1, 0)).toBeNull();
+      expect(errors).toEqual([
+        expect.objectContaining({ device: 'A', message: 'The script sandbox gave a result it cannot read' }),
+      ]);
+    }
+  });
 });

@@ -1,8 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { compileProgram } from '../../../../main/rule-engine/script/script-program.ts';
-import { ScriptError, ScriptSandbox } from '../../../../main/rule-engine/script/script-sandbox.ts';
+import {
+  NumbersResult,
+  ScriptError,
+  ScriptSandbox,
+} from '../../../../main/rule-engine/script/script-sandbox.ts';
 
 const ARGS = ['msg', 'metadata', 'msgType'];
+const DEFAULT_RESULT_CHARS = 300_000;
 const TIMEOUT_MS = 300;
 const sandbox = new ScriptSandbox({
   limits: { timeoutMs: TIMEOUT_MS, maxErrors: 2 },
@@ -163,5 +168,25 @@ describe('script sandbox (QuickJS in worker threads)', () => {
     await expect(sandbox.invoke(script, {}, {}, 'X')).resolves.toBe(1);
     sandbox.release(script);
     expect((await failureOf(sandbox.invoke(script, {}, {}, 'X'))).message).toBe('The script was released');
+  });
+
+  it('hands a script loaded with numbers the doubles it wrote, and checks its count and size', async () => {
+    const numbers = (body: string) =>
+      sandbox.invoke(sandbox.load('JS', compileProgram('JS', body, ARGS), { numbers: 4 }), {}, {}, 'T');
+    const out = await numbers(
+      'var f = new Float64Array(arguments[3]); f[0] = 1.5; f[1] = NaN; f[2] = -Infinity; return ["x", 3];',
+    );
+    expect(out).toBeInstanceOf(NumbersResult);
+    expect((out as NumbersResult).text).toBe('x');
+    expect([...(out as NumbersResult).numbers]).toEqual([1.5, NaN, -Infinity]);
+    // a count beyond the buffer, or not a whole number, is refused; other results go as JSON
+    expect((await failureOf(numbers('return ["x", 5];'))).message).toMatch(/invalid count/);
+    expect((await failureOf(numbers('return ["x", 1.5];'))).message).toMatch(/invalid count/);
+    await expect(numbers('return ["x", "1"];')).resolves.toEqual(['x', '1']);
+    // the text and the doubles count against the result's bound
+    const big = await failureOf(numbers(`return ["x".repeat(${DEFAULT_RESULT_CHARS - 20}), 4];`));
+    expect(big.reason).toBe('size');
+    // a script loaded without numbers gets no buffer, and a [text, count] result is plain JSON
+    await expect(run('return [typeof arguments[3], 0];')).resolves.toEqual(['undefined', 0]);
   });
 });
