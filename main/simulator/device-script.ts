@@ -48,11 +48,11 @@ const DISPATCH = `
     if (!q.length) delete M[m.q];
     return next;
   }
-  var rng, pub, att;
+  var rng, pub, att, imul = Math.imul;
   function random() {
     rng = (rng + 0x6d2b79f5) | 0;
-    var t = Math.imul(rng ^ (rng >>> 15), 1 | rng);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    var t = imul(rng ^ (rng >>> 15), 1 | rng);
+    t = (t + imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
   function publish(values) { if (pub === null) pub = []; pub.push(values); }
@@ -133,12 +133,12 @@ const DISPATCH = `
   var L = T.list;
   if (!Array.isArray(L)) L = T.list = [];
   var h = m.h, fn = hooks[h], has = typeof fn === 'function', tick = has && h === 'onTick';
-  var b = m.b, nb = b.length, now = m.now, el = m.el, r = [], fresh = [];
+  var b = m.b, nb = b.length, now = m.now, el = m.el, sh = m.sh, isArr = Array.isArray, r = [], fresh = [];
   for (var i = 0; i < nb; i++) {
     var k = b[i], e = L[k];
     if (e === undefined) {
       var init = m.i ? m.i[k] : undefined;
-      if (!init) { r.push(0); continue; }
+      if (!init) { r[i] = 0; continue; }
       e = { s: {}, r: init.r | 0, c: { state: null, now: 0, elapsedMs: 0, device: freeze(init.d), shared: freeze(init.sh) } };
       L[k] = e;
       fresh.push(i);
@@ -147,14 +147,14 @@ const DISPATCH = `
     // the device's ctx is made once (a call per device costs more than most hooks): a call sets its time,
     // its state and the functions of this call
     var c = e.c, v = undefined, reply = undefined;
-    if (m.sh !== undefined) c.shared = freeze(m.sh);
+    if (sh !== undefined) c.shared = freeze(sh);
     c.state = e.s; c.now = now; c.elapsedMs = el;
     c.random = random; c.publish = publish; c.publishAttributes = publishAttributes;
     if (tick) {
-      try { v = fn(c); } catch (err) { e.r = rng; r.push(thrown(err)); continue; }
+      try { v = fn(c); } catch (err) { e.r = rng; r[i] = thrown(err); continue; }
       e.r = rng;
       // the common case, kept short: onTick's result alone, ctx.state the same object (the host checks v)
-      if (pub === null && att === null && c.state === e.s && typeof v === 'object' && v !== null && !Array.isArray(v)) {
+      if (pub === null && att === null && c.state === e.s && typeof v === 'object' && v !== null && !isArr(v)) {
         if (F !== null) {
           try {
             // most results have the shape of the one before
@@ -165,23 +165,23 @@ const DISPATCH = `
                 if (key !== K[w] || typeof (val = v[key]) !== 'number') break;
                 F[nf + w] = val;
               }
-              if (w === n) { nf += n; r.push(last); continue; }
+              if (w === n) { nf += n; r[i] = last; continue; }
             }
             var id = shapeOf(v, ks);
-            if (id > 0) { r.push(id); continue; }
-          } catch (err) { r.push(thrown(err)); continue; }
+            if (id > 0) { r[i] = id; continue; }
+          } catch (err) { r[i] = thrown(err); continue; }
         }
-        r.push(v);
+        r[i] = v;
         continue;
       }
     } else if (has) {
       try {
         if (h === 'onRpc') reply = fn(m.method, m.params, c);
         else fn(m.u, c);
-      } catch (err) { e.r = rng; r.push(thrown(err)); continue; }
+      } catch (err) { e.r = rng; r[i] = thrown(err); continue; }
       e.r = rng;
     }
-    try { r.push(full(e, c, v, reply)); } catch (err) { r.push(thrown(err)); }
+    try { r[i] = full(e, c, v, reply); } catch (err) { r[i] = thrown(err); }
   }
   if (F !== null) {
     var packed;
@@ -482,7 +482,8 @@ export class DeviceScript {
     const script = this.script;
     const ready: DeviceSlot[] = [];
     for (const d of devices) {
-      if (this.ready(d)) ready.push(this.devices.get(d)!);
+      const slot = this.devices.get(d);
+      if (script && slot && !slot.stopped && slot.queued === 0) ready.push(slot);
       else onOutcome(d, null);
     }
     if (!script) return;
