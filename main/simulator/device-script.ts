@@ -28,8 +28,11 @@ const MAX_KEYS = 100;
 const MAX_KEY_CHARS = 255;
 /** Shapes (key lists) of the results a call sends as doubles; results of other shapes go as JSON. */
 const MAX_SHAPES = 64;
-/** Doubles a call may send its devices' numeric results in (1,000 devices of 16 keys). */
-const NUMBERS = 16_384;
+/**
+ * Doubles a call may send its devices' numeric results in: 1,000 devices of 8 keys (the worker copies the
+ * whole buffer out after each call, so it is no larger than that).
+ */
+const NUMBERS = 8_192;
 
 const DISPATCH = `
 ;return (function (m, hooks, nums) {
