@@ -18,6 +18,7 @@ import { jsonText } from './kv-value.ts';
 import { writeOtaColumns } from './ota-packages.ts';
 import { entityName } from './names.ts';
 import type { StoreBudget } from './store-budget.ts';
+import { MqttCredentialCache } from './mqtt-credential-cache.ts';
 import { OwnedEntityRows, requestedCustomerId } from './owned-entities.ts';
 import { parseJson, queryPage } from './paging.ts';
 import { randomAlphanumeric } from './random-text.ts';
@@ -115,12 +116,18 @@ export class DeviceService {
   private readonly storage: StoreBudget | undefined;
 
   private readonly rows: OwnedEntityRows<DeviceRow>;
+  private readonly mqttCredentials = new MqttCredentialCache();
 
   constructor(ctx: PlatformContext, profiles: DeviceProfileService, storage?: StoreBudget) {
     this.ctx = ctx;
     this.profiles = profiles;
     this.storage = storage;
     this.rows = new OwnedEntityRows(ctx, { table: 'devices', entityType: 'DEVICE', label: 'Device' });
+    // writes that change credentials outside this service (a sandbox replacing the tables)
+    const forget = () => this.mqttCredentials.clear();
+    ctx.events.on('credentialsChanged', forget);
+    ctx.events.on('deviceDeleted', forget);
+    ctx.events.on('sandboxLoaded', forget);
   }
 
   toDevice(row: DeviceRow): Device {
@@ -156,6 +163,27 @@ export class DeviceService {
    * credentials with a user name only). A wrong password refuses at once.
    */
   findRowByMqttCredentials(clientId: string, userName: string, password: string): DeviceRow | undefined {
+    const cache = this.mqttCredentials;
+    cache.anyBasic ??=
+      this.ctx.db.get("SELECT 1 FROM device_credentials WHERE credentials_type = 'MQTT_BASIC' LIMIT 1") !==
+      undefined;
+    // with no basic credentials anywhere, the user name is an access token or nothing
+    const tokenOnly = !cache.anyBasic;
+    if (tokenOnly && blank(userName)) return undefined;
+    const key = tokenOnly
+      ? MqttCredentialCache.key('', userName, '')
+      : MqttCredentialCache.key(clientId, userName, password);
+    const cachedId = cache.deviceId(key);
+    const cached = cachedId === undefined ? undefined : this.findRow(cachedId);
+    if (cached) return cached;
+    const found = tokenOnly
+      ? this.findRowByToken(userName)
+      : this.lookUpMqttCredentials(clientId, userName, password);
+    if (found) cache.remember(key, found.id);
+    return found;
+  }
+
+  private lookUpMqttCredentials(clientId: string, userName: string, password: string): DeviceRow | undefined {
     const byId = (credentialsId: string) =>
       this.ctx.db.get<DeviceRow & { c_type: CredentialsType; c_value: string | null }>(
         `SELECT d.*, c.credentials_type AS c_type, c.credentials_value AS c_value FROM devices d
@@ -289,6 +317,8 @@ export class DeviceService {
       typeof credentials === 'object'
         ? credentials
         : { type: 'ACCESS_TOKEN', token: credentials ?? generateAccessToken() };
+    // basic credentials may be found before an access token another device's CONNECT was found by
+    if (c.type !== 'ACCESS_TOKEN') this.mqttCredentials.clear();
     w.run(
       `INSERT INTO device_credentials (id, created_time, device_id, credentials_type, credentials_id, credentials_value)
        VALUES (?, ?, ?, ?, ?, ?)`,
@@ -303,6 +333,7 @@ export class DeviceService {
     await this.ctx.db.write((w) => {
       w.run('DELETE FROM devices WHERE id = ?', [id]);
       w.run('DELETE FROM device_credentials WHERE device_id = ?', [id]);
+      this.mqttCredentials.clear();
       deleteEntityDependents(this.ctx, w, 'DEVICE', id);
       w.run('DELETE FROM rpc WHERE device_id = ?', [id]);
       this.ctx.telemetry.deleteEntity(w, row.num);
@@ -491,6 +522,7 @@ export class DeviceService {
   /** Replaces a device's credentials inside the caller's write (the caller emits credentialsChanged). */
   writeCredentials(w: Writer, deviceId: string, credentials: string | NewCredentials): void {
     const c = asCredentials(credentials);
+    this.mqttCredentials.clear();
     w.run(
       'UPDATE device_credentials SET credentials_type = ?, credentials_id = ?, credentials_value = ? WHERE device_id = ?',
       [...credentialColumns(c), deviceId],

@@ -145,6 +145,20 @@ export class TelemetryService {
     else this.ctx.events.emit('entityAttributes', { entityType, entityId: deviceId, scope, values, ts });
   }
 
+  /** Several devices' attributes in one store write (one fsync), each device's event once it is durable. */
+  async saveAttributesBatch(
+    items: { deviceId: string; scope: AttributeScope; values: Record<string, unknown> }[],
+  ): Promise<void> {
+    if (items.length === 0) return;
+    await this.storage?.admit();
+    const ts = this.ctx.now();
+    await this.ctx.db.write((w) => {
+      for (const i of items) this.writeAttributes(w, i.deviceId, i.scope, i.values, ts);
+    });
+    for (const i of items)
+      this.ctx.events.emit('attributes', { deviceId: i.deviceId, scope: i.scope, values: i.values, ts });
+  }
+
   /** Upserts attributes inside the caller's write; the caller emits the 'attributes' event once it is durable. */
   writeAttributes(
     w: Writer,

@@ -11,6 +11,14 @@ interface ActivityState {
   timeoutMs: number | undefined;
 }
 
+type ActivityEvent = 'CONNECT_EVENT' | 'DISCONNECT_EVENT' | 'ACTIVITY_EVENT' | 'INACTIVITY_EVENT';
+
+interface PendingEvent {
+  type: ActivityEvent | undefined;
+  device: DeviceRow;
+  attrs: Record<string, unknown>;
+}
+
 /** ThingsBoard's per-device inactivity timeout: a server attribute, in milliseconds. */
 export const INACTIVITY_TIMEOUT_KEY = 'inactivityTimeout';
 
@@ -22,6 +30,8 @@ function timeoutOf(value: unknown): number | undefined {
 /**
  * CONNECT / DISCONNECT / ACTIVITY / INACTIVITY events and the server attributes ThingsBoard keeps for
  * them (active, lastConnectTime, lastDisconnectTime, lastActivityTime, written on transitions only).
+ * They are gathered over one turn of the event loop and written in one store write after it, so a
+ * fleet connecting at once has its CONNACKs sent first and its attributes saved in batches.
  */
 export class DeviceActivity {
   private readonly state = new Map<string, ActivityState>();
@@ -30,6 +40,10 @@ export class DeviceActivity {
   private readonly timeoutMs: number;
   private readonly timer: NodeJS.Timeout;
   private messages = 0;
+  private pending: PendingEvent[] = [];
+  private flushScheduled = false;
+  /** devices seen for the first time: the next batch reads their stored timeouts */
+  private timeoutsToRead: ActivityState[] = [];
 
   private readonly onAttributes = (e: {
     deviceId: string;
@@ -58,9 +72,9 @@ export class DeviceActivity {
     const becameActive = this.markActive(device, now);
     const connect = { active: true, lastConnectTime: now };
     const activity = { active: true, lastActivityTime: now };
-    this.save(device, becameActive ? { ...connect, lastActivityTime: now } : connect);
-    this.submit('CONNECT_EVENT', device, connect);
-    if (becameActive) this.submit('ACTIVITY_EVENT', device, activity);
+    this.queue(undefined, device, becameActive ? { ...connect, lastActivityTime: now } : connect);
+    this.queue('CONNECT_EVENT', device, connect);
+    if (becameActive) this.queue('ACTIVITY_EVENT', device, activity);
   }
 
   disconnected(device: DeviceRow): void {
@@ -84,12 +98,9 @@ export class DeviceActivity {
       s.active = true;
       return true;
     }
-    this.state.set(device.id, {
-      device,
-      lastActivity: now,
-      active: true,
-      timeoutMs: this.storedTimeout(device.id),
-    });
+    const state: ActivityState = { device, lastActivity: now, active: true, timeoutMs: undefined };
+    this.state.set(device.id, state);
+    this.timeoutsToRead.push(state);
     return true;
   }
 
@@ -103,6 +114,7 @@ export class DeviceActivity {
   }
 
   stop(): void {
+    this.flush();
     clearInterval(this.timer);
     this.services.ctx.events.off('attributes', this.onAttributes);
   }
@@ -122,29 +134,38 @@ export class DeviceActivity {
     }
   }
 
-  private event(
-    type: 'CONNECT_EVENT' | 'DISCONNECT_EVENT' | 'ACTIVITY_EVENT' | 'INACTIVITY_EVENT',
-    device: DeviceRow,
-    attrs: Record<string, unknown>,
-  ): void {
-    this.save(device, attrs);
-    this.submit(type, device, attrs);
+  private event(type: ActivityEvent, device: DeviceRow, attrs: Record<string, unknown>): void {
+    this.queue(undefined, device, attrs);
+    this.queue(type, device, attrs);
   }
 
-  private save(device: DeviceRow, attrs: Record<string, unknown>): void {
-    this.services.telemetry.saveAttributes(device.id, 'SERVER_SCOPE', attrs).catch(() => undefined);
+  /** An attribute save (type undefined) or a rule engine event, in the order they happened. */
+  private queue(type: ActivityEvent | undefined, device: DeviceRow, attrs: Record<string, unknown>): void {
+    this.pending.push({ type, device, attrs });
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
   }
 
-  private submit(
-    type: 'CONNECT_EVENT' | 'DISCONNECT_EVENT' | 'ACTIVITY_EVENT' | 'INACTIVITY_EVENT',
-    device: DeviceRow,
-    attrs: Record<string, unknown>,
-  ): void {
-    this.engine.submit(
-      newMsg(type, { entityType: 'DEVICE', id: device.id }, attrs, {
-        deviceName: device.name,
-        deviceType: device.type,
-      }),
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    for (const s of this.timeoutsToRead) s.timeoutMs = this.storedTimeout(s.device.id);
+    this.timeoutsToRead = [];
+    const saves = batch.flatMap((e) =>
+      e.type ? [] : [{ deviceId: e.device.id, scope: 'SERVER_SCOPE' as const, values: e.attrs }],
     );
+    this.services.telemetry.saveAttributesBatch(saves).catch(() => undefined);
+    for (const e of batch)
+      if (e.type)
+        this.engine.submit(
+          newMsg(e.type, { entityType: 'DEVICE', id: e.device.id }, e.attrs, {
+            deviceName: e.device.name,
+            deviceType: e.device.type,
+          }),
+        );
   }
 }
