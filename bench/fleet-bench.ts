@@ -26,6 +26,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { percentile, printBench, printFigures } from './lib/bench-output.ts';
+import { processCpuMs } from './lib/proc-cpu.ts';
 import { benchHttp, tenantToken, type BenchHttp } from './lib/bench-http.ts';
 import type { FleetChildConfig, FleetCommand, FleetReport } from './lib/fleet-child.ts';
 
@@ -278,9 +279,11 @@ async function main(): Promise<void> {
       loadChildren.push(await startLoadChild({ mode: 'direct', url: serve.urls.mqtt, tokens: slice }));
     const stormProbe = probeRest(http, token, 50);
     const overflowsBefore = listenOverflows();
+    const stormCpuBefore = processCpuMs(pid);
     for (const c of loadChildren) c.send({ cmd: 'connect' });
     const connected = await Promise.all(loadChildren.map((c) => c.next('connected')));
     const connectStormS = Math.max(...connected.map((r) => r.lastMs)) / 1000;
+    const stormCpuMs = (processCpuMs(pid) ?? NaN) - (stormCpuBefore ?? NaN);
     const storm = await stormProbe.stop();
     const stormListenOverflows = listenOverflows() - overflowsBefore;
     const connections = connected.reduce((n, r) => n + r.ok, 0);
@@ -289,9 +292,11 @@ async function main(): Promise<void> {
     if (connected.some((r) => r.emfile))
       console.log('load processes hit EMFILE: the open-file limit (ulimit -n), not Sandboard, is the bound');
 
+    const publishCpuBefore = processCpuMs(pid);
     for (const c of loadChildren) c.send({ cmd: 'publish', spreadMs: PUBLISH_SPREAD_MS });
     const published = await Promise.all(loadChildren.map((c) => c.next('published')));
     const pubacks = published.flatMap((r) => r.latencies);
+    const publishCpuMs = (processCpuMs(pid) ?? NaN) - (publishCpuBefore ?? NaN);
     const publishFailed = published.reduce((n, r) => n + r.failed, 0);
     const rssMB = rssOf(pid);
     for (const c of loadChildren) c.send({ cmd: 'end' });
@@ -328,9 +333,11 @@ async function main(): Promise<void> {
     const creationRest = probeRest(http, token, 50);
     const connectProbe = probeConnect(serve.urls.mqtt, tokens[0] ?? 'fleet-gw-0');
     const gwStart = performance.now();
+    const creationCpuBefore = processCpuMs(pid);
     for (const c of gwChildren) c.send({ cmd: 'connect' });
     const gwConnected = await Promise.all(gwChildren.map((c) => c.next('connected')));
     const gatewayCreateS = (performance.now() - gwStart) / 1000;
+    const creationCpuMs = (processCpuMs(pid) ?? NaN) - (creationCpuBefore ?? NaN);
     const creation = await creationRest.stop();
     const duringCreation = await connectProbe.stop();
     for (const c of gwChildren) c.send({ cmd: 'publish', spreadMs: 0 });
@@ -363,6 +370,8 @@ async function main(): Promise<void> {
       refused,
       connectStormS,
       stormListenOverflows,
+      serveCpuPerConnectMs: stormCpuMs / Math.max(1, connections),
+      serveCpuPerPublishMs: publishCpuMs / Math.max(1, pubacks.length),
       restDuringStormMs,
       restDuringStormMaxMs: Math.max(...storm.latencies),
       restDuringStormCalls: storm.latencies.length,
@@ -374,6 +383,7 @@ async function main(): Promise<void> {
       gatewayDevices,
       gatewayRefused,
       gatewayCreateS,
+      serveCpuPerGatewayDeviceMs: creationCpuMs / Math.max(1, GATEWAYS * GATEWAY_DEVICES),
       gatewayPubackP99Ms: percentile(gwPubacks, 99),
       restDuringCreationP99Ms: percentile(creation.latencies, 99),
       connectDuringCreationMs: duringCreation.times.length ? Math.max(...duringCreation.times) : Number.NaN,
@@ -389,6 +399,8 @@ async function main(): Promise<void> {
       refused,
       'connect storm': [connectStormS, `s (target <= ${TARGETS.connectStormS})`],
       'listen queue overflows during the storm (machine-wide)': stormListenOverflows,
+      'serve CPU per connection (storm CPU / connections)': [result.serveCpuPerConnectMs, 'ms'],
+      'serve CPU per publish (QoS 1, during the spread)': [result.serveCpuPerPublishMs, 'ms'],
       'REST p99 during the storm': [
         restDuringStormMs,
         `ms over ${storm.latencies.length} calls (target <= ${TARGETS.restDuringStormMs})`,
@@ -400,6 +412,7 @@ async function main(): Promise<void> {
       'serve RSS with the fleet': [rssMB, 'MB'],
       'gateway devices': gatewayDevices,
       'gateway devices created in': [gatewayCreateS, 's'],
+      'serve CPU per gateway device created': [result.serveCpuPerGatewayDeviceMs, 'ms'],
       'REST p99 during creation': [result.restDuringCreationP99Ms, 'ms'],
       'longest direct CONNECT during creation': [result.connectDuringCreationMs, 'ms'],
       'serve RSS with the gateways': [gatewayRssMB, `MB (target <= ${TARGETS.gatewayRssMB})`],

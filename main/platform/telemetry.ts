@@ -204,6 +204,20 @@ export class TelemetryService {
       }));
   }
 
+  /** One attribute of many devices (those that have it), read 500 devices a statement. */
+  attributeOfMany(deviceIds: string[], scope: AttributeScope, key: string): Map<string, unknown> {
+    const found = new Map<string, unknown>();
+    for (let i = 0; i < deviceIds.length; i += 500) {
+      const ids = deviceIds.slice(i, i + 500);
+      const rows = this.ctx.db.all<{ entity_id: string; t: string; v: SqlValue }>(
+        `SELECT entity_id, t, v FROM attributes WHERE entity_id IN (${ids.map(() => '?').join(',')}) AND scope = ? AND key = ?`,
+        [...ids, scope, key],
+      );
+      for (const r of rows) found.set(r.entity_id, decodeKv(r.t, r.v));
+    }
+    return found;
+  }
+
   async deleteAttributes(
     deviceId: string,
     scope: AttributeScope,

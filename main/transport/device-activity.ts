@@ -119,11 +119,6 @@ export class DeviceActivity {
     this.services.ctx.events.off('attributes', this.onAttributes);
   }
 
-  private storedTimeout(deviceId: string): number | undefined {
-    const [attr] = this.services.telemetry.attributes(deviceId, ['SERVER_SCOPE'], [INACTIVITY_TIMEOUT_KEY]);
-    return timeoutOf(attr?.value);
-  }
-
   private sweep(): void {
     const now = Date.now();
     for (const s of this.state.values()) {
@@ -153,8 +148,15 @@ export class DeviceActivity {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
-    for (const s of this.timeoutsToRead) s.timeoutMs = this.storedTimeout(s.device.id);
-    this.timeoutsToRead = [];
+    if (this.timeoutsToRead.length) {
+      const stored = this.services.telemetry.attributeOfMany(
+        this.timeoutsToRead.map((s) => s.device.id),
+        'SERVER_SCOPE',
+        INACTIVITY_TIMEOUT_KEY,
+      );
+      for (const s of this.timeoutsToRead) s.timeoutMs = timeoutOf(stored.get(s.device.id));
+      this.timeoutsToRead = [];
+    }
     const saves = batch.flatMap((e) =>
       e.type ? [] : [{ deviceId: e.device.id, scope: 'SERVER_SCOPE' as const, values: e.attrs }],
     );
