@@ -18,6 +18,7 @@ import { jsonText } from './kv-value.ts';
 import { writeOtaColumns } from './ota-packages.ts';
 import { entityName } from './names.ts';
 import type { StoreBudget } from './store-budget.ts';
+import { ChunkedQueue } from './chunked-queue.ts';
 import { MqttCredentialCache } from './mqtt-credential-cache.ts';
 import { OwnedEntityRows, requestedCustomerId } from './owned-entities.ts';
 import { parseJson, queryPage } from './paging.ts';
@@ -97,6 +98,18 @@ function checkBasic(
   if (!blank(stored.userName) && stored.userName !== userName) return 'HASH_MISMATCH';
   if (!blank(stored.password)) return stored.password === password ? 'VALID' : 'PASSWORD_MISMATCH';
   return 'VALID';
+}
+
+/** How long one chunk of gateway device creation may hold the event loop. */
+const GATEWAY_DEVICES_SLICE_MS = 8;
+
+interface GatewayDeviceRequest {
+  gateway: DeviceRow;
+  name: string;
+  type: string;
+  limit: number;
+  resolve: (row: DeviceRow) => void;
+  reject: (err: unknown) => void;
 }
 
 export class DeviceLimitError extends Error {
@@ -455,47 +468,110 @@ export class DeviceService {
    * lastConnectedGateway) or created with the named profile, a Created relation from the gateway and
    * the gateway's customer. limit > 0 caps the number of devices.
    */
+  /**
+   * A device a gateway announces (v1/gateway/connect or its first message), created if it does not
+   * exist. Announcements are queued and created in chunks, at most a few milliseconds of the event loop
+   * at a time and many devices in one store write, so a gateway announcing thousands of devices keeps
+   * no CONNECT or HTTP request of anyone else waiting.
+   */
   async connectViaGateway(gateway: DeviceRow, name: string, type: string, limit: number): Promise<DeviceRow> {
-    if (!this.findRowByName(name)) await this.storage?.admit();
-    let created = false;
-    const id = await this.ctx.db.write((w) => {
-      const existing = w.get<DeviceRow>('SELECT * FROM devices WHERE name = ?', [name]);
-      if (existing) {
-        const info = parseJson(existing.additional_info);
-        if (info.lastConnectedGateway !== gateway.id) {
-          w.run('UPDATE devices SET additional_info = ? WHERE id = ?', [
-            JSON.stringify({ ...info, lastConnectedGateway: gateway.id }),
-            existing.id,
-          ]);
+    const known = this.findRowByName(name);
+    if (known && parseJson(known.additional_info).lastConnectedGateway === gateway.id) return known;
+    return new Promise((resolve, reject) =>
+      this.gatewayDevices.add({ gateway, name, type, limit, resolve, reject }),
+    );
+  }
+
+  private readonly gatewayDevices = new ChunkedQueue<GatewayDeviceRequest>((chunk) =>
+    this.createChunk(chunk),
+  );
+
+  /** One chunk of gateway announcements in one store write; each settles once that write is durable. */
+  private async createChunk(chunk: GatewayDeviceRequest[]): Promise<void> {
+    try {
+      if (chunk.some((r) => !this.findRowByName(r.name))) await this.storage?.admit();
+    } catch (err) {
+      for (const r of chunk) r.reject(err);
+      return;
+    }
+    const outcomes: { request: GatewayDeviceRequest; id?: string; created?: boolean; error?: unknown }[] = [];
+    let taken = chunk.length;
+    try {
+      await this.ctx.db.write((w) => {
+        outcomes.length = 0;
+        let count: number | undefined;
+        const until = performance.now() + GATEWAY_DEVICES_SLICE_MS;
+        for (const [i, request] of chunk.entries()) {
+          if (i > 0 && performance.now() > until) {
+            taken = i;
+            this.gatewayDevices.putBack(chunk.slice(i));
+            break;
+          }
+          try {
+            const { id, created } = this.writeGatewayDevice(w, request, () => {
+              count ??= Number(w.get<{ n: number }>('SELECT COUNT(*) AS n FROM devices')?.n ?? 0);
+              return count++;
+            });
+            outcomes.push({ request, id, created });
+          } catch (err) {
+            if (!(err instanceof DeviceLimitError)) throw err;
+            outcomes.push({ request, error: err });
+          }
         }
-        return existing.id;
-      }
-      if (limit > 0 && Number(w.get<{ n: number }>('SELECT COUNT(*) AS n FROM devices')?.n ?? 0) >= limit) {
-        throw new DeviceLimitError(limit);
-      }
-      const profile = this.profiles.findOrCreate(w, type);
-      // The gateway's owner now, not when its session began (the session's row is not refreshed).
-      const owner = w.get<{ customer_id: string | null }>('SELECT customer_id FROM devices WHERE id = ?', [
-        gateway.id,
-      ]);
-      const newId = this.insert(w, {
-        name,
-        profileId: profile.id,
-        profileName: profile.name,
-        label: null,
-        customerId: owner ? owner.customer_id : gateway.customer_id,
-        info: JSON.stringify({ gateway: false, lastConnectedGateway: gateway.id }),
       });
-      w.run(
-        `INSERT OR IGNORE INTO relations (from_id, from_type, to_id, to_type, type, type_group, additional_info)
-         VALUES (?, 'DEVICE', ?, 'DEVICE', 'Created', 'COMMON', NULL)`,
-        [gateway.id, newId],
-      );
-      created = true;
-      return newId;
+    } catch (err) {
+      for (const r of chunk.slice(0, taken)) r.reject(err);
+      return;
+    }
+    for (const o of outcomes) {
+      if (o.error !== undefined || !o.id) {
+        o.request.reject(o.error);
+        continue;
+      }
+      if (o.created) this.ctx.events.emit('deviceSaved', { deviceId: o.id, created: true });
+      const row = this.findRow(o.id);
+      if (row) o.request.resolve(row);
+      else o.request.reject(new Error(`Device '${o.request.name}' was deleted`));
+    }
+  }
+
+  /** Inside the chunk's write: the device by name, pointed at its gateway, or created (DeviceLimitError first). */
+  private writeGatewayDevice(
+    w: Writer,
+    { gateway, name, type, limit }: GatewayDeviceRequest,
+    devicesSoFar: () => number,
+  ): { id: string; created: boolean } {
+    const existing = w.get<DeviceRow>('SELECT * FROM devices WHERE name = ?', [name]);
+    if (existing) {
+      const info = parseJson(existing.additional_info);
+      if (info.lastConnectedGateway !== gateway.id) {
+        w.run('UPDATE devices SET additional_info = ? WHERE id = ?', [
+          JSON.stringify({ ...info, lastConnectedGateway: gateway.id }),
+          existing.id,
+        ]);
+      }
+      return { id: existing.id, created: false };
+    }
+    if (limit > 0 && devicesSoFar() >= limit) throw new DeviceLimitError(limit);
+    const profile = this.profiles.findOrCreate(w, type);
+    // The gateway's owner now, not when its session began (the session's row is not refreshed).
+    const owner = w.get<{ customer_id: string | null }>('SELECT customer_id FROM devices WHERE id = ?', [
+      gateway.id,
+    ]);
+    const newId = this.insert(w, {
+      name,
+      profileId: profile.id,
+      profileName: profile.name,
+      label: null,
+      customerId: owner ? owner.customer_id : gateway.customer_id,
+      info: JSON.stringify({ gateway: false, lastConnectedGateway: gateway.id }),
     });
-    if (created) this.ctx.events.emit('deviceSaved', { deviceId: id, created: true });
-    return this.findRow(id)!;
+    w.run(
+      `INSERT OR IGNORE INTO relations (from_id, from_type, to_id, to_type, type, type_group, additional_info)
+       VALUES (?, 'DEVICE', ?, 'DEVICE', 'Created', 'COMMON', NULL)`,
+      [gateway.id, newId],
+    );
+    return { id: newId, created: true };
   }
 
   /**
