@@ -60,6 +60,24 @@ export function junitXml(r: SimulationReport): string {
         : {}),
       out: `hook calls ${r.scriptCalls}, errors ${r.scriptErrors}, devices stopped ${r.scriptedDevicesStopped}`,
     });
+  if (r.ota) {
+    const o = r.ota;
+    const pending = o.devices - o.updated - o.failed;
+    const reasons = Object.entries(o.failedByReason)
+      .map(([k, n]) => `${k}: ${n}`)
+      .join('\n');
+    const wrong =
+      pending > 0
+        ? `${pending} of ${o.devices} OTA devices did not finish their update (was a package assigned to their profile?)`
+        : o.failed !== o.failingOnPurpose
+          ? `${o.failed} OTA devices failed, ${o.failingOnPurpose} were to fail on purpose`
+          : null;
+    cases.push({
+      name: 'OTA devices update, failing only on purpose',
+      ...(wrong ? { failure: wrong } : {}),
+      out: `devices ${o.devices}, updated ${o.updated}, failed ${o.failed} (on purpose ${o.failingOnPurpose})${reasons ? `\n${reasons}` : ''}`,
+    });
+  }
   for (const f of r.faults) {
     cases.push({
       name: `faults[${f.index}] ${f.kind} (${f.target})`,
@@ -89,6 +107,12 @@ export function junitXml(r: SimulationReport): string {
     ['faultsInjected', String(r.faultsInjected)],
     ['telemetryMessages', String(r.telemetryMessages)],
     ['datapoints', String(r.datapoints)],
+    ...(r.ota
+      ? [
+          ['otaUpdated', String(r.ota.updated)],
+          ['otaFailed', String(r.ota.failed)],
+        ]
+      : []),
     ['target', r.target],
   ]
     .map(([k, v]) => `      <property name="${k}" value="${xml(v!)}"/>`)

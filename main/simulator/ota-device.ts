@@ -1,10 +1,11 @@
 import { createHash, type Hash } from 'node:crypto';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { CHECKSUM_ALGORITHMS, type OtaUpdateState } from '../../shared/schemas/ota.ts';
+import type { OtaFailReason } from '../../shared/schemas/simulation.ts';
 import { otaChecksum } from '../platform/ota-checksum.ts';
 
 /** How a simulated device fails when it is chosen to: a corrupted download, a lost chunk, or the update itself. */
-export type OtaFailReason = 'checksum' | 'download' | 'update';
+export type { OtaFailReason };
 
 /** The fw_error a failure reports (what the OTA page groups failures by). */
 export const OTA_FAIL_ERRORS: Record<OtaFailReason, string> = {
@@ -51,6 +52,9 @@ export class OtaDevice {
   private busy: Promise<void> = Promise.resolve();
   private readonly attempted = new Set<string>();
   state: OtaUpdateState | null = null;
+  /** the fw_error of its last FAILED */
+  error: string | null = null;
+  connected = false;
   /** bytes of packages received */
   bytes = 0;
   private readonly finished: ((state: OtaUpdateState) => void)[] = [];
@@ -70,6 +74,9 @@ export class OtaDevice {
       connectTimeout: 30_000,
     });
     this.client = client;
+    this.connected = true;
+    client.on('close', () => (this.connected = false));
+    client.on('connect', () => (this.connected = true));
     client.on('error', () => undefined);
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
     await client.subscribeAsync([
@@ -133,6 +140,7 @@ export class OtaDevice {
       { qos: 1 },
     );
     this.state = state;
+    if (state === 'FAILED') this.error = typeof extra.fw_error === 'string' ? extra.fw_error : 'unknown';
     if (state === 'UPDATED' || state === 'FAILED') for (const f of this.finished.splice(0)) f(state);
   }
 

@@ -9,6 +9,8 @@ export interface OtaFleetOptions {
   /** share of the devices that fail on purpose (0..1), exactly round(share * devices) */
   failShare?: number;
   failReason?: OtaFailReason;
+  /** several ways to fail, taken in turn by the failing devices (overrides failReason) */
+  failReasons?: OtaFailReason[];
   /** bytes per chunk request (default 16 KiB) */
   chunkSize?: number;
   /** which devices fail (default 'ota') */
@@ -20,10 +22,18 @@ export interface OtaFleetOptions {
 /** Simulated devices that update themselves (OtaDevice each, on its own MQTT connection). */
 export class OtaFleet {
   readonly devices: OtaDevice[];
+  /** devices that fail on purpose */
+  readonly failing: number;
   private readonly concurrency: number;
 
   constructor(options: OtaFleetOptions) {
     const failing = failingDevices(options.tokens.length, options.failShare ?? 0, options.seed);
+    const reasons = options.failReasons?.length ? options.failReasons : [options.failReason ?? 'checksum'];
+    // the failing devices in fleet order take the reasons in turn
+    const reasonOf = new Map(
+      [...failing].sort((a, b) => a - b).map((d, k) => [d, reasons[k % reasons.length]!]),
+    );
+    this.failing = failing.size;
     this.concurrency = Math.max(1, options.connectConcurrency ?? 100);
     this.devices = options.tokens.map(
       (token, i) =>
@@ -31,7 +41,7 @@ export class OtaFleet {
           url: options.url,
           token,
           chunkSize: options.chunkSize ?? 16 * 1024,
-          fail: failing.has(i) ? (options.failReason ?? 'checksum') : undefined,
+          fail: reasonOf.get(i),
         }),
     );
   }
@@ -54,6 +64,17 @@ export class OtaFleet {
   /** Devices per state they last reported (null: nothing yet). */
   states(): Record<string, number> {
     return count(this.devices.map((d) => d.state ?? 'IDLE'));
+  }
+
+  /** fw_error -> devices that last reported FAILED with it */
+  failures(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const d of this.devices) if (d.state === 'FAILED') out[d.error!] = (out[d.error!] ?? 0) + 1;
+    return out;
+  }
+
+  connected(): number {
+    return this.devices.filter((d) => d.connected).length;
   }
 
   bytes(): number {

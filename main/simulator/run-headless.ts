@@ -3,14 +3,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { FAILURE_REASONS, formatIssue, type Scenario } from '../../shared/schemas/simulation.ts';
+import {
+  FAILURE_REASONS,
+  formatIssue,
+  type OtaRunCounts,
+  type Scenario,
+} from '../../shared/schemas/simulation.ts';
 import type { Services } from '../platform/services.ts';
 import type { Meter } from './counters.ts';
 import { deviceCount, parseScenarioText, ScenarioError, targetLabel } from './scenario.ts';
 import { junitXml } from '../../shared/simulation-junit.ts';
 import { runReport } from './simulation-report.ts';
 import { SimulationRun } from './simulation-run.ts';
-import { embeddedUrl, remoteTarget, runGateways, type ResolvedTarget } from './targets.ts';
+import { embeddedUrl, remoteTarget, runGateways, runOtaFleet, type ResolvedTarget } from './targets.ts';
 import { openFileLimit, openFileLimitReached } from './mqtt-connection.ts';
 
 export interface SimulateOptions {
@@ -106,15 +111,27 @@ function cpuMeter(): () => number {
   };
 }
 
+/** "OTA: 95 of 100 updated, 5 failed (Checksum verification failed: 5), ..." */
+function otaLine(ota: OtaRunCounts): string {
+  const reasons = Object.entries(ota.failedByReason).map(([r, n]) => `${r}: ${n}`);
+  const pending = ota.devices - ota.updated - ota.failed;
+  return (
+    `OTA: ${ota.updated} of ${ota.devices} updated, ${ota.failed} failed${reasons.length ? ` (${reasons.join(', ')})` : ''}` +
+    `${pending ? `, ${pending} not finished` : ''}; ${ota.failingOnPurpose} failing on purpose`
+  );
+}
+
 function progressLine(run: SimulationRun, cpuPct: number): string {
   const m = run.meter;
   const elapsed = (run.elapsedMs() / 1000).toFixed(0).padStart(4);
   const connected = run.gateways.filter((g) => g.state === 'connected').length;
   const retrying = run.gateways.filter((g) => g.state === 'reconnecting').length;
+  const ota = run.otaCounts();
   return (
     `[${elapsed}s] sent ${m.sent} | acked ${m.acknowledged} | failed ${m.failed}${failures(m)} | ` +
     `${retrying ? `${retrying} retrying | ` : ''}cpu ${cpuPct.toFixed(0)}% | ` +
-    `${m.messagesPerSecond().toFixed(1)} msg/s | ${connected}/${run.gateways.length} gateways connected`
+    `${m.messagesPerSecond().toFixed(1)} msg/s | ${connected}/${run.gateways.length} gateways connected` +
+    (ota ? ` | OTA ${ota.updated} updated, ${ota.failed} failed of ${ota.devices}` : '')
   );
 }
 
@@ -156,6 +173,10 @@ export async function runSimulate(
         `${options.file}: gateways[${missing}].token: is required with --platform (the gateway access token)`,
       );
     target = { url: options.platform.replace(/\/+$/, '') };
+    if (scenario.ota)
+      throw new Error(
+        `${options.file}: ota: is only for the in-process platform (its devices are created there with their tokens); leave out --platform`,
+      );
     if (scenario.setup)
       process.stderr.write(
         "sandboard simulate: the scenario's setup (device profiles, assets) is left out with --platform (it is set up only on the in-process platform)\n",
@@ -177,15 +198,19 @@ export async function runSimulate(
   const onSignal = () => void run?.stop('stopped');
   let run: SimulationRun | undefined;
   try {
+    const gateways = await runGateways(scenario, target);
+    const ota = await runOtaFleet(scenario, target);
     run = new SimulationRun({
-      gateways: await runGateways(scenario, target),
+      gateways,
+      ...(ota ? { ota } : {}),
       durationMs: options.durationMs ?? scenario.durationMs,
       maxPeriods: scenario.messages,
       ...(scenario.faults ? { faults: scenario.faults } : {}),
     });
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    const warning = openFileWarning(scenario.gateways.length * (platform ? 2 : 1));
+    const connections = scenario.gateways.length + (scenario.ota?.devicesCount ?? 0);
+    const warning = openFileWarning(connections * (platform ? 2 : 1));
     if (warning) process.stderr.write(warning);
     await run.start();
     const r = run;
@@ -222,6 +247,8 @@ export async function runSimulate(
         `fault faults[${f.index}] ${f.kind} (${f.target}): injected ${f.injected}${answers.length ? `; answered ${answers.join(', ')}` : ''}\n`,
       );
     }
+    const otaCounts = run.otaCounts();
+    if (otaCounts) out.write(`${otaLine(otaCounts)}\n`);
     if (m.scriptCalls > 0 || m.scriptErrors > 0)
       out.write(`device scripts: ${m.scriptCalls} hook calls, ${m.scriptErrors} errors\n`);
     for (const e of [...run.scriptLog.list()].reverse().slice(0, 20))

@@ -14,7 +14,7 @@ import { deviceNames } from '../../shared/schemas/simulation.ts';
 import { deviceCount, parseScenario, ScenarioError, targetLabel } from './scenario.ts';
 import { runReport } from './simulation-report.ts';
 import { SimulationRun } from './simulation-run.ts';
-import { embeddedUrl, remoteTarget, runGateways, type ResolvedTarget } from './targets.ts';
+import { embeddedUrl, remoteTarget, runGateways, runOtaFleet, type ResolvedTarget } from './targets.ts';
 
 export interface SimulationManagerOptions {
   services: Services;
@@ -168,6 +168,7 @@ export class SimulationManager {
       faults: s.faults,
       faultMarkers: s.faultMarkers,
       scriptErrors: s.scriptErrors,
+      ...(s.ota ? { ota: s.ota } : {}),
     };
   }
 
@@ -228,9 +229,12 @@ export class SimulationManager {
     this.startErrors.delete(id);
     let run: SimulationRun;
     try {
-      const gateways = await runGateways(scenario, this.target(scenario));
+      const target = this.target(scenario);
+      const gateways = await runGateways(scenario, target);
+      const ota = await runOtaFleet(scenario, target);
       run = new SimulationRun({
         gateways,
+        ...(ota ? { ota } : {}),
         durationMs: overrides.durationMs ?? scenario.durationMs,
         maxPeriods: overrides.messages ?? scenario.messages,
         ...(scenario.faults ? { faults: scenario.faults } : {}),

@@ -41,5 +41,6 @@ export function runReport(
     scriptErrors: m.scriptErrors,
     scriptedDevicesStopped: run.gateways.reduce((n, g) => n + g.scriptedDevicesStopped, 0),
     latencyMs: m.latency.percentiles(),
+    ...(run.ota ? { ota: run.otaCounts()! } : {}),
   };
 }

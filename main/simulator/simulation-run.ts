@@ -4,6 +4,7 @@ import type {
   FaultCount,
   FaultMarker,
   GatewayStatus,
+  OtaRunCounts,
   RateSample,
   RpcLogEntry,
   ScriptErrorEntry,
@@ -13,6 +14,7 @@ import type {
 import { Meter, RingLog } from './counters.ts';
 import { FaultBook } from './faults.ts';
 import { ConnectError, type GatewayConnection } from './mqtt-connection.ts';
+import { OtaFleet, type OtaFleetOptions } from './ota-fleet.ts';
 import type { GatewayPlan } from './scenario.ts';
 import { SimulatedGateway } from './simulated-gateway.ts';
 
@@ -33,6 +35,8 @@ export interface RunOptions {
   maxPeriods?: number;
   /** the scenario's faults */
   faults?: Fault[];
+  /** the scenario's devices that update themselves (scenario.ota) */
+  ota?: OtaFleetOptions;
 }
 
 export interface RunStatus {
@@ -50,6 +54,7 @@ export interface RunStatus {
   faults: FaultCount[];
   faultMarkers: FaultMarker[];
   scriptErrors: ScriptErrorEntry[];
+  ota?: OtaRunCounts;
 }
 
 /** One run of a scenario: its gateways, shared counters and logs, a duration timer, and how it ended. */
@@ -65,6 +70,7 @@ export class SimulationRun {
   readonly scriptLog = new RingLog<Omit<ScriptErrorEntry, 'seq'>>();
   readonly faults: FaultBook;
   readonly gateways: SimulatedGateway[];
+  readonly ota: OtaFleet | null;
   private readonly durationMs: number;
   private durationTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
@@ -74,6 +80,7 @@ export class SimulationRun {
   constructor(options: RunOptions) {
     this.durationMs = options.durationMs ?? 0;
     this.faults = new FaultBook(options.faults);
+    this.ota = options.ota ? new OtaFleet(options.ota) : null;
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     const startedAt = Date.now();
     this.startedAt = startedAt;
@@ -134,6 +141,16 @@ export class SimulationRun {
     }
     for (const i of failed)
       this.gateways[i]!.retryLater((results[i] as PromiseRejectedResult).reason as Error);
+    if (this.ota) {
+      try {
+        await this.ota.start();
+      } catch (err) {
+        this.lastError = `OTA devices: ${(err as Error).message}`;
+        await this.stop('error');
+        throw new Error(this.lastError);
+      }
+      if (this.state !== 'starting') return;
+    }
     this.state = 'running';
     if (this.durationMs > 0)
       this.durationTimer = setTimeout(() => void this.stop('duration'), this.durationMs);
@@ -147,7 +164,8 @@ export class SimulationRun {
     this.state = 'stopping';
     this.meter.halt();
     if (this.durationTimer) clearTimeout(this.durationTimer);
-    this.stopping = Promise.all(this.gateways.map((g) => g.stop())).then(() => {
+    const stops = [...this.gateways.map((g) => g.stop()), this.ota?.stop()];
+    this.stopping = Promise.all(stops).then(() => {
       for (const g of this.gateways) g.releaseScript();
       this.stoppedAt = Date.now();
       this.finishReason = reason;
@@ -183,6 +201,24 @@ export class SimulationRun {
       faults: this.faults.list(),
       faultMarkers: this.faults.markers.list(),
       scriptErrors: this.scriptLog.list(),
+      ...(this.ota ? { ota: this.otaCounts()! } : {}),
+    };
+  }
+
+  /** How the OTA devices' updates went (undefined: the scenario has none). */
+  otaCounts(): OtaRunCounts | undefined {
+    const fleet = this.ota;
+    if (!fleet) return undefined;
+    const states = fleet.states();
+    return {
+      devices: fleet.devices.length,
+      connected: fleet.connected(),
+      failingOnPurpose: fleet.failing,
+      states,
+      updated: states.UPDATED ?? 0,
+      failed: states.FAILED ?? 0,
+      failedByReason: fleet.failures(),
+      bytes: fleet.bytes(),
     };
   }
 

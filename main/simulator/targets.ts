@@ -5,6 +5,8 @@ import type { Principal } from '../platform/auth/principal.ts';
 import { invalidArgument } from '../platform/errors.ts';
 import { parseJson } from '../platform/paging.ts';
 import type { Services } from '../platform/services.ts';
+import type { OtaFleetOptions } from './ota-fleet.ts';
+import { otaFleetPlan } from './ota-scenario.ts';
 import { gatewayPlan, scenarioSeed } from './scenario.ts';
 import { applySetup } from './scenario-setup.ts';
 import type { RunGateway } from './simulation-run.ts';
@@ -123,4 +125,14 @@ export async function runGateways(scenario: Scenario, target: ResolvedTarget): P
     });
   }
   return gateways;
+}
+
+/** The scenario's OTA devices on the embedded platform, provisioned (none without scenario.ota). */
+export async function runOtaFleet(
+  scenario: Scenario,
+  target: ResolvedTarget,
+): Promise<OtaFleetOptions | undefined> {
+  if (!scenario.ota) return undefined;
+  if (!target.services) throw invalidArgument('ota: is only for the embedded target');
+  return otaFleetPlan(target.services, scenario, target.url, SIMULATOR);
 }

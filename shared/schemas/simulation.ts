@@ -27,6 +27,8 @@ export const SIMULATION_LIMITS = {
   faults: 100,
   scriptChars: 50_000,
   scriptedDevicesPerScenario: 10_000,
+  otaDevices: 10_000,
+  otaPackageBytes: 16 * 1024 * 1024,
 } as const;
 
 export const DEFAULT_DEVICE_NAME_PATTERN = '${gateway} Device ${n}';
@@ -349,6 +351,80 @@ export const Fault = Type.Union([
 ]);
 export type Fault = Static<typeof Fault>;
 
+// ---------------------------------------------------------------------------------------------------------
+// Devices that update themselves (OTA): directly connected, each on its own MQTT session with its own token
+// (ThingsBoard serves packages to a device's own session only), following the Python SDK's firmware flow.
+
+export const OTA_FAIL_REASONS = ['checksum', 'download', 'update'] as const;
+export type OtaFailReason = (typeof OTA_FAIL_REASONS)[number];
+export const DEFAULT_OTA_DEVICE_NAME_PATTERN = 'OTA Device ${n}';
+
+export const OtaScenarioPackage = obj(
+  {
+    title: Type.String({ minLength: 1, maxLength: 255 }),
+    version: Type.String({ minLength: 1, maxLength: 255 }),
+    sizeBytes: Type.Integer({
+      minimum: 1,
+      maximum: SIMULATION_LIMITS.otaPackageBytes,
+      description: 'size of the generated firmware file',
+    }),
+  },
+  "a firmware package made at start (seeded bytes, SHA256) and assigned to the devices' profile, unless that profile has one with this title and version already",
+);
+
+export const OtaScenario = obj(
+  {
+    devicesCount: Type.Integer({ minimum: 1, maximum: SIMULATION_LIMITS.otaDevices }),
+    deviceNamePattern: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: `device names: \${n} counts from 1 (default "${DEFAULT_OTA_DEVICE_NAME_PATTERN}")`,
+      }),
+    ),
+    deviceType: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description:
+          'device profile (default "default"; created when missing): assign a package to it on the OTA page',
+      }),
+    ),
+    failShare: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          "share of the devices that fail on purpose: exactly round(failShare × devicesCount), picked by the scenario's seed (default 0)",
+      }),
+    ),
+    failReasons: Type.Optional(
+      Type.Array(Type.Union(OTA_FAIL_REASONS.map((r) => Type.Literal(r))), {
+        minItems: 1,
+        maxItems: OTA_FAIL_REASONS.length,
+        description:
+          "how the failing devices fail, taken in turn: 'checksum' (a corrupted download), 'download' (a chunk never asked for), 'update' (the install) (default ['checksum'])",
+      }),
+    ),
+    chunkSize: Type.Optional(
+      Type.Integer({
+        minimum: 256,
+        maximum: 1_048_576,
+        description: 'bytes per chunk request (default 16384)',
+      }),
+    ),
+    package: Type.Optional(OtaScenarioPackage),
+  },
+  'embedded target only: devices of their own (not behind a gateway) that update themselves when their profile or they get a firmware package',
+);
+export type OtaScenario = Static<typeof OtaScenario>;
+
+/** Names of a scenario's OTA devices, in order. */
+export function otaDeviceNames(ota: Pick<OtaScenario, 'devicesCount' | 'deviceNamePattern'>): string[] {
+  const pattern = ota.deviceNamePattern ?? DEFAULT_OTA_DEVICE_NAME_PATTERN;
+  return Array.from({ length: ota.devicesCount }, (_, i) => pattern.replaceAll('${n}', String(i + 1)));
+}
+
 export const EmbeddedTarget = obj({ kind: Type.Literal('embedded') }, "this Sandboard's own MQTT broker");
 export const RemoteTarget = obj(
   {
@@ -392,6 +468,7 @@ export const Scenario = obj(
     faults: Type.Optional(
       Type.Array(Fault, { maxItems: SIMULATION_LIMITS.faults, description: 'faults injected on purpose' }),
     ),
+    ota: Type.Optional(OtaScenario),
   },
   'A gateway simulation scenario (default target: embedded)',
 );
@@ -528,6 +605,46 @@ function semanticIssues(s: Scenario): ScenarioIssue[] {
     }
   });
   if (s.setup) issues.push(...setupIssues(s.setup, new Set(deviceOwner.keys()), s.target?.kind === 'remote'));
+  if (s.ota) issues.push(...otaIssues(s.ota, s.target?.kind === 'remote', gatewayAt, deviceOwner));
+  return issues;
+}
+
+function otaIssues(
+  ota: OtaScenario,
+  remote: boolean,
+  gateways: ReadonlyMap<string, number>,
+  devices: ReadonlyMap<string, string>,
+): ScenarioIssue[] {
+  if (remote)
+    return [
+      {
+        path: 'ota',
+        message: 'is only for the embedded target (its devices are created here with their tokens)',
+      },
+    ];
+  const pattern = ota.deviceNamePattern ?? DEFAULT_OTA_DEVICE_NAME_PATTERN;
+  if (ota.devicesCount > 1 && !pattern.includes('${n}'))
+    return [
+      {
+        path: 'ota.deviceNamePattern',
+        message: 'must contain ${n} when devicesCount > 1 (device names must differ)',
+      },
+    ];
+  const issues: ScenarioIssue[] = [];
+  for (const name of otaDeviceNames(ota)) {
+    const owner = gateways.has(name)
+      ? 'a gateway'
+      : devices.has(name)
+        ? `a device of gateway '${devices.get(name)}'`
+        : null;
+    if (owner) {
+      issues.push({ path: 'ota.deviceNamePattern', message: `device '${name}' has the name of ${owner}` });
+      break;
+    }
+  }
+  const reasons = ota.failReasons ?? [];
+  const twice = reasons.find((r, i) => reasons.indexOf(r) !== i);
+  if (twice) issues.push({ path: 'ota.failReasons', message: `'${twice}' is listed twice` });
   return issues;
 }
 
@@ -764,6 +881,23 @@ export const FaultMarker = Type.Object({
 });
 export type FaultMarker = Static<typeof FaultMarker>;
 
+export const OtaRunCounts = Type.Object(
+  {
+    devices: Type.Integer({ description: "the scenario's OTA devices" }),
+    connected: Type.Integer(),
+    failingOnPurpose: Type.Integer({ description: 'round(failShare × devices)' }),
+    states: Type.Record(Type.String(), Type.Integer(), {
+      description: 'devices per fw_state they last reported (IDLE: no update yet)',
+    }),
+    updated: Type.Integer({ description: 'devices that reported UPDATED' }),
+    failed: Type.Integer({ description: 'devices that reported FAILED' }),
+    failedByReason: Type.Record(Type.String(), Type.Integer(), { description: 'fw_error -> devices' }),
+    bytes: Type.Integer({ description: 'package bytes downloaded' }),
+  },
+  { description: "the scenario's OTA devices (scenario.ota): how their updates went" },
+);
+export type OtaRunCounts = Static<typeof OtaRunCounts>;
+
 export const SimulationStatus = Type.Object({
   ...SimulationSummary.properties,
   elapsedMs: Type.Integer({ description: 'running time of the current (or last) run' }),
@@ -782,6 +916,7 @@ export const SimulationStatus = Type.Object({
   scriptErrors: Type.Array(ScriptErrorEntry, {
     description: "errors of the devices' scripts (the last 100, newest first)",
   }),
+  ota: Type.Optional(OtaRunCounts),
 });
 export type SimulationStatus = Static<typeof SimulationStatus>;
 
@@ -842,5 +977,6 @@ export const SimulationReport = Type.Object({
   scriptErrors: Type.Integer({ description: 'script hook calls that failed' }),
   scriptedDevicesStopped: Type.Integer({ description: 'devices whose script was stopped' }),
   latencyMs: Type.Union([LatencyPercentiles, Type.Null()]),
+  ota: Type.Optional(OtaRunCounts),
 });
 export type SimulationReport = Static<typeof SimulationReport>;
