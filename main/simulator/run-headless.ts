@@ -202,7 +202,7 @@ export async function runSimulate(
     const ota = await runOtaFleet(scenario, target);
     run = new SimulationRun({
       gateways,
-      ...(ota ? { ota } : {}),
+      ...(ota ? { ota, awaitOta: scenario.ota?.package !== undefined } : {}),
       durationMs: options.durationMs ?? scenario.durationMs,
       maxPeriods: scenario.messages,
       ...(scenario.faults ? { faults: scenario.faults } : {}),

@@ -234,7 +234,7 @@ export class SimulationManager {
       const ota = await runOtaFleet(scenario, target);
       run = new SimulationRun({
         gateways,
-        ...(ota ? { ota } : {}),
+        ...(ota ? { ota, awaitOta: scenario.ota?.package !== undefined } : {}),
         durationMs: overrides.durationMs ?? scenario.durationMs,
         maxPeriods: overrides.messages ?? scenario.messages,
         ...(scenario.faults ? { faults: scenario.faults } : {}),

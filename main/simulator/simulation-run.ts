@@ -37,6 +37,8 @@ export interface RunOptions {
   faults?: Fault[];
   /** the scenario's devices that update themselves (scenario.ota) */
   ota?: OtaFleetOptions;
+  /** an update is sure to come (the scenario brings its package): a run ending by messages waits for it */
+  awaitOta?: boolean;
 }
 
 export interface RunStatus {
@@ -71,6 +73,7 @@ export class SimulationRun {
   readonly faults: FaultBook;
   readonly gateways: SimulatedGateway[];
   readonly ota: OtaFleet | null;
+  private otaPending: boolean;
   private readonly durationMs: number;
   private durationTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
@@ -81,6 +84,7 @@ export class SimulationRun {
     this.durationMs = options.durationMs ?? 0;
     this.faults = new FaultBook(options.faults);
     this.ota = options.ota ? new OtaFleet(options.ota) : null;
+    this.otaPending = this.ota !== null && options.awaitOta === true;
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     const startedAt = Date.now();
     this.startedAt = startedAt;
@@ -150,6 +154,11 @@ export class SimulationRun {
         throw new Error(this.lastError);
       }
       if (this.state !== 'starting') return;
+      if (this.otaPending)
+        void this.ota.whenFinished().then(() => {
+          this.otaPending = false;
+          this.checkDone();
+        });
     }
     this.state = 'running';
     if (this.durationMs > 0)
@@ -222,9 +231,9 @@ export class SimulationRun {
     };
   }
 
-  /** Ends the run once no gateway has anything left to do. */
+  /** Ends the run once no gateway has anything left to do (nor an OTA device an awaited update). */
   private checkDone(): void {
-    if (this.state !== 'running') return;
+    if (this.state !== 'running' || this.otaPending) return;
     const states = this.gateways.map((g) => g.state);
     if (!states.every((s) => s === 'finished' || s === 'failed')) return;
     void this.stop(states.includes('finished') ? 'messages' : 'error');
