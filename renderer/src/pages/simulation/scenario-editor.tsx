@@ -27,6 +27,7 @@ import { ErrorAlert } from '../../components/error-alert.tsx';
 import { DraftJsonText, DraftProblems, DraftViewSwitch, useJsonDraft } from '../../components/json-draft.tsx';
 import { getAt, parsePath, setAt } from '../../components/json-path.ts';
 import { ScriptCodeEditor } from '../rule-chains/script-code-editor.tsx';
+import { OtaFields } from './scenario-ota-fields.tsx';
 import { HOOK_EXAMPLES } from './script-hooks.ts';
 
 const NEW_GATEWAY = {
@@ -354,6 +355,7 @@ export function ScenarioEditor({ simulation, locked }: { simulation: SimulationD
                 Keys and their generators, RPC responders, attributes, the seed and faults: in the JSON view.
               </Text>
             </Group>
+            {target !== 'remote' && <OtaFields b={b} />}
           </Stack>
         ) : (
           <DraftJsonText d={d} label="Scenario JSON" readOnly={locked} minRows={16} testId="scenario-json" />

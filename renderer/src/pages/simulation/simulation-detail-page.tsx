@@ -40,6 +40,7 @@ import {
 } from './simulation-live.tsx';
 import { FaultsCard } from './simulation-faults.tsx';
 import { SimulationReportCard } from './simulation-report-card.tsx';
+import { OtaRunCard } from './simulation-ota.tsx';
 import { ScriptErrorsCard } from './simulation-script-errors.tsx';
 import { StateBadge, isActive } from './simulation-ui.tsx';
 
@@ -257,6 +258,7 @@ export default function SimulationDetailPage({ params }: { params: PageParams })
                   </div>
                   <FailureReasons status={status.data} />
                 </SimpleGrid>
+                <OtaRunCard status={status.data} />
                 <FaultsCard status={status.data} />
                 <ScriptErrorsCard status={status.data} />
                 <GatewayStatusTable

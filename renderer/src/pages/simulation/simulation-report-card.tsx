@@ -72,7 +72,7 @@ export function SimulationReportCard({ status }: { status: SimulationStatus }) {
       <ErrorAlert error={report.error} title="Could not load the report" />
       <ErrorAlert error={saveError} title="Could not save the report" />
       {r && (
-        <SimpleGrid cols={{ base: 2, sm: 4, lg: 7 }}>
+        <SimpleGrid cols={{ base: 2, sm: 4, lg: r.ota ? 8 : 7 }}>
           <StatTile label="Sent" value={formatNumber(r.sent)} testId="report-sent" />
           <StatTile label="Acknowledged" value={formatNumber(r.acknowledged)} testId="report-acknowledged" />
           <StatTile
@@ -99,6 +99,14 @@ export function SimulationReportCard({ status }: { status: SimulationStatus }) {
             testId="report-latency"
             note={r.latencyMs ? `p90 ${ms(r.latencyMs.p90)} · p99 ${ms(r.latencyMs.p99)}` : undefined}
           />
+          {r.ota && (
+            <StatTile
+              label="OTA updated"
+              value={`${formatNumber(r.ota.updated)} / ${formatNumber(r.ota.devices)}`}
+              testId="report-ota"
+              note={`${formatNumber(r.ota.failed)} failed (${formatNumber(r.ota.failingOnPurpose)} on purpose)`}
+            />
+          )}
         </SimpleGrid>
       )}
       {!r && !report.error && (
