@@ -151,7 +151,7 @@ export class SimulationRun {
       } catch (err) {
         this.lastError = `OTA devices: ${(err as Error).message}`;
         await this.stop('error');
-        throw new Error(this.lastError);
+        throw new Error(this.lastError, { cause: err });
       }
       if (this.state !== 'starting') return;
       if (this.otaPending)

@@ -399,7 +399,7 @@ export const OtaScenario = obj(
       }),
     ),
     failReasons: Type.Optional(
-      Type.Array(Type.Union(OTA_FAIL_REASONS.map((r) => Type.Literal(r))), {
+      Type.Array(Type.Union([Type.Literal('checksum'), Type.Literal('download'), Type.Literal('update')]), {
         minItems: 1,
         maxItems: OTA_FAIL_REASONS.length,
         description:

@@ -1,4 +1,5 @@
 import {
+  Anchor,
   Badge,
   Button,
   Card,
@@ -32,6 +33,7 @@ import { CopyValue } from '../../components/copy-value.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { PageHeader } from '../../components/page-header.tsx';
 import { StatTile } from '../../components/stat-tile.tsx';
+import { Link } from '../../router.tsx';
 import type { PageParams } from '../../shell/page-catalog.ts';
 
 const STATE_COLORS: Record<string, string> = {
@@ -340,13 +342,20 @@ function RolloutCard({ pkg }: { pkg: OtaPackageInfo }) {
             </BarChart>
           </ResponsiveContainer>
         </div>
+        <Text size="xs" c="dimmed">
+          No hardware at hand? Add OTA devices of this package&apos;s profile to a scenario on{' '}
+          <Anchor component={Link} to="/gateways" size="xs">
+            Gateways &amp; Simulation
+          </Anchor>
+          : they update themselves, some failing on purpose.
+        </Text>
         <Title order={5}>Failures by reason</Title>
         {failures.length === 0 ? (
           <Text size="sm" c="dimmed">
             None.
           </Text>
         ) : (
-          <Table>
+          <Table data-testid="ota-rollout-failures">
             <Table.Tbody>
               {failures.map(([reason, n]) => (
                 <Table.Tr key={reason}>
