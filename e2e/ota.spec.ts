@@ -39,7 +39,7 @@ test('an OTA rollout from the UI: a package uploaded and assigned to a profile, 
   const sha256 = createHash('sha256').update(firmware).digest('hex');
   await page.getByRole('textbox', { name: 'Title' }).fill('sensor-fw');
   await page.getByRole('textbox', { name: 'Version' }).fill('2.1');
-  await page.getByRole('textbox', { name: 'Device profile' }).click();
+  await page.getByRole('combobox', { name: 'Device profile' }).click();
   await page.getByRole('option', { name: 'ota-sensor' }).click();
   await page
     .locator('input[type="file"]')
