@@ -36,7 +36,7 @@ test('a SIMPLE calculated field made on the device page: °F to °C, test-run on
   await expect(form).toContainText('(temperature - 32) / 1.8');
   await expect(page.getByTestId('cf-configuration')).toContainText('temperatureC');
 
-  // a test run on sample arguments: boiling water, then a wrong sample
+  // test runs on sample arguments: boiling water, then where both scales meet
   await page
     .getByTestId('cf-samples')
     .fill(JSON.stringify({ temperature: { type: 'SINGLE_VALUE', ts: 1, value: 212 } }));
@@ -44,9 +44,9 @@ test('a SIMPLE calculated field made on the device page: °F to °C, test-run on
   await expect(page.getByTestId('cf-test-output')).toHaveText(/^100(\.0+)?$/);
   await page
     .getByTestId('cf-samples')
-    .fill(JSON.stringify({ temperature: { type: 'SINGLE_VALUE', ts: 1, value: 98.6 } }));
+    .fill(JSON.stringify({ temperature: { type: 'SINGLE_VALUE', ts: 1, value: -40 } }));
   await page.getByTestId('cf-test').click();
-  await expect(page.getByTestId('cf-test-output')).toHaveText(/^37(\.0+)?$/);
+  await expect(page.getByTestId('cf-test-output')).toHaveText(/^-40(\.0+)?$/);
   await page.getByTestId('cf-save').click();
   await expect(form).toBeHidden();
   const row = card.getByTestId('cf-row');

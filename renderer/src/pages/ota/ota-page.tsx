@@ -221,76 +221,78 @@ function PackageTable({
   return (
     <>
       <ErrorAlert error={remove.error ?? saveProfile.error} title="Refused" />
-      <Table striped highlightOnHover>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Package</Table.Th>
-            <Table.Th>Size</Table.Th>
-            <Table.Th>Checksum</Table.Th>
-            <Table.Th />
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {packages.map((p) => {
-            const profile = profiles.data?.data.find((x) => x.id.id === p.deviceProfileId?.id);
-            const assigned =
-              profile && (p.type === 'FIRMWARE' ? profile.firmwareId : profile.softwareId)?.id === p.id.id;
-            return (
-              <Table.Tr
-                key={p.id.id}
-                bg={p.id.id === selected ? 'var(--mantine-color-default-hover)' : undefined}
-              >
-                <Table.Td>
-                  <Button variant="subtle" size="compact-sm" onClick={() => onSelect(p.id.id)}>
-                    {p.title} {p.version}
-                  </Button>
-                  <Badge variant="light" ml={4}>
-                    {p.type}
-                  </Badge>
-                  {assigned && (
-                    <Badge variant="light" color="green" ml={4}>
-                      {profile.name}
+      <Table.ScrollContainer minWidth={560}>
+        <Table striped highlightOnHover>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Package</Table.Th>
+              <Table.Th>Size</Table.Th>
+              <Table.Th>Checksum</Table.Th>
+              <Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {packages.map((p) => {
+              const profile = profiles.data?.data.find((x) => x.id.id === p.deviceProfileId?.id);
+              const assigned =
+                profile && (p.type === 'FIRMWARE' ? profile.firmwareId : profile.softwareId)?.id === p.id.id;
+              return (
+                <Table.Tr
+                  key={p.id.id}
+                  bg={p.id.id === selected ? 'var(--mantine-color-default-hover)' : undefined}
+                >
+                  <Table.Td>
+                    <Button variant="subtle" size="compact-sm" onClick={() => onSelect(p.id.id)}>
+                      {p.title} {p.version}
+                    </Button>
+                    <Badge variant="light" ml={4}>
+                      {p.type}
                     </Badge>
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  {p.dataSize === null ? (p.url ? 'URL' : '—') : `${(p.dataSize / 1024).toFixed(1)} KiB`}
-                </Table.Td>
-                <Table.Td>
-                  {p.checksum ? (
-                    <CopyValue
-                      value={p.checksum}
-                      shown={`${p.checksumAlgorithm} ${p.checksum.slice(0, 12)}…`}
-                    />
-                  ) : (
-                    '—'
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  <Group gap={4} wrap="nowrap">
-                    <Button
-                      size="compact-xs"
-                      variant="light"
-                      disabled={!!assigned || !profile}
-                      onClick={() => assign(p)}
-                    >
-                      Assign to profile
-                    </Button>
-                    <Button
-                      size="compact-xs"
-                      variant="subtle"
-                      color="red"
-                      onClick={() => remove.mutate(p.id.id)}
-                    >
-                      Delete
-                    </Button>
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            );
-          })}
-        </Table.Tbody>
-      </Table>
+                    {assigned && (
+                      <Badge variant="light" color="green" ml={4}>
+                        {profile.name}
+                      </Badge>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    {p.dataSize === null ? (p.url ? 'URL' : '—') : `${(p.dataSize / 1024).toFixed(1)} KiB`}
+                  </Table.Td>
+                  <Table.Td>
+                    {p.checksum ? (
+                      <CopyValue
+                        value={p.checksum}
+                        shown={`${p.checksumAlgorithm} ${p.checksum.slice(0, 12)}…`}
+                      />
+                    ) : (
+                      '—'
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <Button
+                        size="compact-xs"
+                        variant="light"
+                        disabled={!!assigned || !profile}
+                        onClick={() => assign(p)}
+                      >
+                        Assign to profile
+                      </Button>
+                      <Button
+                        size="compact-xs"
+                        variant="subtle"
+                        color="red"
+                        onClick={() => remove.mutate(p.id.id)}
+                      >
+                        Delete
+                      </Button>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              );
+            })}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
     </>
   );
 }
