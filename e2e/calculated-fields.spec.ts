@@ -1,16 +1,5 @@
 import mqtt from 'mqtt';
-import type { Page } from '@playwright/test';
-import { expect, logIn, saveScreenshot, test, waitForPage } from './support/fixtures.ts';
-
-/** Script errors and Content-Security-Policy violations (Chromium reports both on the console). */
-function watchConsole(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
-  });
-  return problems;
-}
+import { expect, logIn, saveScreenshot, test, waitForPage, watchConsole } from './support/fixtures.ts';
 
 test('a SIMPLE calculated field made on the device page: °F to °C, test-run on a sample, then computed from MQTT telemetry', async ({
   page,

@@ -1,16 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Page } from '@playwright/test';
-import { expect, logIn, openFromNav, saveScreenshot, test, waitForPage } from './support/fixtures.ts';
-
-/** Script errors and Content-Security-Policy violations (Chromium reports both on the console). */
-function watchConsole(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
-  });
-  return problems;
-}
+import {
+  expect,
+  logIn,
+  openFromNav,
+  saveScreenshot,
+  test,
+  waitForPage,
+  watchConsole,
+} from './support/fixtures.ts';
 
 const figure = async (page: Page, testId: string) =>
   Number((await page.getByTestId(testId).textContent())?.replace(/\D/g, ''));

@@ -1,15 +1,4 @@
-import { expect, logIn, saveScreenshot, test, waitForPage } from './support/fixtures.ts';
-import type { Page } from '@playwright/test';
-
-/** Script errors and Content-Security-Policy violations (Chromium reports both on the console). */
-function watchConsole(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
-  });
-  return problems;
-}
+import { expect, logIn, saveScreenshot, test, waitForPage, watchConsole } from './support/fixtures.ts';
 
 const TB101_STEPS = ['device', 'telemetry', 'attributes', 'rpc', 'rule-chain', 'alarm', 'dashboard'];
 

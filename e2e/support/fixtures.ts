@@ -128,3 +128,13 @@ export async function saveScreenshotsInBothThemes(page: Page, name: string): Pro
   await saveScreenshot(page, `${name}-dark`);
   await page.emulateMedia({ colorScheme: 'light' });
 }
+
+/** Script errors and Content-Security-Policy violations (Chromium reports both on the console). */
+export function watchConsole(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+  });
+  return problems;
+}
