@@ -103,9 +103,12 @@ describe('a scenario with devices that update themselves (scenario.ota)', () => 
     await api.stop(created.id);
   });
 
-  it('refuses an ota section it cannot run, naming the JSON path', async () => {
+  it('refuses an ota section it cannot run, naming the JSON path; the API document describes the section', async () => {
     const p = await startTestPlatform();
     const token = await p.login();
+    const doc = JSON.stringify(await okJson<unknown>(p.http('/v3/api-docs')));
+    expect(doc).toContain('failReasons');
+    expect(doc).toContain('round(failShare × devicesCount)');
     const post = (scenario: unknown) => p.http(BASE, { method: 'POST', token, json: scenario });
     await expectTbError(
       await post({
