@@ -1,5 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Scenario, SimulationReport } from '../../../shared/schemas/simulation.ts';
 import { OTA_FAIL_ERRORS } from '../../../main/simulator/ota-device.ts';
@@ -10,6 +11,7 @@ import { createPackage, packageBytes } from '../ota/ota-kit.ts';
 import { BASE, simulateCli, simulationApi } from './sim-kit.ts';
 
 const poll = { timeout: 30_000, interval: 100 };
+const OTA_ROLLOUT = new URL('../../../shared/scenarios/ota-rollout.json', import.meta.url);
 
 const gateway = {
   name: 'OTA Site Gateway',
@@ -149,25 +151,12 @@ describe('a scenario with devices that update themselves (scenario.ota)', () => 
     );
   });
 
-  it('sandboard simulate runs the update headless with the package the scenario brings, and reports it', async () => {
+  it('sandboard simulate runs the shipped OTA rollout headless: the package it brings, 2 of 20 failing, reported', async () => {
     const dir = tempDir();
-    const file = join(dir, 'ota.json');
     const reportFile = join(dir, 'report.json');
     const junitFile = join(dir, 'junit.xml');
-    const scenario = {
-      name: 'Headless OTA',
-      gateways: [gateway],
-      messages: 1,
-      ota: {
-        devicesCount: 10,
-        failShare: 0.2,
-        failReasons: ['update'],
-        package: { title: 'cli-fw', version: '1.1', sizeBytes: 40_000 },
-      },
-    };
-    writeFileSync(file, JSON.stringify(scenario));
     const { code, stdout, stderr } = await simulateCli([
-      file,
+      fileURLToPath(OTA_ROLLOUT),
       '--data-dir',
       join(dir, 'data'),
       '--report',
@@ -177,12 +166,17 @@ describe('a scenario with devices that update themselves (scenario.ota)', () => 
     ]);
     expect(code, stderr).toBe(0);
     // the run waited for the update (messages: 1 alone would end it at once)
-    expect(stdout).toContain(
-      `OTA: 8 of 10 updated, 2 failed (${OTA_FAIL_ERRORS.update}: 2); 2 failing on purpose`,
-    );
+    expect(stdout).toContain('OTA: 18 of 20 updated, 2 failed');
+    expect(stdout).toContain('2 failing on purpose');
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as SimulationReport;
-    expect(report.ota).toMatchObject({ devices: 10, updated: 8, failed: 2, bytes: 10 * 40_000 });
-    expect(readFileSync(junitFile, 'utf8')).toContain('<property name="otaUpdated" value="8"/>');
+    expect(report.ota).toMatchObject({ devices: 20, updated: 18, failed: 2, failingOnPurpose: 2 });
+    expect(report.ota!.failedByReason).toEqual({
+      [OTA_FAIL_ERRORS.checksum]: 1,
+      [OTA_FAIL_ERRORS.download]: 1,
+    });
+    const junit = readFileSync(junitFile, 'utf8');
+    expect(junit).toContain('<property name="otaUpdated" value="18"/>');
+    expect(junit).toContain('failures="0"');
   });
 });
 

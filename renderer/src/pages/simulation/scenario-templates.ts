@@ -1,3 +1,4 @@
+import ota from '../../../../shared/scenarios/ota-rollout.json';
 import sample from '../../../../shared/scenarios/smart-building-gateway.json';
 import thermostats from '../../../../shared/scenarios/scripted-thermostats.json';
 import building from '../../../../shared/scenarios/smart-building.json';
@@ -52,6 +53,13 @@ export const TEMPLATES: ScenarioTemplate[] = [
     description:
       'Three thermostats run by a device script: each moves toward the targetTemp shared attribute it is sent, and answers the RPC getState and setTarget.',
     scenario: thermostats as unknown as Scenario,
+  },
+  {
+    id: 'ota-rollout',
+    label: 'OTA rollout',
+    description:
+      'Twenty devices that update themselves to a firmware package the run makes and assigns; 10% fail on purpose. The OTA updates page follows the rollout.',
+    scenario: ota as unknown as Scenario,
   },
   {
     id: 'minimal',
