@@ -333,7 +333,7 @@ function RolloutCard({ pkg }: { pkg: OtaPackageInfo }) {
             testId="ota-rollout-failed"
           />
         </SimpleGrid>
-        <div style={{ width: '100%', height: 220 }} aria-label="Devices per update state">
+        <div style={{ width: '100%', height: 220 }} role="img" aria-label="Devices per update state">
           <ResponsiveContainer>
             <BarChart data={chart}>
               <CartesianGrid strokeDasharray="3 3" />

@@ -39,10 +39,10 @@ export function OtaRunCard({ status }: { status: SimulationStatus }) {
           color={ota.failed ? 'red' : undefined}
         />
       </SimpleGrid>
-      <Progress.Root size="lg" aria-label="OTA progress">
-        <Progress.Section value={pct(ota.updated)} color="teal" />
-        <Progress.Section value={pct(ota.failed)} color="red" />
-        <Progress.Section value={pct(busy)} color="blue" />
+      <Progress.Root size="lg">
+        <Progress.Section value={pct(ota.updated)} color="teal" aria-label="Updated" />
+        <Progress.Section value={pct(ota.failed)} color="red" aria-label="Failed" />
+        <Progress.Section value={pct(busy)} color="blue" aria-label="Updating" />
       </Progress.Root>
       {reasons.length > 0 && (
         <Table mt="sm" verticalSpacing={4} data-testid="ota-run-failures">
