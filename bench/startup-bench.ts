@@ -21,10 +21,27 @@ const JOURNAL_BYTES = Number(
 );
 const FILLER = fileURLToPath(new URL('./lib/journal-filler.ts', import.meta.url));
 
-async function timeStart(dataDir: string): Promise<number> {
-  const serve = await startServeChild(dataDir);
+/** each scenario's start phases (serve's own marks, ms since its process started), run by run */
+const phaseRuns = new Map<string, Record<string, number>[]>();
+
+async function timeStart(dataDir: string, scenario = 'setup'): Promise<number> {
+  const serve = await startServeChild(dataDir, { SANDBOARD_STARTUP_TIMINGS: '1' });
   await serve.stop();
+  const runs = phaseRuns.get(scenario) ?? [];
+  runs.push(serve.phases);
+  phaseRuns.set(scenario, runs);
   return serve.readyMs;
+}
+
+/** One line per scenario: the median time each phase was reached, in the order serve reaches them. */
+function printPhases(): void {
+  console.log("start phases (median ms since serve's process started):");
+  for (const [scenario, runs] of phaseRuns) {
+    if (scenario === 'setup' || runs.length === 0) continue;
+    const names = Object.keys(runs[0]!);
+    const cells = names.map((name) => `${name} ${Math.round(percentile(runs.map((r) => r[name] ?? NaN), 50))}`);
+    console.log(`  ${scenario}: ${cells.join(', ')}`);
+  }
 }
 
 /** Fills a data dir the way a long demo would: first the platform's own seed, then ROWS datapoints. */
@@ -55,7 +72,7 @@ const emptyRuns: number[] = [];
 for (let i = 0; i < RUNS; i++) {
   const dir = mkdtempSync(join(tmpdir(), 'sandboard-bench-start-'));
   try {
-    emptyRuns.push(await timeStart(dir));
+    emptyRuns.push(await timeStart(dir, 'empty'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -69,7 +86,7 @@ try {
   console.log(
     `filled a data dir with ${ROWS.toLocaleString('en-US')} telemetry rows in ${Math.round(performance.now() - fillStart)} ms`,
   );
-  for (let i = 0; i < 3; i++) millionRuns.push(await timeStart(bigDir));
+  for (let i = 0; i < 3; i++) millionRuns.push(await timeStart(bigDir, '1M rows'));
 } finally {
   rmSync(bigDir, { recursive: true, force: true });
 }
@@ -88,7 +105,7 @@ async function restartAfterKill(dataDir: string): Promise<{ ms: number; filled: 
   });
   filler.kill('SIGKILL');
   await exited;
-  return { ms: await timeStart(dataDir), filled };
+  return { ms: await timeStart(dataDir, 'after kill -9'), filled };
 }
 
 const killDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-start-kill-'));
@@ -104,6 +121,7 @@ try {
   rmSync(killDir, { recursive: true, force: true });
 }
 
+printPhases();
 const emptyMs = percentile(emptyRuns, 50);
 const millionRowsMs = percentile(millionRuns, 50);
 printFigures({

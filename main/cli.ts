@@ -93,7 +93,17 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   };
 }
 
+/** `sandboard startup {phase: ms since the process started, ...}` on stderr, when SANDBOARD_STARTUP_TIMINGS is set. */
+function printStartupTimings(): void {
+  const marks = performance.getEntriesByType('mark');
+  performance.clearMarks();
+  if (!process.env.SANDBOARD_STARTUP_TIMINGS) return;
+  const phases = Object.fromEntries(marks.map((m) => [m.name, Math.round(m.startTime)]));
+  process.stderr.write(`sandboard startup ${JSON.stringify(phases)}\n`);
+}
+
 async function serve(argv: string[]): Promise<void> {
+  performance.mark('cli: modules loaded');
   const config = parseServeArgs(argv);
   // read once: nothing this process starts (gateway threads, report workers) needs to see it
   delete process.env.SANDBOARD_SHELL_SECRET;
@@ -130,6 +140,8 @@ async function serve(argv: string[]): Promise<void> {
         : `First start: demo login ${login.email} / ${login.password}\n`,
     );
   }
+  performance.mark('ready');
+  printStartupTimings();
   process.stdout.write(`sandboard ready ${JSON.stringify(started.urls)}\n`);
 }
 

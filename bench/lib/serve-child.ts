@@ -10,6 +10,8 @@ export interface ServeChild {
   urls: { http: string; mqtt: string; analytics: string; dataDir: string };
   /** ms from spawn to the ready line */
   readyMs: number;
+  /** serve's start phases (ms since its process started), when SANDBOARD_STARTUP_TIMINGS was set */
+  phases: Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -30,6 +32,11 @@ export async function startServeChild(
   );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  let phases: Record<string, number> = {};
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    const m = /^sandboard startup (\{.*\})$/.exec(line);
+    if (m) phases = JSON.parse(m[1]!) as Record<string, number>;
+  });
   const urls = await new Promise<ServeChild['urls']>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const m = /^sandboard ready (\{.*\})$/.exec(line);
@@ -42,6 +49,9 @@ export async function startServeChild(
     child,
     urls,
     readyMs,
+    get phases() {
+      return phases;
+    },
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

@@ -56,10 +56,14 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
   const life = new Lifecycle();
   try {
     const db = await setupStore(config, life);
+    performance.mark('start: store open');
     const { services, seededLogins } = await setupDomain(db, config, life);
+    performance.mark('start: domain');
     const { ruleChains, engine, edgeQueue, calculatedFields } = await setupRuleEngine(services, config, life);
+    performance.mark('start: rule engine');
     const transport = setupTransportCore(services, engine, config, life);
     const mqtt = await setupMqtt(transport, config, life);
+    performance.mark('start: mqtt listening');
     const h = urlHost(config.host);
     const mqttUrl = `mqtt://${h}:${mqtt.port}`;
     const httpTap = new DeviceHttpTap();
@@ -86,6 +90,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
       config,
       life,
     );
+    performance.mark('start: http listening');
     const port = (s: { address(): unknown }) => (s.address() as AddressInfo).port;
     const urls: PlatformUrls = {
       http: `http://${h}:${port(api.server)}`,
@@ -97,6 +102,7 @@ export async function startPlatform(config: PlatformConfig): Promise<Platform> {
     // user code that runs on its own (generator nodes) starts once MQTT and HTTP answer
     engine.startNodes();
     await restConnectors.autostart();
+    performance.mark('start: connectors');
     return {
       urls,
       services,

@@ -150,11 +150,14 @@ export class DurableDb {
     const { dir } = options;
     mkdirSync(dir, { recursive: true });
     const SQL = await loadSqlJs();
+    performance.mark('store: sql.js ready');
     const { db, seq: snapshotSeq } = openSnapshot(SQL, dir);
+    performance.mark('store: snapshot loaded');
     const { seq, replayedRecords, discardedTailBytes } = replayJournal(db, snapshotSeq, {
       dir,
       repair: true,
     });
+    performance.mark('store: journal replayed');
     const last = listJournalFiles(dir).at(-1);
     const journal = await JournalWriter.open(last ? last.path : join(dir, journalFileName(seq + 1)));
     const store = new DurableDb(
@@ -175,6 +178,7 @@ export class DurableDb {
     );
     store.migrations = options.migrations;
     await store.migrate(options.migrations);
+    performance.mark('store: migrated');
     return store;
   }
 
