@@ -39,7 +39,15 @@ function printPhases(): void {
   for (const [scenario, runs] of phaseRuns) {
     if (scenario === 'setup' || runs.length === 0) continue;
     const names = Object.keys(runs[0]!);
-    const cells = names.map((name) => `${name} ${Math.round(percentile(runs.map((r) => r[name] ?? NaN), 50))}`);
+    const cells = names.map(
+      (name) =>
+        `${name} ${Math.round(
+          percentile(
+            runs.map((r) => r[name] ?? NaN),
+            50,
+          ),
+        )}`,
+    );
     console.log(`  ${scenario}: ${cells.join(', ')}`);
   }
 }

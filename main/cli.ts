@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import type { Platform } from './app/start-platform.ts';
 import { configFromEnv, type PlatformConfig } from './config.ts';
-import { startPlatform } from './app/start-platform.ts';
+import { beginStore } from './app/store.ts';
 import { DataDirLockedError } from './store/data-dir-lock.ts';
 import { describeStopCause, watchStopTriggers } from './stop-triggers.ts';
 import { VERSION } from './version.ts';
@@ -108,7 +109,7 @@ async function serve(argv: string[]): Promise<void> {
   // read once: nothing this process starts (gateway threads, report workers) needs to see it
   delete process.env.SANDBOARD_SHELL_SECRET;
   // Stop is heard from the start: asked while starting, it stops as soon as the platform is up.
-  let platform: Awaited<ReturnType<typeof startPlatform>> | null = null;
+  let platform: Platform | null = null;
   let stopping = false;
   const finish = () =>
     platform!.stop().then(
@@ -127,7 +128,11 @@ async function serve(argv: string[]): Promise<void> {
     process.stderr.write(`${describeStopCause(cause)}: stopping${when} (flushing and writing a snapshot)\n`);
     if (platform) void finish();
   }, argv.includes('--stop-with-parent'));
-  const started = await startPlatform(config);
+  // The store opens (a long journal replaying on a worker thread) while the rest of the platform loads.
+  const store = await beginStore(config);
+  const { startPlatform } = await import('./app/start-platform.ts');
+  performance.mark('cli: platform modules loaded');
+  const started = await startPlatform(config, store);
   platform = started;
   if (stopping) {
     void finish();
@@ -160,6 +165,7 @@ export async function main(argv: string[]): Promise<void> {
         } catch (err) {
           throw new UsageError((err as Error).message);
         }
+        const { startPlatform } = await import('./app/start-platform.ts');
         const code = await headless.runSimulate(options, (dataDir) =>
           startPlatform({
             ...configFromEnv(process.env),

@@ -19,7 +19,7 @@ import { setupRuleEngine } from './rule-engine.ts';
 import type { CalculatedFieldEngine } from '../rule-engine/calculated-fields/cf-engine.ts';
 import { DeviceHttpTap } from '../transport/http/device-http-tap.ts';
 import { startScratchRules } from './scratch-rules.ts';
-import { setupStore } from './store.ts';
+import { setupStore, type StoreOpening } from './store.ts';
 
 export interface PlatformUrls {
   http: string;
@@ -50,12 +50,13 @@ function urlHost(host: string): string {
 
 /**
  * The composition root: builds and starts everything (store, domain, rule engine, broker, connectors,
- * analytics, HTTP), each by its own setup step, and stops it all in reverse.
+ * analytics, HTTP), each by its own setup step, and stops it all in reverse. `store`: the data directory
+ * already being opened (beginStore), so that a long replay overlaps the loading of this module's imports.
  */
-export async function startPlatform(config: PlatformConfig): Promise<Platform> {
+export async function startPlatform(config: PlatformConfig, store?: StoreOpening): Promise<Platform> {
   const life = new Lifecycle();
   try {
-    const db = await setupStore(config, life);
+    const db = await setupStore(config, life, store);
     performance.mark('start: store open');
     const { services, seededLogins } = await setupDomain(db, config, life);
     performance.mark('start: domain');

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { copyFile, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -12,7 +12,8 @@ import {
   type JournalRecord,
 } from './journal.ts';
 import type { ReplicaSeed } from './replica-seed.ts';
-import { Replayer, replayJournal } from './replay.ts';
+import { Replayer, replayJournal, type ReplayResult } from './replay.ts';
+import type { ReplayOutcome } from './replay-worker.ts';
 import { openSnapshot, SNAPSHOT_FILE, SQLJS_SETTINGS, writeSnapshotFile } from './snapshot-file.ts';
 import type { SnapshotJob, SnapshotResult } from './snapshot-worker.ts';
 import { loadSqlJs } from './sqljs.ts';
@@ -76,6 +77,17 @@ const SNAPSHOT_WORKER_URL = new URL(
   `./snapshot-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
   import.meta.url,
 );
+
+const REPLAY_WORKER_URL = new URL(
+  `./replay-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+  import.meta.url,
+);
+
+/**
+ * Journal bytes from which an open replays in a worker thread: below, starting the worker (its own
+ * sql.js) and handing the database over cost more than the replay itself.
+ */
+const REPLAY_IN_WORKER_BYTES = 512 * 1024;
 
 const NO_PARAMS: SqlValue[] = [];
 
@@ -149,15 +161,24 @@ export class DurableDb {
   static async open(options: DurableDbOptions): Promise<DurableDb> {
     const { dir } = options;
     mkdirSync(dir, { recursive: true });
+    // A long journal is replayed by a worker thread, started before anything here waits: the caller
+    // loads the rest of the platform meanwhile, and this thread only loads the replayed database.
+    const replaying = journalBytes(dir) >= REPLAY_IN_WORKER_BYTES ? runReplayWorker(dir) : null;
     const SQL = await loadSqlJs();
     performance.mark('store: sql.js ready');
-    const { db, seq: snapshotSeq } = openSnapshot(SQL, dir);
-    performance.mark('store: snapshot loaded');
-    const { seq, replayedRecords, discardedTailBytes } = replayJournal(db, snapshotSeq, {
-      dir,
-      repair: true,
-    });
+    let opened: { db: Database; snapshotSeq: number } & ReplayResult;
+    if (replaying) {
+      const { bytes, ...replayed } = await replaying;
+      const db = new SQL.Database(bytes);
+      db.exec(SQLJS_SETTINGS);
+      opened = { db, ...replayed };
+    } else {
+      const { db, seq: snapshotSeq } = openSnapshot(SQL, dir);
+      performance.mark('store: snapshot loaded');
+      opened = { db, snapshotSeq, ...replayJournal(db, snapshotSeq, { dir, repair: true }) };
+    }
     performance.mark('store: journal replayed');
+    const { db, snapshotSeq, seq, replayedRecords, discardedTailBytes } = opened;
     const last = listJournalFiles(dir).at(-1);
     const journal = await JournalWriter.open(last ? last.path : join(dir, journalFileName(seq + 1)));
     const store = new DurableDb(
@@ -640,6 +661,27 @@ export class DurableDb {
     this.stats.snapshots++;
     this.stats.lastSnapshotMs = performance.now() - started;
   }
+}
+
+/** The bytes of dir's journal files (what an open replays, or skips where the snapshot holds it). */
+function journalBytes(dir: string): number {
+  let bytes = 0;
+  for (const file of listJournalFiles(dir))
+    bytes += statSync(file.path, { throwIfNoEntry: false })?.size ?? 0;
+  return bytes;
+}
+
+function runReplayWorker(dir: string): Promise<Extract<ReplayOutcome, { ok: true }>> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(REPLAY_WORKER_URL, { workerData: { dir } });
+    let outcome: ReplayOutcome | undefined;
+    worker.once('message', (message: ReplayOutcome) => (outcome = message));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (outcome?.ok) resolve(outcome);
+      else reject(new Error(outcome?.ok === false ? outcome.message : `replay worker exited with ${code}`));
+    });
+  });
 }
 
 function runSnapshotWorker(job: SnapshotJob): Promise<void> {
