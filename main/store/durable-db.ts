@@ -336,17 +336,30 @@ export class DurableDb {
     const applied = new Set(
       this.all<{ version: number }>('SELECT version FROM _migrations').map((r) => r.version),
     );
+    // Issued together, the migrations share one group: one fsynced journal frame for a new store, not one
+    // per migration. Each still runs under its own savepoint; after one that throws, none later runs.
+    const pending: Promise<void>[] = [];
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
       if (applied.has(m.version)) continue;
-      await this.write((w) => {
-        m.up(w);
-        w.run('INSERT INTO _migrations (version, name, applied_at) VALUES (?, ?, ?)', [
-          m.version,
-          m.name,
-          Date.now(),
-        ]);
-      });
+      let failed = false;
+      pending.push(
+        this.write((w) => {
+          try {
+            m.up(w);
+            w.run('INSERT INTO _migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+              m.version,
+              m.name,
+              Date.now(),
+            ]);
+          } catch (err) {
+            failed = true;
+            throw err;
+          }
+        }),
+      );
+      if (failed) break;
     }
+    await Promise.all(pending);
   }
 
   private prepare(sql: string): Statement {

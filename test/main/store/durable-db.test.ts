@@ -185,6 +185,27 @@ describe('DurableDb', () => {
     },
   );
 
+  it('keeps the migrations before a failing one, runs none after it, and resumes at it on the next open', async () => {
+    const dir = tempDir();
+    const failing: Migration[] = [
+      ...migrations,
+      { version: 2, name: 'broken', up: (w) => w.run('ALTER TABLE nowhere ADD COLUMN x TEXT') },
+      { version: 3, name: 'after', up: (w) => w.run('CREATE TABLE later (id INTEGER)') },
+    ];
+    await expect(DurableDb.open({ dir, migrations: failing })).rejects.toThrow(/nowhere/);
+    const fixed: Migration[] = [
+      ...migrations,
+      { version: 2, name: 'fixed', up: (w) => w.run('ALTER TABLE items ADD COLUMN x TEXT') },
+      failing[2]!,
+    ];
+    const db = await open({ dir, migrations: fixed });
+    expect(db.all('SELECT version, name FROM _migrations ORDER BY version')).toMatchObject([
+      { version: 1, name: 'items' },
+      { version: 2, name: 'fixed' },
+      { version: 3, name: 'after' },
+    ]);
+  });
+
   it('runs each migration once and records it', async () => {
     const dir = tempDir();
     await (await open({ dir, migrations })).close();
