@@ -685,27 +685,27 @@ function journalBytes(dir: string): number {
 }
 
 function runReplayWorker(dir: string): Promise<Extract<ReplayOutcome, { ok: true }>> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(REPLAY_WORKER_URL, { workerData: { dir } });
-    let outcome: ReplayOutcome | undefined;
-    worker.once('message', (message: ReplayOutcome) => (outcome = message));
-    worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (outcome?.ok) resolve(outcome);
-      else reject(new Error(outcome?.ok === false ? outcome.message : `replay worker exited with ${code}`));
-    });
-  });
+  return runStoreWorker<ReplayOutcome>(REPLAY_WORKER_URL, { dir }, 'replay');
 }
 
-function runSnapshotWorker(job: SnapshotJob): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const worker = new Worker(SNAPSHOT_WORKER_URL, { workerData: job });
-    let result: SnapshotResult | undefined;
-    worker.once('message', (message: SnapshotResult) => (result = message));
+async function runSnapshotWorker(job: SnapshotJob): Promise<void> {
+  await runStoreWorker<SnapshotResult>(SNAPSHOT_WORKER_URL, job, 'snapshot');
+}
+
+/** Runs one of the store's worker threads to its end: resolves with its {ok: true} message. */
+function runStoreWorker<T extends { ok: true } | { ok: false; message: string }>(
+  url: URL,
+  workerData: unknown,
+  name: string,
+): Promise<Extract<T, { ok: true }>> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(url, { workerData });
+    let outcome: T | undefined;
+    worker.once('message', (message: T) => (outcome = message));
     worker.once('error', reject);
     worker.once('exit', (code) => {
-      if (result?.ok) resolve();
-      else reject(new Error(result?.ok === false ? result.message : `snapshot worker exited with ${code}`));
+      if (outcome?.ok) resolve(outcome as Extract<T, { ok: true }>);
+      else reject(new Error(outcome?.ok === false ? outcome.message : `${name} worker exited with ${code}`));
     });
   });
 }
