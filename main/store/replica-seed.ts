@@ -17,10 +17,13 @@ export interface ReplicaSeed {
  * Builds a replica from its seed, off the network thread (the report workers do this). A snapshot
  * written meanwhile may already hold records past `seq`: the returned seq says which records to skip.
  */
-export function openReplica(SQL: SqlJsStatic, seed: ReplicaSeed): { db: Database; seq: number } {
+export function openReplica(
+  SQL: SqlJsStatic,
+  seed: ReplicaSeed,
+): { db: Database; seq: number; snapshotSeq: number } {
   const { db, seq } = openSnapshot(SQL, seed.dir);
   try {
-    if (seq >= seed.seq) return { db, seq };
+    if (seq >= seed.seq) return { db, seq, snapshotSeq: seq };
     const replayed = replayJournal(db, seq, {
       dir: seed.dir,
       files: seed.files,
@@ -28,8 +31,8 @@ export function openReplica(SQL: SqlJsStatic, seed: ReplicaSeed): { db: Database
       repair: false,
     });
     if (replayed.seq !== seed.seq)
-      throw new Error(`the journal ends at record ${replayed.seq}, the replica needs ${seed.seq}`);
-    return { db, seq: replayed.seq };
+      throw new Error(`the journal ends at record ${replayed.seq}, record ${seed.seq} is needed`);
+    return { db, seq: replayed.seq, snapshotSeq: seq };
   } catch (err) {
     db.close();
     throw err;

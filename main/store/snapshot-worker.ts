@@ -8,11 +8,12 @@
  * workerData: SnapshotJob. Messages out: {ok: true, ms} | {ok: false, message}.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { replayJournal } from './replay.ts';
-import { openSnapshot, writeSnapshotFile } from './snapshot-file.ts';
+import { openReplica } from './replica-seed.ts';
+import { writeSnapshotFile } from './snapshot-file.ts';
 import { loadSqlJs } from './sqljs.ts';
 import { lowerThreadPriority } from './thread-priority.ts';
 
+/** the same fields as a replica's seed: the snapshot is that replica, exported */
 export interface SnapshotJob {
   dir: string;
   /** journal files holding the records after the current snapshot, oldest first */
@@ -30,19 +31,9 @@ lowerThreadPriority();
 let result: SnapshotResult;
 try {
   const SQL = await loadSqlJs();
-  const { db, seq } = openSnapshot(SQL, job.dir);
+  const { db, snapshotSeq } = openReplica(SQL, job);
   try {
-    if (seq < job.seq) {
-      const replayed = replayJournal(db, seq, {
-        dir: job.dir,
-        files: job.files,
-        untilSeq: job.seq,
-        repair: false,
-      });
-      if (replayed.seq !== job.seq)
-        throw new Error(`the journal ends at record ${replayed.seq}, the snapshot needs ${job.seq}`);
-      await writeSnapshotFile(job.dir, db.export());
-    }
+    if (snapshotSeq < job.seq) await writeSnapshotFile(job.dir, db.export());
   } finally {
     db.close();
   }

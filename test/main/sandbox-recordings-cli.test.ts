@@ -8,12 +8,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RecordingInfo, RecordingList } from '../../shared/schemas/recordings-api.ts';
+import type { RecordingList } from '../../shared/schemas/recordings-api.ts';
 import { startTestPlatform } from '../helpers/platform.ts';
 import { SANDBOARD_BIN } from '../helpers/serve-process.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { okJson } from './api/api-kit.ts';
-import { closeAll, connect, publishOk } from './transport/mqtt/mqtt-kit.ts';
+import { recordOneMessage } from './recording/recording-kit.ts';
+import { closeAll } from './transport/mqtt/mqtt-kit.ts';
 
 const run = promisify(execFile);
 const cli = (...args: string[]) => run(process.execPath, [SANDBOARD_BIN, 'sandbox', ...args]);
@@ -30,24 +31,12 @@ describe('sandbox command line with recordings', () => {
     const from = tempDir();
     const a = await startTestPlatform({ dataDir: from });
     const token = await a.login();
-    await okJson(
-      a.http('/api/device?accessToken=cli-rec', {
-        method: 'POST',
-        token,
-        json: { name: 'Meter', type: 'default' },
-      }),
-    );
-    const rec = await okJson<RecordingInfo>(
-      a.http('/api/sandboard/recordings', {
-        method: 'POST',
-        token,
-        json: { durationMs: 60_000, name: 'cli' },
-      }),
-    );
-    const device = await connect(a.urls.mqtt, 'cli-rec', 4);
-    await publishOk(device, 'v1/devices/me/telemetry', { power: 5 });
-    await device.endAsync();
-    await okJson(a.http(`/api/sandboard/recordings/${rec.id}/stop`, { method: 'POST', token }));
+    const rec = await recordOneMessage(a, token, {
+      accessToken: 'cli-rec',
+      deviceName: 'Meter',
+      name: 'cli',
+      telemetry: { power: 5 },
+    });
     const recorded = readFileSync(join(from, 'recordings', `${rec.id}.ndjson`), 'utf8');
     await a.stop();
 

@@ -17,32 +17,19 @@ import { DurableDb } from '../../../main/store/durable-db.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { okJson } from '../api/api-kit.ts';
-import { closeAll, connect, publishOk } from '../transport/mqtt/mqtt-kit.ts';
+import { closeAll } from '../transport/mqtt/mqtt-kit.ts';
+import { recordOneMessage } from './recording-kit.ts';
 
 /** A sandbox file from a platform holding one finished recording, and that recording. */
 async function exportWithRecording(): Promise<{ file: string; made: RecordingInfo }> {
   const p = await startTestPlatform();
   const token = await p.login();
-  await okJson(
-    p.http('/api/device?accessToken=rec-kill', {
-      method: 'POST',
-      token,
-      json: { name: 'rec-kill', type: 'default' },
-    }),
-  );
-  const rec = await okJson<RecordingInfo>(
-    p.http('/api/sandboard/recordings', {
-      method: 'POST',
-      token,
-      json: { durationMs: 60_000, name: 'killed' },
-    }),
-  );
-  const device = await connect(p.urls.mqtt, 'rec-kill', 4);
-  await publishOk(device, 'v1/devices/me/telemetry', { temperature: 21 });
-  await device.endAsync();
-  const made = await okJson<RecordingInfo>(
-    p.http(`/api/sandboard/recordings/${rec.id}/stop`, { method: 'POST', token }),
-  );
+  const made = await recordOneMessage(p, token, {
+    accessToken: 'rec-kill',
+    deviceName: 'rec-kill',
+    name: 'killed',
+    telemetry: { temperature: 21 },
+  });
   const file = await (await p.http('/api/sandboard/sandbox/export', { token })).text();
   await p.stop();
   return { file, made };
