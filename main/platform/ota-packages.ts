@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
 import {
@@ -15,6 +15,7 @@ import {
 import type { Writer } from '../store/durable-db.ts';
 import { requireTenantAdmin, type Principal } from './auth/principal.ts';
 import { ref, type PlatformContext } from './context.ts';
+import { syncDir, writeSynced } from './durable-file.ts';
 import { ErrorCode, invalidArgument, isUniqueViolation, notFound, PlatformError } from './errors.ts';
 import { otaChecksum } from './ota-checksum.ts';
 import { parseJson, queryPage } from './paging.ts';
@@ -345,22 +346,9 @@ export function checkOtaAssignment(
 async function writeDurably(dir: string, file: string, data: Buffer): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  const handle = await open(tmp, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeSynced(tmp, data);
   await rename(tmp, file);
-  const dirHandle = await open(dir, 'r');
-  try {
-    await dirHandle.sync();
-  } catch {
-    // some file systems (Windows) cannot fsync a directory
-  } finally {
-    await dirHandle.close();
-  }
+  await syncDir(dir);
   if ((await stat(file)).size !== data.length)
     throw new Error(`OTA package file ${file} was not fully written`);
 }

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordingHeaderIssues, recordingRecordIssues } from '../../shared/schemas/recording.ts';
 import {
@@ -9,6 +9,7 @@ import {
   type SandboxPlanItem,
   type SandboxRecordingPart,
 } from '../../shared/schemas/sandbox.ts';
+import { syncDir, writeSynced } from '../platform/durable-file.ts';
 import { PlatformError } from '../platform/errors.ts';
 import type {
   AttachedImport,
@@ -289,25 +290,6 @@ async function decide(o: RecordingsSandboxOptions, lines: AttachedLine[], imp: A
   return { decisions, written, removed, kept, renamed };
 }
 
-async function writeSynced(path: string, text: string): Promise<void> {
-  const file = await open(path, 'w', 0o600);
-  try {
-    await file.writeFile(text);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /** What an import staged, written beside the staged files before the store's write. */
 interface Pending {
   importId: string;
@@ -397,10 +379,10 @@ export function recordingsInSandbox(o: RecordingsSandboxOptions): SandboxAttachm
           const text = [{ ...header, id: d.c.id, name: d.name }, ...rest]
             .map((r) => `${JSON.stringify(r)}\n`)
             .join('');
-          await writeSynced(join(o.dir, `${d.c.id}${STAGED}`), text);
+          await writeSynced(join(o.dir, `${d.c.id}${STAGED}`), text, 0o600);
         }
         const pending: Pending = { importId: imp.importId, removed: [...removed], written: writtenIds };
-        await writeSynced(join(o.dir, PENDING), JSON.stringify(pending));
+        await writeSynced(join(o.dir, PENDING), JSON.stringify(pending), 0o600);
         await syncDir(o.dir);
       } catch (err) {
         await abort();
