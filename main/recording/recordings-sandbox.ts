@@ -297,6 +297,27 @@ interface Pending {
   written: string[];
 }
 
+const recordingIds = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((id) => typeof id === 'string' && RECORDING_ID.test(id));
+
+/**
+ * The staged import's manifest as read back, or undefined when it is cut short (a kill while it was
+ * written, so before the store's write) or not one: its ids become file names, so only recording ids pass.
+ */
+function pendingOf(text: string): Pending | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const { importId, removed, written } = v as Record<string, unknown>;
+  return typeof importId === 'string' && recordingIds(removed) && recordingIds(written)
+    ? { importId, removed, written }
+    : undefined;
+}
+
 /** Drops what an import staged (its store write failed, or never committed before a kill). */
 async function dropStaged(dir: string): Promise<void> {
   let files: string[];
@@ -397,10 +418,7 @@ export function recordingsInSandbox(o: RecordingsSandboxOptions): SandboxAttachm
       };
     },
     async recover(committedImportId) {
-      const pending = await readFile(join(o.dir, PENDING), 'utf8').then(
-        (t) => JSON.parse(t) as Pending,
-        () => undefined,
-      );
+      const pending = await readFile(join(o.dir, PENDING), 'utf8').then(pendingOf, () => undefined);
       if (pending && committedImportId !== undefined && pending.importId === committedImportId)
         await finishStaged(o.dir, pending.removed, pending.written);
       else await dropStaged(o.dir);

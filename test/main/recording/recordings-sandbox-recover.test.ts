@@ -1,9 +1,10 @@
 /**
  * A sandbox import killed between its store write and moving its recordings into place: the next start
  * finishes the move when the store write committed, and drops the staged files when it did not, so the
- * recordings always follow the store. Real platforms, a real recording made over MQTT, real files.
+ * recordings always follow the store. A manifest cut short, or naming files outside the folder, is
+ * dropped. Real platforms, a real recording made over MQTT, real files.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,6 +79,22 @@ describe('a sandbox import killed before its recordings were moved into place', 
     const listed = await listedAfterStart(committed);
     expect(listed.map((r) => [r.id, r.name, r.records])).toEqual([[made.id, made.name, made.records]]);
     expect(readdirSync(join(committed, 'recordings')).filter((f) => f.includes('import'))).toEqual([]);
+
+    const cut = await killedImport(file, true);
+    const manifest = join(cut, 'recordings', 'import-pending.json');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').slice(0, 20));
+    expect(await listedAfterStart(cut)).toEqual([]);
+    expect(readdirSync(join(cut, 'recordings'))).toEqual([]);
+
+    const hostile = await killedImport(file, true);
+    const victim = join(hostile, 'victim.ndjson');
+    writeFileSync(victim, 'kept\n');
+    writeFileSync(
+      join(hostile, 'recordings', 'import-pending.json'),
+      JSON.stringify({ importId: 'import-1', removed: ['../victim'], written: [made.id] }),
+    );
+    expect(await listedAfterStart(hostile)).toEqual([]);
+    expect(readFileSync(victim, 'utf8')).toBe('kept\n');
 
     const notCommitted = await killedImport(file, false);
     expect(await listedAfterStart(notCommitted)).toEqual([]);
