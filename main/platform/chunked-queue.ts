@@ -1,8 +1,8 @@
 /**
  * Work queued as it arrives and done in chunks, each after the poll phase of the event loop (so the
  * sockets' CONNECTs and HTTP requests that arrived meanwhile come first) and each gathered for at most
- * `maxChunk` items (the worker may put back what its time slice had no room for). One chunk runs at a time: the next is gathered while the last
- * one's promise (its store write) settles.
+ * `maxChunk` items (the worker may put back what its time slice had no room for). One chunk runs at a
+ * time: the next is gathered while the last one's promise (its store write) settles.
  */
 export class ChunkedQueue<T> {
   private items: T[] = [];

@@ -498,7 +498,6 @@ export class DeviceService {
     let taken = chunk.length;
     try {
       await this.ctx.db.write((w) => {
-        outcomes.length = 0;
         let count: number | undefined;
         const until = performance.now() + GATEWAY_DEVICES_SLICE_MS;
         for (const [i, request] of chunk.entries()) {
