@@ -1,7 +1,8 @@
 import { ScriptCompileError } from '../script/script-compile-error.ts';
 import { compileProgram } from '../script/script-program.ts';
 import { translateTbel } from '../script/tbel-translator.ts';
-import { JsonText, type SandboxScript, type ScriptSandbox } from '../script/script-sandbox.ts';
+import { MAX_JSON_DEPTH } from '../../../shared/limits.ts';
+import { JsonText, nestsDeeper, type SandboxScript, type ScriptSandbox } from '../script/script-sandbox.ts';
 
 /** The three parameters a calculated field's script is compiled with: ctx, the argument values, unused. */
 const ARG_NAMES = ['ctx', '__cfArgs', '__cfUnused'] as const;
@@ -54,21 +55,56 @@ const MAX_BATCH_CALLS = 64;
 const MAX_BATCH_CHARS = 60_000;
 
 interface BatchCall {
-  /** the call ({f, ctx, args}) as JSON: serialized once, to measure it and to send it */
-  json: string;
   resolve(v: unknown): void;
   reject(e: Error): void;
 }
 
 /**
+ * The calls of a batch with the same input: fields whose arguments are all single values (numbers, strings,
+ * booleans), sent once as names, ts, values and latestTs ({"n","t","v","l"}); the sandbox builds each
+ * field's ctx and arguments afresh from them. Any other call is a group of its own, its ctx and arguments
+ * sent as they are ({"c","a"}).
+ */
+interface BatchGroup {
+  /** the group's input as JSON, without its field list */
+  json: string;
+  fields: number[];
+  calls: BatchCall[];
+}
+
+const isPrimitive = (v: unknown) => typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean';
+
+/** The compact input of a call whose ctx.args are exactly its single-valued arguments, else null. */
+function compactInput(ctx: unknown, args: Record<string, unknown>): string | null {
+  const c = ctx as { args?: Record<string, { ts?: unknown; value?: unknown }>; latestTs?: unknown } | null;
+  if (!c || typeof c !== 'object' || !c.args || typeof c.latestTs !== 'number') return null;
+  const names = Object.keys(args);
+  if (Object.keys(c.args).length !== names.length) return null;
+  const ts: number[] = [];
+  const values: unknown[] = [];
+  for (const n of names) {
+    const e = c.args[n];
+    const v = args[n];
+    if (!e || typeof e.ts !== 'number' || e.value !== v || !isPrimitive(v)) return null;
+    ts.push(e.ts);
+    values.push(v);
+  }
+  return `"n":${JSON.stringify(names)},"t":${JSON.stringify(ts)},"v":${JSON.stringify(values)},"l":${c.latestTs}`;
+}
+
+/**
  * The SCRIPT fields of one entity or profile as one sandbox program: the calls of a turn of the event loop
  * (every field, every entity) go to the sandbox together, each script in its own function with its own
- * error. One round trip instead of one per field and entity; a script that runs away fails its batch.
+ * error. One round trip instead of one per field and entity; a script that runs away fails its batch. The
+ * fields of an entity reading the same values get them once, and each result is written as JSON by the
+ * program (with the JSON.stringify it kept before any script ran) into one text, read and checked here.
  */
 export class CfScriptBatch {
   private readonly sandbox: ScriptSandbox;
   private readonly handle: SandboxScript;
-  private pending: BatchCall[] = [];
+  private groups: BatchGroup[] = [];
+  private byInput = new Map<string, BatchGroup>();
+  private pendingCalls = 0;
   private pendingChars = 0;
   private scheduled = false;
 
@@ -79,25 +115,58 @@ export class CfScriptBatch {
       return `function (${ARG_NAMES.join(', ')}) {\n${translateTbel(`${prelude}\n${source}`, ARG_NAMES)}\n}`;
     });
     const body = [
-      `var __cfFns = [${fns.join(',\n')}];`,
-      'var __cfOut = [];',
-      'for (var __i = 0; __i < __cfBatch.calls.length; __i++) {',
-      '  var __c = __cfBatch.calls[__i];',
-      '  try { __cfOut.push({ v: __cfFns[__c.f](__c.ctx, __c.args, null) }); }',
-      '  catch (__e) { __cfOut.push({ e: String(__e && __e.message ? __e.message : __e) }); }',
+      'var __cfOut = "";',
+      'var __cfGs = __cfBatch.g;',
+      'for (var __i = 0; __i < __cfGs.length; __i++) {',
+      '  var __g = __cfGs[__i];',
+      '  for (var __j = 0; __j < __g.f.length; __j++) {',
+      '    var __s;',
+      '    try {',
+      '      var __x = __g.c, __a = __g.a;',
+      '      if (__g.n) {',
+      '        var __e = {};',
+      '        __a = {};',
+      '        for (var __k = 0; __k < __g.n.length; __k++) {',
+      '          __e[__g.n[__k]] = { ts: __g.t[__k], value: __g.v[__k] };',
+      '          __a[__g.n[__k]] = __g.v[__k];',
+      '        }',
+      '        __x = { args: __e, latestTs: __g.l };',
+      '      }',
+      '      __s = __cfQuote({ v: __cfFns[__g.f[__j]](__x, __a, null) });',
+      '    } catch (__err) {',
+      '      try { __s = __cfQuote({ e: __cfText(__err && __err.message ? __err.message : __err) }); }',
+      '      catch (__e2) { __s = \'{"e":"The script threw a value that cannot be read"}\'; }',
+      '    }',
+      '    __cfOut += (__cfOut ? "," : "") + (typeof __s === "string" ? __s : "{}");',
+      '  }',
       '}',
-      'return __cfOut;',
+      'return "[" + __cfOut + "]";',
     ].join('\n');
-    const program = `(function () {\nfunction __fn(__cfBatch, __cfMeta, __cfType) {\n${body}\n}\nreturn __fn;\n})()`;
+    const program =
+      '(function () {\nvar __cfQuote = JSON.stringify; var __cfText = String;\n' +
+      `var __cfFns = [${fns.join(',\n')}];\n` +
+      `function __fn(__cfBatch, __cfMeta, __cfType) {\n${body}\n}\nreturn __fn;\n})()`;
     this.handle = sandbox.load('TBEL', program);
   }
 
   run(field: number, ctx: unknown, args: Record<string, unknown>): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const json = JSON.stringify({ f: field, ctx, args });
-      const chars = json.length;
-      if (this.pendingChars + chars > MAX_BATCH_CHARS || this.pending.length >= MAX_BATCH_CALLS) this.flush();
-      this.pending.push({ json, resolve, reject });
+      const compact = compactInput(ctx, args);
+      const json = compact ?? `"c":${JSON.stringify(ctx)},"a":${JSON.stringify(args)}`;
+      let group = compact === null ? undefined : this.byInput.get(compact);
+      const chars = group ? 4 : json.length + 16;
+      if (this.pendingChars + chars > MAX_BATCH_CHARS || this.pendingCalls >= MAX_BATCH_CALLS) {
+        this.flush();
+        group = undefined;
+      }
+      if (!group) {
+        group = { json, fields: [], calls: [] };
+        this.groups.push(group);
+        if (compact !== null) this.byInput.set(compact, group);
+      }
+      group.fields.push(field);
+      group.calls.push({ resolve, reject });
+      this.pendingCalls++;
       this.pendingChars += chars;
       if (!this.scheduled) {
         this.scheduled = true;
@@ -108,18 +177,31 @@ export class CfScriptBatch {
 
   private flush(): void {
     this.scheduled = false;
-    const calls = this.pending;
-    if (calls.length === 0) return;
-    this.pending = [];
+    const groups = this.groups;
+    if (groups.length === 0) return;
+    this.groups = [];
+    this.byInput = new Map();
+    this.pendingCalls = 0;
     this.pendingChars = 0;
-    const data = new JsonText(`{"calls":[${calls.map((c) => c.json).join(',')}]}`);
+    const calls = groups.flatMap((g) => g.calls);
+    const data = new JsonText(
+      `{"g":[${groups.map((g) => `{"f":${JSON.stringify(g.fields)},${g.json}}`).join(',')}]}`,
+    );
     this.sandbox.invoke(this.handle, data, {}, 'CF').then(
       (out) => {
-        const results = Array.isArray(out) ? (out as { v?: unknown; e?: string }[]) : [];
+        let results: unknown = null;
+        try {
+          results = typeof out === 'string' ? JSON.parse(out) : null;
+        } catch {
+          // answered below: no result
+        }
+        const list = Array.isArray(results) ? (results as unknown[]) : [];
         calls.forEach((c, i) => {
-          const r = results[i];
-          if (!r) c.reject(new Error('The script batch returned no result'));
-          else if (r.e !== undefined) c.reject(new Error(r.e));
+          const r = list[i] as { v?: unknown; e?: unknown } | null | undefined;
+          if (!r || typeof r !== 'object') c.reject(new Error('The script batch returned no result'));
+          else if (r.e !== undefined) c.reject(new Error(String(r.e)));
+          else if (nestsDeeper(r.v, MAX_JSON_DEPTH))
+            c.reject(new Error('Script result is nested too deeply'));
           else c.resolve(r.v);
         });
       },
