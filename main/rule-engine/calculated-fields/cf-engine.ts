@@ -58,6 +58,20 @@ interface Compiled {
   conditions: Map<string, CfScript>;
   /** the output key of a single-output field (its own result does not trigger it) */
   outputs: Set<string>;
+  /**
+   * SIMPLE and SCRIPT fields reading the same latest values or attributes of their own entity share this key:
+   * an entity's fields of one key keep one state and are computed together (see enqueueGroup).
+   */
+  groupKey: string | null;
+}
+
+/** A queued computation of a field (or of a group of fields) for an entity. */
+interface Job {
+  updates: DataUpdate[];
+  reread: boolean;
+  depth: number;
+  /** a group's fields to compute (null: a single field) */
+  members: Set<Compiled> | null;
 }
 
 interface GlobalIndex {
@@ -146,7 +160,7 @@ export class CalculatedFieldEngine {
     {
       tail: Promise<void>;
       pending: number;
-      waiting: { updates: DataUpdate[]; reread: boolean; depth: number } | null;
+      waiting: Job | null;
     }
   >();
   private readonly profiles = new Map<string, string | null>();
@@ -304,6 +318,7 @@ export class CalculatedFieldEngine {
       script: null,
       conditions: new Map(),
       outputs: new Set(),
+      groupKey: null,
     };
     c.outputs = outputKeysOf(c);
     const expr = typeof config.expression === 'string' ? config.expression : '';
@@ -314,6 +329,13 @@ export class CalculatedFieldEngine {
       c.expression = compileMathExpression(expr, argNames);
     else if (type === 'SCRIPT' || (type === 'PROPAGATION' && config.applyExpressionToResolvedArguments))
       c.script = new CfScript(this.sandbox, expr, argNames);
+    if (
+      (c.expression && type === 'SIMPLE') ||
+      (c.script && type === 'SCRIPT' && c.argList.every(([, a]) => a.refEntityKey.type !== 'TS_ROLLING'))
+    )
+      c.groupKey = c.argList.every(([, a]) => !a.refEntityId?.id)
+        ? `group:${JSON.stringify(c.argList)}`
+        : null;
     if (type === 'ALARM') {
       const rules: [string, AlarmRuleJson | undefined][] = [
         ...Object.entries((config.createRules ?? {}) as Record<string, AlarmRuleJson>),
@@ -431,10 +453,23 @@ export class CalculatedFieldEngine {
     // held while its fields are queued, so that fields computed at once still leave as one write
     this.running.set(entity.id, (this.running.get(entity.id) ?? 0) + 1);
     try {
+      let groups: Map<string, Compiled[]> | null = null;
       for (const list of [own, inherited])
-        for (const c of list)
-          if (c.type !== 'RELATED_ENTITIES_AGGREGATION' && this.triggers(c, entity, updates, false))
-            this.enqueue(c, entity, updates, depth);
+        for (const c of list) {
+          if (c.type === 'RELATED_ENTITIES_AGGREGATION' || !this.triggers(c, entity, updates, false))
+            continue;
+          if (c.groupKey === null) this.enqueue(c, entity, updates, depth);
+          else {
+            groups ??= new Map();
+            const members = groups.get(c.groupKey);
+            if (members) members.push(c);
+            else groups.set(c.groupKey, [c]);
+          }
+        }
+      if (groups)
+        for (const members of groups.values())
+          if (members.length === 1) this.enqueue(members[0]!, entity, updates, depth);
+          else this.enqueueGroup(members, entity, updates, depth);
     } finally {
       this.done(entity.id);
     }
@@ -501,23 +536,108 @@ export class CalculatedFieldEngine {
     reread = false,
   ): void {
     const key = `${c.field.id.id}|${entity.id}`;
-    let q = this.queues.get(key);
     // A formula with nothing queued before it is computed at once: no queue, no promise per update.
-    if (!q && !reread && c.type === 'SIMPLE') {
+    if (!reread && c.type === 'SIMPLE' && !this.queues.has(key)) {
       this.runNow(c, entity, updates, depth);
       return;
     }
+    this.schedule(
+      key,
+      entity,
+      { updates, reread, depth, members: null },
+      COALESCED.has(c.type),
+      (job) => this.run(c, entity, job.updates, job.depth, job.reread),
+      (err) => this.failed(c, entity, err),
+    );
+  }
+
+  /**
+   * Fields of the entity reading the same arguments (one groupKey): one state, the arguments applied once,
+   * formulas computed at once when nothing of the group is queued, the scripts' calls made from one ctx.
+   */
+  private enqueueGroup(members: Compiled[], entity: EntityRef, updates: DataUpdate[], depth: number): void {
+    const lead = members[0]!;
+    const key = `${lead.groupKey}|${entity.id}`;
+    if (!this.queues.has(key) && members.every((c) => c.type === 'SIMPLE')) {
+      this.computeGroup(lead, members, entity, updates, depth);
+      return;
+    }
+    this.schedule(
+      key,
+      entity,
+      { updates, reread: false, depth, members: new Set(members) },
+      true,
+      (job) => Promise.all(this.computeGroup(lead, job.members!, entity, job.updates, job.depth)),
+      (err) => this.failed(lead, entity, err),
+    );
+  }
+
+  /** Computes a group's fields: formulas now, scripts' results when the sandbox answers (the promises). */
+  private computeGroup(
+    lead: Compiled,
+    members: Iterable<Compiled>,
+    entity: EntityRef,
+    updates: DataUpdate[],
+    depth: number,
+  ): Promise<void>[] {
+    const out: Promise<void>[] = [];
+    let state: FieldState;
+    try {
+      const found = this.stateOf(lead, entity, lead.groupKey!);
+      state = found.state;
+      if (!found.fresh) this.apply(lead, entity, state, updates);
+    } catch (err) {
+      this.failed(lead, entity, err);
+      return out;
+    }
+    const ts = tsOf(updates);
+    let script: ReturnType<CalculatedFieldEngine['scriptCtx']> | undefined;
+    const scriptCtx = () => (script ??= this.scriptCtx(lead, state));
+    for (const c of members) {
+      this.computed++;
+      try {
+        const done =
+          c.type === 'SIMPLE'
+            ? this.runSimple(c, entity, state, ts, depth)
+            : this.runScript(c, entity, state, ts, depth, scriptCtx);
+        if (done) out.push(done.catch((err: unknown) => this.failed(c, entity, err)));
+      } catch (err) {
+        this.failed(c, entity, err);
+      }
+    }
+    return out;
+  }
+
+  private failed(c: Compiled, entity: EntityRef, err: unknown): void {
+    this.failures++;
+    void this.debug(c, entity, null, null, (err as Error)?.message ?? String(err));
+  }
+
+  /**
+   * Queues a job behind the ones of its key. A job still waiting for the previous one takes a new update
+   * too when `coalesce` (one computation on the newest values): a field that cannot keep up computes less
+   * often instead of falling ever further behind. Alarm and geofencing fields see every update (their
+   * transitions count).
+   */
+  private schedule(
+    key: string,
+    entity: EntityRef,
+    job: Job,
+    coalesce: boolean,
+    run: (job: Job) => Promise<unknown>,
+    fail: (err: unknown) => void,
+  ): void {
+    let q = this.queues.get(key);
     if (!q) {
       q = { tail: Promise.resolve(), pending: 0, waiting: null };
       this.queues.set(key, q);
     }
-    // A run still waiting for the previous one takes this update too (one computation on the newest
-    // values): a field that cannot keep up computes less often instead of falling ever further behind.
-    // Alarm and geofencing fields see every update (their transitions count).
-    if (q.waiting && COALESCED.has(c.type)) {
-      q.waiting.updates.push(...updates);
-      q.waiting.reread ||= reread;
-      q.waiting.depth = Math.max(q.waiting.depth, depth);
+    const waiting = q.waiting;
+    if (waiting && coalesce) {
+      waiting.updates.push(...job.updates);
+      waiting.reread ||= job.reread;
+      waiting.depth = Math.max(waiting.depth, job.depth);
+      if (job.members) for (const c of job.members) waiting.members?.add(c);
       return;
     }
     if (q.pending >= MAX_PENDING_PER_STATE) {
@@ -527,8 +647,8 @@ export class CalculatedFieldEngine {
     q.pending++;
     this.running.set(entity.id, (this.running.get(entity.id) ?? 0) + 1);
     const queue = q;
-    const job = { updates: [...updates], reread, depth };
-    queue.waiting = job;
+    const mine: Job = { ...job, updates: [...job.updates] };
+    queue.waiting = mine;
     const finish = () => {
       queue.pending--;
       this.done(entity.id);
@@ -536,12 +656,11 @@ export class CalculatedFieldEngine {
     };
     q.tail = q.tail
       .then(() => {
-        if (queue.waiting === job) queue.waiting = null;
-        return this.run(c, entity, job.updates, job.depth, job.reread);
+        if (queue.waiting === mine) queue.waiting = null;
+        return run(mine);
       })
       .then(finish, (err: unknown) => {
-        this.failures++;
-        void this.debug(c, entity, null, null, (err as Error)?.message ?? String(err));
+        fail(err);
         finish();
       });
     this.idle = q.tail;
@@ -558,10 +677,7 @@ export class CalculatedFieldEngine {
   }
 
   private runNow(c: Compiled, entity: EntityRef, updates: DataUpdate[], depth: number): void {
-    const failed = (err: unknown) => {
-      this.failures++;
-      void this.debug(c, entity, null, null, (err as Error)?.message ?? String(err));
-    };
+    const failed = (err: unknown) => this.failed(c, entity, err);
     try {
       const { state, fresh } = this.stateOf(c, entity);
       if (!fresh) this.apply(c, entity, state, updates);
@@ -574,9 +690,13 @@ export class CalculatedFieldEngine {
 
   // --- state --------------------------------------------------------------------------------------------
 
-  private stateOf(c: Compiled, entity: EntityRef): { state: FieldState; fresh: boolean } {
+  private stateOf(
+    c: Compiled,
+    entity: EntityRef,
+    key = c.field.id.id,
+  ): { state: FieldState; fresh: boolean } {
     let of = this.states.get(entity.id);
-    let state = of?.fields.get(c.field.id.id);
+    let state = of?.fields.get(key);
     if (of && state) {
       of.used = true;
       return { state, fresh: false };
@@ -589,7 +709,7 @@ export class CalculatedFieldEngine {
       of = { fields: new Map(), used: false };
       this.states.set(entity.id, of);
     }
-    of.fields.set(c.field.id.id, state);
+    of.fields.set(key, state);
     this.statesCount++;
     return { state, fresh: true };
   }
@@ -728,9 +848,10 @@ export class CalculatedFieldEngine {
     state: FieldState,
     ts: number,
     depth: number,
+    scriptCtx = () => this.scriptCtx(c, state),
   ): Promise<void> {
     if (!this.ready(c, state)) return;
-    const { ctx, args } = this.scriptCtx(c, state);
+    const { ctx, args } = scriptCtx();
     let result: unknown;
     try {
       result = await c.script!.run(ctx, args);
