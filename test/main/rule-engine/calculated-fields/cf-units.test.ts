@@ -95,4 +95,20 @@ describe('SCRIPT fields batched into one sandbox program', () => {
       batch.release();
     }
   });
+
+  it('sends the same values of an entity once, yet gives each field its own ctx and arguments', async () => {
+    const { CfScriptBatch } = await import('../../../../main/rule-engine/calculated-fields/cf-script.ts');
+    const { testScriptSandbox } = await import('../../../../main/rule-engine/script/script-sandbox.ts');
+    const batch = new CfScriptBatch(testScriptSandbox(), [
+      { source: 'ctx.args.t.value = 100; t = 50; return {"a": ctx.args.t.value + t};', argNames: ['t'] },
+      { source: 'return {"b": ctx.args.t.value * 10 + t, "ts": ctx.args.t.ts, "l": ctx.latestTs};', argNames: ['t'] },
+    ]);
+    const ctx = { args: { t: { ts: 7, value: 2 } }, latestTs: 7 };
+    try {
+      const results = await Promise.all([batch.run(0, ctx, { t: 2 }), batch.run(1, ctx, { t: 2 })]);
+      expect(results).toEqual([{ a: 150 }, { b: 22, ts: 7, l: 7 }]);
+    } finally {
+      batch.release();
+    }
+  });
 });
