@@ -169,6 +169,8 @@ export class CalculatedFieldEngine {
   private global: GlobalIndex | null = null;
   private readonly unsubscribe: (() => void)[] = [];
   private idle: Promise<void> = Promise.resolve();
+  /** entities whose changed fields are compiled at the next turn (prepareSoon) */
+  private readonly preparing = new Set<string>();
   /** results waiting for the entity's running fields, by entity then by kind and ts */
   private readonly outbox = new Map<string, Map<string, OutboxEntry>>();
   /** entities' latest values read this turn (a new state reads them once for all its fields) */
@@ -264,8 +266,26 @@ export class CalculatedFieldEngine {
       () => events.off('entityAttributes', onEntityAttr),
       () => events.off('deviceSaved', onDevice),
       () => events.off('deviceDeleted', onDeviceDeleted),
-      this.services.calculatedFields.onChange(() => this.reset()),
+      this.services.calculatedFields.onChange((entityId) => {
+        this.reset();
+        this.prepareSoon(entityId);
+      }),
     );
+  }
+
+  /**
+   * Compiles an entity's (or profile's) fields soon after they change, as ThingsBoard compiles a field's
+   * script when it is saved: its scripts' batch is loaded into a started sandbox, so the first telemetry
+   * after a save is not held up by the sandbox's start.
+   */
+  private prepareSoon(entityId: string): void {
+    if (this.preparing.size === 0)
+      setImmediate(() => {
+        const ids = [...this.preparing];
+        this.preparing.clear();
+        if (this.unsubscribe.length > 0) for (const id of ids) this.fieldsOf(id);
+      });
+    this.preparing.add(entityId);
   }
 
   stop(): void {
@@ -363,6 +383,7 @@ export class CalculatedFieldEngine {
     } catch {
       return;
     }
+    batch.warm();
     scripted.forEach((c, i) => {
       c.script!.release();
       c.script = {

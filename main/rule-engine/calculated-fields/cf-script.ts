@@ -211,6 +211,11 @@ export class CfScriptBatch {
     );
   }
 
+  /** Starts the sandbox and loads the program with an empty batch (no script runs). */
+  warm(): void {
+    this.sandbox.invoke(this.handle, new JsonText('{"g":[]}'), {}, 'CF').catch(() => {});
+  }
+
   release(): void {
     this.sandbox.release(this.handle);
   }

@@ -101,7 +101,10 @@ describe('SCRIPT fields batched into one sandbox program', () => {
     const { testScriptSandbox } = await import('../../../../main/rule-engine/script/script-sandbox.ts');
     const batch = new CfScriptBatch(testScriptSandbox(), [
       { source: 'ctx.args.t.value = 100; t = 50; return {"a": ctx.args.t.value + t};', argNames: ['t'] },
-      { source: 'return {"b": ctx.args.t.value * 10 + t, "ts": ctx.args.t.ts, "l": ctx.latestTs};', argNames: ['t'] },
+      {
+        source: 'return {"b": ctx.args.t.value * 10 + t, "ts": ctx.args.t.ts, "l": ctx.latestTs};',
+        argNames: ['t'],
+      },
     ]);
     const ctx = { args: { t: { ts: 7, value: 2 } }, latestTs: 7 };
     try {
