@@ -172,7 +172,7 @@ export class CalculatedFieldEngine {
   /** entities whose changed fields are compiled at the next turn (prepareSoon) */
   private readonly preparing = new Set<string>();
   /** results waiting for the entity's running fields, by entity then by kind and ts */
-  private readonly outbox = new Map<string, Map<string, OutboxEntry>>();
+  private readonly outbox = new Map<string, OutboxEntry[]>();
   /** entities' latest values read this turn (a new state reads them once for all its fields) */
   private readonly latestRead = new Map<string, Map<string, { ts: number; value: KvValue }>>();
   private readonly latestOf = (src: EntityRef, num: number): Map<string, { ts: number; value: KvValue }> => {
@@ -1151,16 +1151,18 @@ export class CalculatedFieldEngine {
     const immediate = output.strategy?.type === 'IMMEDIATE';
     let byEntity = this.outbox.get(entity.id);
     if (!byEntity) {
-      byEntity = new Map();
+      byEntity = [];
       this.outbox.set(entity.id, byEntity);
     }
-    const key = `${immediate ? 'I' : 'R'}|${scope ?? ''}|${scope ? 0 : ts}`;
-    const pending = byEntity.get(key);
+    // one entry per strategy, scope and ts (attributes: per scope); an entity has few
+    const pending = byEntity.find(
+      (o) => o.immediate === immediate && o.scope === scope && (scope !== null || o.ts === ts),
+    );
     if (pending) {
-      Object.assign(pending.values, values);
+      for (const key in values) pending.values[key] = values[key];
       pending.fieldIds.add(c.field.id.id);
     } else
-      byEntity.set(key, {
+      byEntity.push({
         entity,
         scope,
         ts,
@@ -1175,7 +1177,7 @@ export class CalculatedFieldEngine {
     const byEntity = this.outbox.get(entityId);
     if (!byEntity) return;
     this.outbox.delete(entityId);
-    for (const o of byEntity.values()) {
+    for (const o of byEntity) {
       if (o.immediate && !o.scope) {
         this.saveSoon(o);
         continue;
