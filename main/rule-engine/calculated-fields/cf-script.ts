@@ -105,6 +105,8 @@ export class CfScriptBatch {
   private groups: BatchGroup[] = [];
   private byInput = new Map<string, BatchGroup>();
   private pendingCalls = 0;
+  /** the last call's ctx, arguments and compact input: a group's fields are called with the same objects */
+  private last: { ctx: unknown; args: unknown; compact: string | null } | null = null;
   private pendingChars = 0;
   private scheduled = false;
 
@@ -151,7 +153,9 @@ export class CfScriptBatch {
 
   run(field: number, ctx: unknown, args: Record<string, unknown>): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const compact = compactInput(ctx, args);
+      const last = this.last;
+      const compact = last && last.ctx === ctx && last.args === args ? last.compact : compactInput(ctx, args);
+      this.last = { ctx, args, compact };
       const json = compact ?? `"c":${JSON.stringify(ctx)},"a":${JSON.stringify(args)}`;
       let group = compact === null ? undefined : this.byInput.get(compact);
       const chars = group ? 4 : json.length + 16;
@@ -181,6 +185,7 @@ export class CfScriptBatch {
     if (groups.length === 0) return;
     this.groups = [];
     this.byInput = new Map();
+    this.last = null;
     this.pendingCalls = 0;
     this.pendingChars = 0;
     const calls = groups.flatMap((g) => g.calls);
