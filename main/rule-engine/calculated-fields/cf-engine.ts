@@ -215,11 +215,18 @@ export class CalculatedFieldEngine {
 
   start(): void {
     const { events } = this.services.ctx;
-    const onTs = (e: { deviceId: string; entries: { ts: number; values: Record<string, unknown> }[] }) =>
-      this.onData(
-        { entityType: 'DEVICE', id: e.deviceId },
-        e.entries.map((x) => ({ kind: 'ts', ...x })),
-      );
+    // most writes (a field's own results among them) carry no key any field reads: nothing is made for them
+    const read = (entries: { values: Record<string, unknown> }[]) => {
+      const { argKeys } = this.globalIndex();
+      return entries.some((x) => readsAny(argKeys, x.values));
+    };
+    const onTs = (e: { deviceId: string; entries: { ts: number; values: Record<string, unknown> }[] }) => {
+      if (read(e.entries))
+        this.onData(
+          { entityType: 'DEVICE', id: e.deviceId },
+          e.entries.map((x) => ({ kind: 'ts', ...x })),
+        );
+    };
     const onAttr = (e: {
       deviceId: string;
       scope: AttributeScope;
@@ -233,11 +240,13 @@ export class CalculatedFieldEngine {
       entityType: string;
       entityId: string;
       entries: { ts: number; values: Record<string, unknown> }[];
-    }) =>
-      this.onData(
-        { entityType: e.entityType, id: e.entityId },
-        e.entries.map((x) => ({ kind: 'ts', ...x })),
-      );
+    }) => {
+      if (read(e.entries))
+        this.onData(
+          { entityType: e.entityType, id: e.entityId },
+          e.entries.map((x) => ({ kind: 'ts', ...x })),
+        );
+    };
     const onEntityAttr = (e: {
       entityType: string;
       entityId: string;
