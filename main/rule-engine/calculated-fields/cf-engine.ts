@@ -623,12 +623,14 @@ export class CalculatedFieldEngine {
     const ts = tsOf(updates);
     let script: ReturnType<CalculatedFieldEngine['scriptCtx']> | undefined;
     const scriptCtx = () => (script ??= this.scriptCtx(lead, state));
+    let vars: Record<string, number> | undefined;
+    const numbers = () => (vars ??= this.numbers(state));
     for (const c of members) {
       this.computed++;
       try {
         const done =
           c.type === 'SIMPLE'
-            ? this.runSimple(c, entity, state, ts, depth)
+            ? this.runSimple(c, entity, state, ts, depth, numbers)
             : this.runScript(c, entity, state, ts, depth, scriptCtx);
         if (done) out.push(done.catch((err: unknown) => this.failed(c, entity, err)));
       } catch (err) {
@@ -848,9 +850,10 @@ export class CalculatedFieldEngine {
     state: FieldState,
     ts: number,
     depth: number,
+    numbers = () => this.numbers(state),
   ): Promise<void> | undefined {
     if (!this.ready(c, state)) return;
-    const vars = this.numbers(state);
+    const vars = numbers();
     const value = c.expression!.evaluate(vars);
     const output = c.field.configuration.output as CfOutput;
     if (!Number.isFinite(value))
@@ -897,7 +900,8 @@ export class CalculatedFieldEngine {
     const at =
       typeof result.ts === 'number' && isObject(result.values) ? result.ts : this.useTs(c, state, ts);
     if (Object.keys(values).length > 0) this.emit(c, entity, values, at, depth);
-    await this.debug(c, entity, args, result, null);
+    const debugged = this.debug(c, entity, args, result, null);
+    if (debugged) await debugged;
   }
 
   private zonesOf(c: Compiled, entity: EntityRef, group: string, state: FieldState): Zone[] {
