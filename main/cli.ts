@@ -45,6 +45,9 @@ Options for simulate:
   --data-dir DIR         data directory of the in-process platform (default: a temporary one, removed after)
   --report FILE          write the run's summary as JSON (sent, acknowledged, refused, faults, RPC, latency)
   --junit FILE           write the run's summary as JUnit XML, for CI
+  --workers N            spread the gateways over N worker threads (0: none; default: the scenario's
+                         workers, else one per core, less one beside the in-process platform, from
+                         2,000 devices)
 
 Options for gateway:
   --config FILE          rest.json, the REST connector's configuration (gateway 3.7+ or legacy format)

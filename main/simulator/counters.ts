@@ -33,6 +33,30 @@ export class LatencySample {
   }
 }
 
+/** The counts a meter adds up, as one thread hands them to another. */
+const COUNTS = [
+  'sent',
+  'acknowledged',
+  'inFlight',
+  'skipped',
+  'telemetryMessages',
+  'datapoints',
+  'rpcRequests',
+  'attributeUpdates',
+  'rpcAnswered',
+  'scriptCalls',
+  'scriptErrors',
+] as const;
+
+/** PUBACK latencies a worker hands over per delta, at most (the run keeps a sample anyway). */
+const MAX_DELTA_LATENCIES = 2000;
+
+/** What a meter counted since the last delta: a worker thread's share, added to the run's meter. */
+export type MeterDelta = Record<(typeof COUNTS)[number], number> & {
+  failedByReason: Record<string, number>;
+  latencies: number[];
+};
+
 interface Bucket {
   sent: number;
   acknowledged: number;
@@ -63,6 +87,12 @@ export class Meter {
   private startedAt: number;
   /** when the run or gateway was told to stop: from then on the rate is zero and nothing enters the chart */
   private haltedAt: number | null = null;
+  /** the counts at the last delta() and the latencies since (a worker's meter) */
+  private tapped: {
+    counts: Record<string, number>;
+    failed: Map<string, number>;
+    latencies: number[];
+  } | null = null;
 
   constructor(parent?: Meter, now: () => number = Date.now) {
     this.parent = parent;
@@ -120,7 +150,11 @@ export class Meter {
     this.acknowledged++;
     this.inFlight--;
     this.bucket().acknowledged++;
-    if (latencyMs !== undefined) this.latency.add(latencyMs);
+    if (latencyMs !== undefined) {
+      this.latency.add(latencyMs);
+      const tap = this.tapped?.latencies;
+      if (tap && tap.length < MAX_DELTA_LATENCIES) tap.push(latencyMs);
+    }
     this.parent?.recordAck(latencyMs);
   }
 
@@ -165,6 +199,37 @@ export class Meter {
   recordAttributeUpdate(): void {
     this.attributeUpdates++;
     this.parent?.recordAttributeUpdate();
+  }
+
+  /** What was counted since the last call (the first: since the start); a worker thread sends it on. */
+  delta(): MeterDelta {
+    const last = (this.tapped ??= { counts: {} as Record<string, number>, failed: new Map(), latencies: [] });
+    const out = { failedByReason: {}, latencies: last.latencies } as unknown as MeterDelta;
+    for (const k of COUNTS) {
+      out[k] = this[k] - (last.counts[k] ?? 0);
+      last.counts[k] = this[k];
+    }
+    for (const [reason, n] of this.failedByReason) {
+      const d = n - (last.failed.get(reason) ?? 0);
+      if (d) out.failedByReason[reason] = d;
+      last.failed.set(reason, n);
+    }
+    last.latencies = [];
+    return out;
+  }
+
+  /** Adds a worker thread's delta, as if counted here (its second for the rate and the chart is now). */
+  absorb(d: MeterDelta): void {
+    for (const k of COUNTS) this[k] += d[k];
+    for (const [reason, n] of Object.entries(d.failedByReason))
+      this.failedByReason.set(reason, (this.failedByReason.get(reason) ?? 0) + n);
+    for (const ms of d.latencies) this.latency.add(ms);
+    const b = this.bucket();
+    b.sent += d.sent;
+    b.acknowledged += d.acknowledged;
+    let failed = 0;
+    for (const n of Object.values(d.failedByReason)) failed += n;
+    b.failed += failed;
   }
 
   /** Publishes per second: the last 5 whole seconds (fewer just after the start). */

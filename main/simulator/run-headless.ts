@@ -6,17 +6,19 @@ import { parseArgs } from 'node:util';
 import {
   FAILURE_REASONS,
   formatIssue,
+  SIMULATION_LIMITS,
+  type SimulatorCost,
   type OtaRunCounts,
   type Scenario,
 } from '../../shared/schemas/simulation.ts';
 import type { Services } from '../platform/services.ts';
 import type { Meter } from './counters.ts';
-import { deviceCount, parseScenarioText, ScenarioError, targetLabel } from './scenario.ts';
+import { deviceCount, parseScenarioText, runWorkers, ScenarioError, targetLabel } from './scenario.ts';
 import { junitXml } from '../../shared/simulation-junit.ts';
 import { runReport } from './simulation-report.ts';
 import { SimulationRun } from './simulation-run.ts';
 import { embeddedUrl, remoteTarget, runGateways, runOtaFleet, type ResolvedTarget } from './targets.ts';
-import { openFileLimit, openFileLimitReached } from './mqtt-connection.ts';
+import { openFileLimit } from './mqtt-connection.ts';
 
 export interface SimulateOptions {
   file: string;
@@ -29,6 +31,8 @@ export interface SimulateOptions {
   report?: string;
   /** write the run's summary here as JUnit XML */
   junit?: string;
+  /** worker threads the gateways are spread over (0: none; default: the scenario's, else from the cores) */
+  workers?: number;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -52,11 +56,17 @@ export function parseSimulateArgs(argv: string[]): SimulateOptions {
       'data-dir': { type: 'string' },
       report: { type: 'string' },
       junit: { type: 'string' },
+      workers: { type: 'string' },
     },
     strict: true,
     allowPositionals: true,
   });
   if (positionals.length !== 1) throw new Error('simulate takes one scenario file');
+  const workers = values.workers;
+  if (workers !== undefined && (!/^\d+$/.test(workers) || Number(workers) > SIMULATION_LIMITS.workers))
+    throw new Error(
+      `--workers must be a whole number from 0 to ${SIMULATION_LIMITS.workers}, got '${workers}'`,
+    );
   if (values.platform !== undefined && !/^mqtts?:\/\/[^/]+/.test(values.platform))
     throw new Error(`--platform must be mqtt://HOST:PORT or mqtts://HOST:PORT, got '${values.platform}'`);
   return {
@@ -66,6 +76,7 @@ export function parseSimulateArgs(argv: string[]): SimulateOptions {
     ...(values['data-dir'] !== undefined ? { dataDir: resolve(values['data-dir']) } : {}),
     ...(values.report !== undefined ? { report: resolve(values.report) } : {}),
     ...(values.junit !== undefined ? { junit: resolve(values.junit) } : {}),
+    ...(workers !== undefined ? { workers: Number(workers) } : {}),
   };
 }
 
@@ -97,18 +108,25 @@ function failures(m: Meter): string {
   return ` (${parts.join(', ')})`;
 }
 
-/** The simulator's own CPU use since the last call, in % of one core: what driving the fleet costs. */
-function cpuMeter(): () => number {
-  let last = process.cpuUsage();
-  let lastAt = performance.now();
-  return () => {
-    const now = performance.now();
-    const used = process.cpuUsage(last);
-    last = process.cpuUsage();
-    const pct = ((used.user + used.system) / 1000 / Math.max(1, now - lastAt)) * 100;
-    lastAt = now;
-    return pct;
-  };
+/** "cpu main 3% w1 41% w2 39%": the simulator's threads, in % of one core over the last second. */
+function cpuText(cost: SimulatorCost): string {
+  const shown = cost.workers ? cost.threads.slice(1) : cost.threads;
+  return `cpu ${shown.map((t) => `${t.thread === 'main' ? 'main' : `w${t.thread.slice(7)}`} ${t.cpuPct.toFixed(0)}%`).join(' ')}`;
+}
+
+/** One line per simulator thread: what driving its gateways cost it, per publish and per value. */
+export function costLines(cost: SimulatorCost): string[] {
+  const us = (v: number | null) => (v === null ? '-' : `${v.toFixed(1)} µs`);
+  return cost.threads
+    .filter((t) => t.thread !== 'main' || cost.workers === 0)
+    .map(
+      (t) =>
+        `simulator ${t.thread}: ${t.gateways} gateways, ${t.sent} publishes, ${t.datapoints} values; ` +
+        `CPU ${us(t.cpuUsPerPublish)} per publish, ${us(t.cpuUsPerValue)} per value` +
+        (t.thread === 'main' && cost.sharedWithPlatform
+          ? ' (this thread also runs the in-process platform)'
+          : ''),
+    );
 }
 
 /** "OTA: 95 of 100 updated, 5 failed (Checksum verification failed: 5), ..." */
@@ -121,7 +139,7 @@ function otaLine(ota: OtaRunCounts): string {
   );
 }
 
-function progressLine(run: SimulationRun, cpuPct: number): string {
+function progressLine(run: SimulationRun): string {
   const m = run.meter;
   const elapsed = (run.elapsedMs() / 1000).toFixed(0).padStart(4);
   const connected = run.gateways.filter((g) => g.state === 'connected').length;
@@ -129,7 +147,7 @@ function progressLine(run: SimulationRun, cpuPct: number): string {
   const ota = run.otaCounts();
   return (
     `[${elapsed}s] sent ${m.sent} | acked ${m.acknowledged} | failed ${m.failed}${failures(m)} | ` +
-    `${retrying ? `${retrying} retrying | ` : ''}cpu ${cpuPct.toFixed(0)}% | ` +
+    `${retrying ? `${retrying} retrying | ` : ''}${cpuText(run.cost())} | ` +
     `${m.messagesPerSecond().toFixed(1)} msg/s | ${connected}/${run.gateways.length} gateways connected` +
     (ota ? ` | OTA ${ota.updated} updated, ${ota.failed} failed of ${ota.devices}` : '')
   );
@@ -205,6 +223,8 @@ export async function runSimulate(
       ...(ota ? { ota, awaitOta: scenario.ota?.package !== undefined } : {}),
       durationMs: options.durationMs ?? scenario.durationMs,
       maxPeriods: scenario.messages,
+      workers: runWorkers(scenario, options.workers, platform !== undefined),
+      sharedWithPlatform: platform !== undefined,
       ...(scenario.faults ? { faults: scenario.faults } : {}),
     });
     process.once('SIGINT', onSignal);
@@ -214,15 +234,18 @@ export async function runSimulate(
     if (warning) process.stderr.write(warning);
     await run.start();
     const r = run;
-    const cpu = cpuMeter();
+    if (r.shards.length)
+      process.stderr.write(
+        `sandboard simulate: ${scenario.gateways.length} gateways spread over ${r.shards.length} worker threads\n`,
+      );
     let toldLimit = false;
     const print = () => {
-      const limited = toldLimit ? null : openFileLimitReached();
+      const limited = toldLimit ? null : r.openFileLimitReached();
       if (limited) {
         toldLimit = true;
         process.stderr.write(`sandboard simulate: ${limited}\n`);
       }
-      const line = progressLine(r, cpu());
+      const line = progressLine(r);
       out.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
     };
     ticker = setInterval(print, 1000);
@@ -247,6 +270,7 @@ export async function runSimulate(
         `fault faults[${f.index}] ${f.kind} (${f.target}): injected ${f.injected}${answers.length ? `; answered ${answers.join(', ')}` : ''}\n`,
       );
     }
+    for (const line of costLines(run.cost())) out.write(`${line}\n`);
     const otaCounts = run.otaCounts();
     if (otaCounts) out.write(`${otaLine(otaCounts)}\n`);
     if (m.scriptCalls > 0 || m.scriptErrors > 0)

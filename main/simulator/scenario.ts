@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import {
   deviceNames,
+  SIMULATION_LIMITS,
   formatIssue,
   scenarioIssues,
   type GatewaySpec,
@@ -117,4 +119,21 @@ export const scenarioSeed = (s: Scenario): string | number => s.seed ?? s.name;
 
 export function deviceCount(s: Scenario): number {
   return s.gateways.reduce((n, g) => n + g.devicesCount, 0);
+}
+
+/** Fleets of this many devices or more are spread over worker threads unless the scenario says otherwise. */
+export const SPREAD_FROM_DEVICES = 2000;
+
+/**
+ * The worker threads a run uses: as asked (the start's override, else the scenario's), else for a large
+ * fleet one per core (less one for a platform in the same process), never more than its gateways.
+ */
+export function runWorkers(s: Scenario, asked: number | undefined, platformInProcess: boolean): number {
+  const wanted =
+    asked ??
+    s.workers ??
+    (deviceCount(s) < SPREAD_FROM_DEVICES
+      ? 0
+      : Math.max(1, availableParallelism() - (platformInProcess ? 1 : 0)));
+  return Math.min(wanted, s.gateways.length, SIMULATION_LIMITS.workers);
 }

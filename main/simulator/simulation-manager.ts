@@ -11,7 +11,7 @@ import { ErrorCode, invalidArgument, notFound, PlatformError } from '../platform
 import type { Services } from '../platform/services.ts';
 import type { ScenarioRecord, ScenarioService } from '../platform/scenarios.ts';
 import { deviceNames } from '../../shared/schemas/simulation.ts';
-import { deviceCount, parseScenario, ScenarioError, targetLabel } from './scenario.ts';
+import { deviceCount, parseScenario, runWorkers, ScenarioError, targetLabel } from './scenario.ts';
 import { runReport } from './simulation-report.ts';
 import { SimulationRun } from './simulation-run.ts';
 import { embeddedUrl, remoteTarget, runGateways, runOtaFleet, type ResolvedTarget } from './targets.ts';
@@ -169,6 +169,7 @@ export class SimulationManager {
       faultMarkers: s.faultMarkers,
       scriptErrors: s.scriptErrors,
       ...(s.ota ? { ota: s.ota } : {}),
+      cost: s.cost,
     };
   }
 
@@ -224,7 +225,7 @@ export class SimulationManager {
   private async startRun(
     id: string,
     scenario: Scenario,
-    overrides: { durationMs?: number; messages?: number },
+    overrides: { durationMs?: number; messages?: number; workers?: number },
   ): Promise<void> {
     this.startErrors.delete(id);
     let run: SimulationRun;
@@ -237,6 +238,9 @@ export class SimulationManager {
         ...(ota ? { ota, awaitOta: scenario.ota?.package !== undefined } : {}),
         durationMs: overrides.durationMs ?? scenario.durationMs,
         maxPeriods: overrides.messages ?? scenario.messages,
+        // the app's simulator runs beside the platform: worker threads keep it off the platform's loop
+        workers: runWorkers(scenario, overrides.workers, true),
+        sharedWithPlatform: true,
         ...(scenario.faults ? { faults: scenario.faults } : {}),
       });
     } catch (err) {

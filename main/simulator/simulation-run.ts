@@ -10,13 +10,17 @@ import type {
   ScriptErrorEntry,
   SimulationCounters,
   SimulationState,
+  SimulatorCost,
+  ThreadCost,
 } from '../../shared/schemas/simulation.ts';
 import { Meter, RingLog } from './counters.ts';
 import { FaultBook } from './faults.ts';
-import { ConnectError, type GatewayConnection } from './mqtt-connection.ts';
+import { ConnectError, openFileLimitReached, type GatewayConnection } from './mqtt-connection.ts';
 import { OtaFleet, type OtaFleetOptions } from './ota-fleet.ts';
+import { RunShard, type WorkerGateway } from './run-shard.ts';
 import type { GatewayPlan } from './scenario.ts';
 import { SimulatedGateway } from './simulated-gateway.ts';
+import { threadCpuUs } from './thread-cpu.ts';
 
 export type FinishReason = 'stopped' | 'duration' | 'messages' | 'error' | 'shutdown';
 
@@ -39,6 +43,35 @@ export interface RunOptions {
   ota?: OtaFleetOptions;
   /** an update is sure to come (the scenario brings its package): a run ending by messages waits for it */
   awaitOta?: boolean;
+  /** worker threads the gateways are spread over (0/undefined: all in this thread) */
+  workers?: number;
+  /** this thread also runs the platform (its CPU is not the simulator's alone) */
+  sharedWithPlatform?: boolean;
+  /** a gateway sent its last period or gave up (a worker thread reports it at once) */
+  onGatewayEnded?: () => void;
+}
+
+/** A gateway as the run sees it: driven in this thread, or mirrored from a worker thread. */
+export type RunGatewayView = SimulatedGateway | WorkerGateway;
+
+/** Splits gateways into n groups of about as many devices each; each group keeps the scenario's order. */
+export function shardGateways<T extends { plan: { devices: unknown[] } }>(
+  gateways: T[],
+  n: number,
+): number[][] {
+  const groups: { devices: number; members: number[] }[] = Array.from({ length: n }, () => ({
+    devices: 0,
+    members: [],
+  }));
+  const bySize = gateways
+    .map((g, i) => i)
+    .sort((a, b) => gateways[b]!.plan.devices.length - gateways[a]!.plan.devices.length);
+  for (const i of bySize) {
+    const least = groups.reduce((a, b) => (b.devices < a.devices ? b : a));
+    least.devices += gateways[i]!.plan.devices.length;
+    least.members.push(i);
+  }
+  return groups.filter((g) => g.members.length > 0).map((g) => g.members.sort((a, b) => a - b));
 }
 
 export interface RunStatus {
@@ -57,6 +90,7 @@ export interface RunStatus {
   faultMarkers: FaultMarker[];
   scriptErrors: ScriptErrorEntry[];
   ota?: OtaRunCounts;
+  cost: SimulatorCost;
 }
 
 /** One run of a scenario: its gateways, shared counters and logs, a duration timer, and how it ended. */
@@ -71,8 +105,15 @@ export class SimulationRun {
   readonly rpcLog = new RingLog<Omit<RpcLogEntry, 'seq'>>();
   readonly scriptLog = new RingLog<Omit<ScriptErrorEntry, 'seq'>>();
   readonly faults: FaultBook;
-  readonly gateways: SimulatedGateway[];
+  readonly gateways: RunGatewayView[];
+  /** the worker threads, when the gateways are spread over some */
+  readonly shards: RunShard[] = [];
   readonly ota: OtaFleet | null;
+  private readonly sharedWithPlatform: boolean;
+  private readonly onGatewayEnded: (() => void) | undefined;
+  /** CPU of this thread and each worker, and what they had sent, at the last cost() (for the % now) */
+  private costMark: { at: number; cpuUs: number[] } | null = null;
+  private readonly cpuAtStart = threadCpuUs();
   private otaPending: boolean;
   private readonly durationMs: number;
   private durationTimer: NodeJS.Timeout | null = null;
@@ -85,6 +126,8 @@ export class SimulationRun {
     this.faults = new FaultBook(options.faults);
     this.ota = options.ota ? new OtaFleet(options.ota) : null;
     this.otaPending = this.ota !== null && options.awaitOta === true;
+    this.sharedWithPlatform = options.sharedWithPlatform ?? false;
+    this.onGatewayEnded = options.onGatewayEnded;
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     const startedAt = Date.now();
     this.startedAt = startedAt;
@@ -99,22 +142,125 @@ export class SimulationRun {
       rpcLog: this.rpcLog,
       scriptLog: this.scriptLog,
       faults: this.faults,
-      onFinished: () => this.checkDone(),
+      onFinished: () => {
+        this.onGatewayEnded?.();
+        this.checkDone();
+      },
       onFailed: (gw: SimulatedGateway, err: Error) => {
         this.lastError = `Gateway '${gw.plan.name}': ${err.message}`;
+        this.onGatewayEnded?.();
         this.checkDone();
       },
     };
-    this.gateways = options.gateways.map(
-      (g) =>
-        new SimulatedGateway({
-          plan: g.plan,
-          connection: g.connection,
-          deviceId: g.deviceId ?? null,
-          meter: new Meter(this.meter),
-          hooks,
-        }),
+    const workers = Math.min(options.workers ?? 0, options.gateways.length);
+    if (workers < 1) {
+      this.gateways = options.gateways.map(
+        (g) =>
+          new SimulatedGateway({
+            plan: g.plan,
+            connection: g.connection,
+            deviceId: g.deviceId ?? null,
+            meter: new Meter(this.meter),
+            hooks,
+          }),
+      );
+      return;
+    }
+    const views: RunGatewayView[] = [];
+    const sinks = {
+      meter: this.meter,
+      attributeLog: this.attributeLog,
+      rpcLog: this.rpcLog,
+      scriptLog: this.scriptLog,
+      faults: this.faults,
+      onChange: () => this.checkDone(),
+      onError: (message: string) => {
+        this.lastError = message;
+      },
+    };
+    for (const members of shardGateways(options.gateways, workers)) {
+      const shard = new RunShard(
+        this.shards.length,
+        members.map((i) => options.gateways[i]!),
+        {
+          ...(options.maxPeriods ? { maxPeriods: options.maxPeriods } : {}),
+          ...(options.faults ? { faults: options.faults } : {}),
+        },
+        sinks,
+      );
+      members.forEach((at, i) => (views[at] = shard.gateways[i]!));
+      this.shards.push(shard);
+    }
+    this.gateways = views;
+  }
+
+  /**
+   * Connects every gateway of this thread (a worker's share); the outcomes, in order. The caller decides
+   * what a failure means (start does, for the whole run).
+   */
+  async connectGateways(): Promise<PromiseSettledResult<void>[]> {
+    this.state = 'starting';
+    this.startedAt = Date.now();
+    this.meter.reset();
+    if (this.shards.length === 0)
+      return Promise.allSettled(this.gateways.map((g) => (g as SimulatedGateway).start()));
+    const outcomes = await Promise.all(this.shards.map((s) => s.start()));
+    const results: PromiseSettledResult<void>[] = [];
+    this.shards.forEach((shard, s) =>
+      shard.gateways.forEach((g, i) => (results[this.gateways.indexOf(g)] = outcomes[s]![i]!)),
     );
+    return results;
+  }
+
+  /** The run is under way (its start decided): from now on it ends when its gateways are done. */
+  markRunning(): void {
+    if (this.state !== 'starting') return;
+    this.state = 'running';
+    for (const shard of this.shards) shard.send({ op: 'run' });
+    this.checkDone();
+  }
+
+  /** What the simulator's threads cost: CPU per publish and per value since the start, % of a core now. */
+  cost(): SimulatorCost {
+    const now = performance.now();
+    const main = threadCpuUs() - this.cpuAtStart;
+    const cpus = [main, ...this.shards.map((s) => s.cpuUs)];
+    const mark = this.costMark;
+    const pct = (i: number) =>
+      mark && now > mark.at
+        ? Math.round(((cpus[i]! - mark.cpuUs[i]!) / 1000 / (now - mark.at)) * 1000) / 10
+        : 0;
+    if (!mark || now - mark.at >= 1000) this.costMark = { at: now, cpuUs: cpus };
+    const per = (us: number, n: number) => (n > 0 ? Math.round((us / n) * 100) / 100 : null);
+    const m = this.meter;
+    const mainSent = this.shards.length ? 0 : m.sent;
+    const mainValues = this.shards.length ? 0 : m.datapoints;
+    const threads: ThreadCost[] = [
+      {
+        thread: 'main',
+        gateways: this.shards.length ? 0 : this.gateways.length,
+        sent: mainSent,
+        datapoints: mainValues,
+        cpuPct: pct(0),
+        cpuUsPerPublish: per(main, mainSent),
+        cpuUsPerValue: per(main, mainValues),
+      },
+      ...this.shards.map((s, i) => ({
+        thread: `worker ${i + 1}`,
+        gateways: s.gateways.length,
+        sent: s.sent,
+        datapoints: s.datapoints,
+        cpuPct: pct(i + 1),
+        cpuUsPerPublish: per(s.cpuUs, s.sent),
+        cpuUsPerValue: per(s.cpuUs, s.datapoints),
+      })),
+    ];
+    return { workers: this.shards.length, sharedWithPlatform: this.sharedWithPlatform, threads };
+  }
+
+  /** The first connection refused for the open-file limit, in this thread or a worker. */
+  openFileLimitReached(): string | null {
+    return openFileLimitReached() ?? this.shards.find((s) => s.openFileLimit)?.openFileLimit ?? null;
   }
 
   /**
@@ -123,11 +269,8 @@ export class SimulationRun {
    */
   async start(): Promise<void> {
     if (this.state !== 'stopped' || this.stoppedAt !== null) throw new Error('A run starts only once');
-    this.state = 'starting';
-    this.startedAt = Date.now();
-    this.meter.reset();
-    const results = await Promise.allSettled(this.gateways.map((g) => g.start()));
-    if (this.state !== 'starting') return; // stopped meanwhile
+    const results = await this.connectGateways();
+    if ((this.state as SimulationState) !== 'starting') return; // stopped meanwhile
     const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [i] : []));
     // A gateway that could not connect for a reason that may pass is retried with backoff while the
     // others run; the run fails at once only when a refusal is final or no gateway connected at all.
@@ -153,17 +296,16 @@ export class SimulationRun {
         await this.stop('error');
         throw new Error(this.lastError, { cause: err });
       }
-      if (this.state !== 'starting') return;
+      if ((this.state as SimulationState) !== 'starting') return;
       if (this.otaPending)
         void this.ota.whenFinished().then(() => {
           this.otaPending = false;
           this.checkDone();
         });
     }
-    this.state = 'running';
     if (this.durationMs > 0)
       this.durationTimer = setTimeout(() => void this.stop('duration'), this.durationMs);
-    this.checkDone();
+    this.markRunning();
   }
 
   /** Stops every gateway (idempotent); resolves once all are disconnected. */
@@ -173,7 +315,12 @@ export class SimulationRun {
     this.state = 'stopping';
     this.meter.halt();
     if (this.durationTimer) clearTimeout(this.durationTimer);
-    const stops = [...this.gateways.map((g) => g.stop()), this.ota?.stop()];
+    const stops = [
+      ...(this.shards.length
+        ? this.shards.map((s) => s.stop())
+        : this.gateways.map((g) => (g as SimulatedGateway).stop())),
+      this.ota?.stop(),
+    ];
     this.stopping = Promise.all(stops).then(() => {
       for (const g of this.gateways) g.releaseScript();
       this.stoppedAt = Date.now();
@@ -211,6 +358,7 @@ export class SimulationRun {
       faultMarkers: this.faults.markers.list(),
       scriptErrors: this.scriptLog.list(),
       ...(this.ota ? { ota: this.otaCounts()! } : {}),
+      cost: this.cost(),
     };
   }
 

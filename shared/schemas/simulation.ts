@@ -29,6 +29,7 @@ export const SIMULATION_LIMITS = {
   scriptedDevicesPerScenario: 10_000,
   otaDevices: 10_000,
   otaPackageBytes: 16 * 1024 * 1024,
+  workers: 16,
 } as const;
 
 export const DEFAULT_DEVICE_NAME_PATTERN = '${gateway} Device ${n}';
@@ -469,6 +470,14 @@ export const Scenario = obj(
       Type.Array(Fault, { maxItems: SIMULATION_LIMITS.faults, description: 'faults injected on purpose' }),
     ),
     ota: Type.Optional(OtaScenario),
+    workers: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: SIMULATION_LIMITS.workers,
+        description:
+          "worker threads the gateways are spread over (0: all in the simulator's main thread; default: from the CPU cores for 2,000 devices or more, else 0)",
+      }),
+    ),
   },
   'A gateway simulation scenario (default target: embedded)',
 );
@@ -898,6 +907,36 @@ export const OtaRunCounts = Type.Object(
 );
 export type OtaRunCounts = Static<typeof OtaRunCounts>;
 
+export const ThreadCost = Type.Object(
+  {
+    thread: Type.String({ description: '"main" or "worker N"' }),
+    gateways: Type.Integer({ description: 'gateways this thread drives' }),
+    sent: Type.Integer({ description: 'publishes this thread sent' }),
+    datapoints: Type.Integer({ description: 'telemetry values this thread sent' }),
+    cpuPct: Type.Number({ description: "this thread's CPU over the last seconds, in % of one core" }),
+    cpuUsPerPublish: Type.Union([Type.Number(), Type.Null()], {
+      description: 'CPU microseconds of this thread per publish since the start (null before one)',
+    }),
+    cpuUsPerValue: Type.Union([Type.Number(), Type.Null()], {
+      description: 'CPU microseconds of this thread per telemetry value since the start',
+    }),
+  },
+  { description: "one simulator thread's own cost" },
+);
+export type ThreadCost = Static<typeof ThreadCost>;
+
+export const SimulatorCost = Type.Object(
+  {
+    workers: Type.Integer({ description: 'worker threads of the run (0: it runs in the main thread)' }),
+    sharedWithPlatform: Type.Boolean({
+      description: "the main thread also runs the platform: its CPU is not the simulator's alone",
+    }),
+    threads: Type.Array(ThreadCost),
+  },
+  { description: "what driving the fleet costs the simulator's own threads" },
+);
+export type SimulatorCost = Static<typeof SimulatorCost>;
+
 export const SimulationStatus = Type.Object({
   ...SimulationSummary.properties,
   elapsedMs: Type.Integer({ description: 'running time of the current (or last) run' }),
@@ -917,6 +956,7 @@ export const SimulationStatus = Type.Object({
     description: "errors of the devices' scripts (the last 100, newest first)",
   }),
   ota: Type.Optional(OtaRunCounts),
+  cost: Type.Optional(SimulatorCost),
 });
 export type SimulationStatus = Static<typeof SimulationStatus>;
 
@@ -929,12 +969,19 @@ export const StartSimulationRequest = Type.Union(
       messages: Type.Optional(
         Type.Integer({ minimum: 0, description: "overrides the scenario's messages; 0: no limit" }),
       ),
+      workers: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          maximum: SIMULATION_LIMITS.workers,
+          description: "overrides the scenario's workers (worker threads; 0: none)",
+        }),
+      ),
     }),
     Type.Null(),
   ],
   { description: 'optional; an empty body runs the scenario as saved' },
 );
-export type StartSimulationRequest = { durationMs?: number; messages?: number } | null;
+export type StartSimulationRequest = { durationMs?: number; messages?: number; workers?: number } | null;
 
 export const LatencyPercentiles = Type.Object(
   {

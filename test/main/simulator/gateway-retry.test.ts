@@ -68,47 +68,79 @@ const gateway = (name: string, token: string) => ({
 });
 
 describe('sandboard simulate with gateways that cannot connect', () => {
-  it('retries a refused or unanswered gateway with backoff and reports it while the others run', async () => {
-    const p = await startTestPlatform();
-    const token = await p.login();
-    await gatewayDevice(p, token, 'Steady', 'steady-token');
-    await gatewayDevice(p, token, 'Late', 'late-token');
-    const front = await frontRefusing(p.urls.mqtt, 'late-token', 2);
-    const file = writeScenario({
-      name: 'retry',
-      gateways: [gateway('Steady', 'steady-token'), gateway('Late', 'late-token')],
-    });
-    // the first attempt is refused; the retry 1 s later gets no answer until the connect timeout (10 s);
-    // the one 2 s after that connects
-    const { code, stdout, stderr } = await simulate([file, '--platform', front.url, '--duration', '20s']);
-    expect(code, stderr).toBe(0);
-    expect(front.turnedAway()).toBe(2);
-    expect(stdout).toMatch(/\| 1 retrying \| cpu \d+% \|/);
-    expect(stdout).toContain("gateway 'Late': 2 connection retries");
+  it.each([
+    ['in the main thread', '0'],
+    ['in worker threads', '2'],
+  ])(
+    'retries a refused or unanswered gateway with backoff and reports it while the others run (%s)',
+    async (_, workers) => {
+      const p = await startTestPlatform();
+      const token = await p.login();
+      await gatewayDevice(p, token, 'Steady', 'steady-token');
+      await gatewayDevice(p, token, 'Late', 'late-token');
+      const front = await frontRefusing(p.urls.mqtt, 'late-token', 2);
+      const file = writeScenario({
+        name: 'retry',
+        gateways: [gateway('Steady', 'steady-token'), gateway('Late', 'late-token')],
+      });
+      // the first attempt is refused; the retry 1 s later gets no answer until the connect timeout (10 s);
+      // the one 2 s after that connects
+      const { code, stdout, stderr } = await simulate([
+        file,
+        '--platform',
+        front.url,
+        '--duration',
+        '20s',
+        '--workers',
+        workers,
+      ]);
+      expect(code, stderr).toBe(0);
+      expect(front.turnedAway()).toBe(2);
+      expect(stdout).toMatch(
+        workers === '0' ? /\| 1 retrying \| cpu main \d+% \|/ : /\| 1 retrying \| cpu w1 \d+% w2 \d+% \|/,
+      );
+      expect(stdout).toContain("gateway 'Late': 2 connection retries");
 
-    const devices = await okJson<{ data: { name: string }[] }>(
-      p.http(
-        '/api/tenant/devices?pageSize=10&page=0&textSearch=Late%20device&sortProperty=name&sortOrder=ASC',
-        {
-          token,
-        },
-      ),
-    );
-    expect(devices.data.map((d) => d.name)).toEqual(['Late device 1', 'Late device 2']);
-  }, 90_000);
+      const devices = await okJson<{ data: { name: string }[] }>(
+        p.http(
+          '/api/tenant/devices?pageSize=10&page=0&textSearch=Late%20device&sortProperty=name&sortOrder=ASC',
+          {
+            token,
+          },
+        ),
+      );
+      expect(devices.data.map((d) => d.name)).toEqual(['Late device 1', 'Late device 2']);
+    },
+    90_000,
+  );
 
-  it('tells the user that the open-file limit, not Sandboard, bounds the fleet', async () => {
-    const p = await startTestPlatform();
-    const token = await p.login();
-    const gateways = Array.from({ length: 60 }, (_, i) => gateway(`FD ${i}`, `fd-token-${i}`));
-    for (const g of gateways) await gatewayDevice(p, token, g.name, g.token);
-    const { stdout, stderr } = await simulate(
-      [writeScenario({ name: 'fd', gateways }), '--platform', p.urls.mqtt, '--duration', '2s'],
-      ['prlimit', '--nofile=60:60'],
-    );
-    const output = stdout + stderr;
-    expect(output).toContain('open-file limit');
-    expect(output).toContain('ulimit -n: 60');
-    expect(output).toMatch(/the open-file limit of this process \(ulimit -n: 60\) is reached/);
-  }, 90_000);
+  it.each([
+    ['in the main thread', '0'],
+    ['in worker threads', '2'],
+  ])(
+    'tells the user that the open-file limit, not Sandboard, bounds the fleet (%s)',
+    async (_, workers) => {
+      const p = await startTestPlatform();
+      const token = await p.login();
+      const gateways = Array.from({ length: 60 }, (_, i) => gateway(`FD ${i}`, `fd-token-${i}`));
+      for (const g of gateways) await gatewayDevice(p, token, g.name, g.token);
+      const { stdout, stderr } = await simulate(
+        [
+          writeScenario({ name: 'fd', gateways }),
+          '--platform',
+          p.urls.mqtt,
+          '--duration',
+          '2s',
+          '--workers',
+          workers,
+        ],
+        ['prlimit', '--nofile=60:60'],
+      );
+      const output = stdout + stderr;
+      expect(output).toContain('open-file limit');
+      expect(output).toContain('ulimit -n: 60');
+      expect(output).toMatch(/the open-file limit of this process \(ulimit -n: 60\) is reached/);
+    },
+    90_000,
+  );
 });
