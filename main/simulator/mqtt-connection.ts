@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+// mqtt.js loads its transports (and with them ws) at its first connect. Loaded here, a worker thread's
+// first connection at the open-file limit fails for its socket (retried), not for a module file.
+import 'mqtt/lib/connect/tcp';
+import 'mqtt/lib/connect/tls';
+import 'mqtt/lib/connect/ws';
 
 /** Where and as whom a simulated gateway connects. */
 export interface GatewayConnection {
@@ -114,7 +119,13 @@ export function openMqttClient(conn: GatewayConnection): Promise<MqttClient> {
     ...(conn.rejectUnauthorized !== undefined ? { rejectUnauthorized: conn.rejectUnauthorized } : {}),
   };
   return new Promise((resolve, reject) => {
-    const client = connect(conn.url, options);
+    let client: MqttClient;
+    try {
+      client = connect(conn.url, options);
+    } catch (err) {
+      reject(describe(err as Error & { code?: unknown }, conn));
+      return;
+    }
     let error: ConnectError | undefined;
     const timer = setTimeout(() => {
       error ??= new ConnectError(`no answer from ${conn.url} within ${timeoutMs} ms`, false);
