@@ -321,6 +321,13 @@ export function ScenarioEditor({ simulation, locked }: { simulation: SimulationD
                 description="Empty: no limit"
                 min={1}
               />
+              <NumberField
+                b={b}
+                path="workers"
+                label="Worker threads"
+                description="Gateways spread over threads; 0: none; empty: one per core from 2,000 devices"
+                min={0}
+              />
             </SimpleGrid>
             {Array.isArray(gateways) &&
               gateways.map((_, i) => (

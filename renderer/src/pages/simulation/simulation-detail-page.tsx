@@ -13,6 +13,7 @@ import {
   Text,
 } from '@mantine/core';
 import { useState } from 'react';
+import { SIMULATION_LIMITS } from '../../../../shared/schemas/simulation.ts';
 import { useApi } from '../../api/api-context.tsx';
 import {
   useDeleteSimulation,
@@ -42,6 +43,7 @@ import { FaultsCard } from './simulation-faults.tsx';
 import { SimulationReportCard } from './simulation-report-card.tsx';
 import { OtaRunCard } from './simulation-ota.tsx';
 import { ScriptErrorsCard } from './simulation-script-errors.tsx';
+import { SimulatorCostCard } from './simulator-cost.tsx';
 import { StateBadge, isActive } from './simulation-ui.tsx';
 
 const FINISH_REASONS: Record<string, string> = {
@@ -57,10 +59,12 @@ function StartButton({ start }: { start: ReturnType<typeof useStartSimulation> }
   const [opened, setOpened] = useState(false);
   const [seconds, setSeconds] = useState<number | string>('');
   const [messages, setMessages] = useState<number | string>('');
+  const [workers, setWorkers] = useState<number | string>('');
   const withLimits = () => {
-    const overrides: { durationMs?: number; messages?: number } = {};
+    const overrides: { durationMs?: number; messages?: number; workers?: number } = {};
     if (typeof seconds === 'number') overrides.durationMs = seconds * 1000;
     if (typeof messages === 'number') overrides.messages = messages;
+    if (typeof workers === 'number') overrides.workers = workers;
     setOpened(false);
     start.mutate(Object.keys(overrides).length ? overrides : undefined);
   };
@@ -105,6 +109,15 @@ function StartButton({ start }: { start: ReturnType<typeof useStartSimulation> }
                 allowDecimal={false}
                 value={messages}
                 onChange={setMessages}
+              />
+              <NumberInput
+                label="Worker threads"
+                description="0: none; empty: the scenario's"
+                min={0}
+                max={SIMULATION_LIMITS.workers}
+                allowDecimal={false}
+                value={workers}
+                onChange={setWorkers}
               />
               <Button size="xs" onClick={withLimits}>
                 Start with these limits
@@ -258,6 +271,7 @@ export default function SimulationDetailPage({ params }: { params: PageParams })
                   </div>
                   <FailureReasons status={status.data} />
                 </SimpleGrid>
+                <SimulatorCostCard status={status.data} />
                 <OtaRunCard status={status.data} />
                 <FaultsCard status={status.data} />
                 <ScriptErrorsCard status={status.data} />
