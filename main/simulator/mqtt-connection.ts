@@ -22,9 +22,12 @@ export interface GatewayConnection {
 /** A connection that failed; permanent: retrying will not help (bad token, not authorized, TLS). */
 export class ConnectError extends Error {
   readonly permanent: boolean;
-  constructor(message: string, permanent: boolean) {
+  /** the broker had accepted the connection (CONNACK) before it failed: the platform is there */
+  readonly afterConnack: boolean;
+  constructor(message: string, permanent: boolean, afterConnack = false) {
     super(message);
     this.permanent = permanent;
+    this.afterConnack = afterConnack;
   }
 }
 
@@ -175,6 +178,10 @@ export async function subscribeAll(client: MqttClient, topics: string[], url: st
         true,
       );
     }
-    throw new ConnectError(`subscription to ${topics.join(', ')} failed: ${(err as Error).message}`, false);
+    throw new ConnectError(
+      `subscription to ${topics.join(', ')} failed: ${(err as Error).message}`,
+      false,
+      true,
+    );
   }
 }

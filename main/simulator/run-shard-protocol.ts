@@ -8,7 +8,15 @@ import type {
   ScriptErrorEntry,
 } from '../../shared/schemas/simulation.ts';
 import type { MeterDelta } from './counters.ts';
-import type { RunGateway } from './simulation-run.ts';
+import type { GatewayConnection } from './mqtt-connection.ts';
+import type { GatewayPlan } from './scenario.ts';
+
+/** A gateway ready to run: its plan, where it connects, and (embedded) the id of its device. */
+export interface RunGateway {
+  plan: GatewayPlan;
+  connection: GatewayConnection;
+  deviceId?: string | null;
+}
 
 /** What a worker thread of a run is given: its share of the gateways and the run's settings. */
 export interface ShardData {
@@ -22,7 +30,8 @@ export type ShardRequest =
   { op: 'start' } | { op: 'retry'; gateway: number; message: string } | { op: 'run' } | { op: 'stop' };
 
 /** How the connection of one gateway went at the start. */
-export type ConnectOutcome = { ok: true } | { ok: false; message: string; permanent: boolean };
+export type ConnectOutcome =
+  { ok: true } | { ok: false; message: string; permanent: boolean; afterConnack: boolean };
 
 /** A worker's news since its last tick: counters, gateway states, new log entries, its own CPU. */
 export interface ShardTick {

@@ -67,6 +67,7 @@ port.on('message', (request: ShardRequest) => {
                 ok: false,
                 message: reason.message,
                 permanent: !(reason instanceof ConnectError) || reason.permanent,
+                afterConnack: reason instanceof ConnectError && reason.afterConnack,
               };
             }),
           }),

@@ -17,13 +17,13 @@ import type { FaultBook } from './faults.ts';
 import { ConnectError } from './mqtt-connection.ts';
 import type {
   ConnectOutcome,
+  RunGateway,
   ShardData,
   ShardMessage,
   ShardRequest,
   ShardTick,
 } from './run-shard-protocol.ts';
 import type { GatewayPlan } from './scenario.ts';
-import type { RunGateway } from './simulation-run.ts';
 
 const WORKER_URL = new URL(
   `./run-shard-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
@@ -162,7 +162,7 @@ export class RunShard {
       outcomes.map((o) =>
         o.ok
           ? { status: 'fulfilled', value: undefined }
-          : { status: 'rejected', reason: new ConnectError(o.message, o.permanent) },
+          : { status: 'rejected', reason: new ConnectError(o.message, o.permanent, o.afterConnack) },
       ),
     );
   }
@@ -225,7 +225,9 @@ export class RunShard {
     if (this.ended !== null) return;
     this.ended = reason;
     for (const g of this.gateways) if (g.state !== 'finished') g.state = 'failed';
-    this.connected?.(this.gateways.map(() => ({ ok: false, message: reason, permanent: true })));
+    this.connected?.(
+      this.gateways.map(() => ({ ok: false, message: reason, permanent: true, afterConnack: false })),
+    );
     this.connected = null;
     this.sinks.onError(reason);
     this.resolveStopped();

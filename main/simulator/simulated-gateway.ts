@@ -334,6 +334,7 @@ export class SimulatedGateway {
           ? 'the server closed the connection while the devices connected (MQTT 3.1.1: a device connect was rejected, e.g. past the device limit)'
           : 'the connection closed while the devices connected',
         false,
+        true,
       );
     }
     if (!this.active) return;

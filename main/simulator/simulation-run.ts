@@ -15,21 +15,16 @@ import type {
 } from '../../shared/schemas/simulation.ts';
 import { Meter, RingLog } from './counters.ts';
 import { FaultBook } from './faults.ts';
-import { ConnectError, openFileLimitReached, type GatewayConnection } from './mqtt-connection.ts';
+import { ConnectError, openFileLimitReached } from './mqtt-connection.ts';
 import { OtaFleet, type OtaFleetOptions } from './ota-fleet.ts';
+import type { RunGateway } from './run-shard-protocol.ts';
 import { RunShard, type WorkerGateway } from './run-shard.ts';
-import type { GatewayPlan } from './scenario.ts';
 import { SimulatedGateway } from './simulated-gateway.ts';
 import { threadCpuUs } from './thread-cpu.ts';
 
 export type FinishReason = 'stopped' | 'duration' | 'messages' | 'error' | 'shutdown';
 
-/** A gateway ready to run: its plan, where it connects, and (embedded) the id of its device. */
-export interface RunGateway {
-  plan: GatewayPlan;
-  connection: GatewayConnection;
-  deviceId?: string | null;
-}
+export type { RunGateway } from './run-shard-protocol.ts';
 
 export interface RunOptions {
   gateways: RunGateway[];
@@ -273,13 +268,18 @@ export class SimulationRun {
     if ((this.state as SimulationState) !== 'starting') return; // stopped meanwhile
     const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [i] : []));
     // A gateway that could not connect for a reason that may pass is retried with backoff while the
-    // others run; the run fails at once only when a refusal is final or no gateway connected at all.
+    // others run; the run fails at once only when a refusal is final or no gateway reached the broker.
+    // A broker that accepted a gateway before its connection failed is there, only busy (creating
+    // devices, say): then every gateway is retried, even when none came through at first.
+    const reason = (i: number) => (results[i] as PromiseRejectedResult).reason as unknown;
     const passing = (i: number) => {
-      const reason = (results[i] as PromiseRejectedResult).reason as unknown;
-      return reason instanceof ConnectError && !reason.permanent;
+      const r = reason(i);
+      return r instanceof ConnectError && !r.permanent;
     };
+    const reached = failed.some((i) => (reason(i) as { afterConnack?: unknown }).afterConnack === true);
     const failedAt =
-      failed.find((i) => !passing(i)) ?? (failed.length === this.gateways.length ? failed[0]! : -1);
+      failed.find((i) => !passing(i)) ??
+      (failed.length === this.gateways.length && !reached ? failed[0]! : -1);
     if (failedAt >= 0) {
       const reason = (results[failedAt] as PromiseRejectedResult).reason as Error;
       this.lastError = `Gateway '${this.gateways[failedAt]!.plan.name}': ${reason.message}`;

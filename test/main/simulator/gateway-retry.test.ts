@@ -41,6 +41,36 @@ async function frontRefusing(mqttUrl: string, token: string, refusals: number) {
   return { url: `mqtt://127.0.0.1:${(server.address() as AddressInfo).port}`, turnedAway: () => turnedAway };
 }
 
+/**
+ * A TCP front of the platform's broker that lets each gateway's first connection through CONNECT and
+ * SUBSCRIBE, then cuts it as the gateway starts connecting its devices (a busy platform dropping it).
+ */
+async function frontCuttingFirstSessions(mqttUrl: string) {
+  const upstream = new URL(mqttUrl);
+  const cut = new Set<string>();
+  const server = createServer((socket) => {
+    const up = connect(Number(upstream.port), upstream.hostname);
+    let token: string | null = null;
+    socket.on('data', (chunk) => {
+      token ??= /[a-z]+-token/.exec(chunk.toString('latin1'))?.[0] ?? null;
+      if (token && !cut.has(token) && chunk.includes('v1/gateway/connect')) {
+        cut.add(token);
+        socket.destroy();
+        up.destroy();
+        return;
+      }
+      up.write(chunk);
+    });
+    up.pipe(socket);
+    const end = () => (socket.destroy(), up.destroy());
+    up.on('error', end).on('close', end);
+    socket.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => void server.close());
+  return { url: `mqtt://127.0.0.1:${(server.address() as AddressInfo).port}`, cut };
+}
+
 async function gatewayDevice(p: TestPlatform, token: string, name: string, accessToken: string) {
   await okJson(
     p.http(`/api/device?accessToken=${accessToken}`, {
@@ -112,6 +142,33 @@ describe('sandboard simulate with gateways that cannot connect', () => {
       expect(devices.data.map((d) => d.name)).toEqual(['Late device 1', 'Late device 2']);
     },
     90_000,
+  );
+
+  it.each([
+    ['in the main thread', '0'],
+    ['in worker threads', '2'],
+  ])(
+    'retries every gateway when all were dropped after the broker accepted them, and the run goes on (%s)',
+    async (_, workers) => {
+      const p = await startTestPlatform();
+      const token = await p.login();
+      await gatewayDevice(p, token, 'First', 'first-token');
+      await gatewayDevice(p, token, 'Second', 'second-token');
+      const front = await frontCuttingFirstSessions(p.urls.mqtt);
+      const file = writeScenario({
+        name: 'dropped',
+        messages: 3,
+        gateways: [gateway('First', 'first-token'), gateway('Second', 'second-token')],
+      });
+      const { code, stdout, stderr } = await simulate([file, '--platform', front.url, '--workers', workers]);
+      expect(code, stderr).toBe(0);
+      expect([...front.cut].sort()).toEqual(['first-token', 'second-token']);
+      expect(stdout).toContain('done (messages)');
+      expect(stdout).toContain("gateway 'First': 1 connection retries");
+      expect(stdout).toContain("gateway 'Second': 1 connection retries");
+      expect(stdout).toMatch(/, 6 telemetry messages, 12 values/);
+    },
+    60_000,
   );
 
   it.each([
