@@ -236,7 +236,7 @@ export async function runSimulate(
     const r = run;
     if (r.shards.length)
       process.stderr.write(
-        `sandboard simulate: ${scenario.gateways.length} gateways spread over ${r.shards.length} worker threads\n`,
+        `sandboard simulate: ${scenario.gateways.length} gateways spread over ${r.shards.length} worker thread${r.shards.length === 1 ? '' : 's'}\n`,
       );
     let toldLimit = false;
     const print = () => {
@@ -254,6 +254,7 @@ export async function runSimulate(
     print();
     if (tty) out.write('\n');
     const m = run.meter;
+    for (const line of costLines(run.cost())) out.write(`${line}\n`);
     out.write(
       `done (${run.finishReason}) after ${(run.elapsedMs() / 1000).toFixed(1)}s: sent ${m.sent}, acked ${m.acknowledged}, ` +
         `failed ${m.failed}${failures(m)}, ${m.telemetryMessages} telemetry messages, ${m.datapoints} values\n`,
@@ -270,7 +271,6 @@ export async function runSimulate(
         `fault faults[${f.index}] ${f.kind} (${f.target}): injected ${f.injected}${answers.length ? `; answered ${answers.join(', ')}` : ''}\n`,
       );
     }
-    for (const line of costLines(run.cost())) out.write(`${line}\n`);
     const otaCounts = run.otaCounts();
     if (otaCounts) out.write(`${otaLine(otaCounts)}\n`);
     if (m.scriptCalls > 0 || m.scriptErrors > 0)

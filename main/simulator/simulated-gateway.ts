@@ -334,7 +334,8 @@ export class SimulatedGateway {
           ? 'the server closed the connection while the devices connected (MQTT 3.1.1: a device connect was rejected, e.g. past the device limit)'
           : 'the connection closed while the devices connected',
         false,
-        true,
+        // MQTT 3.1.1 refuses a device by closing the connection: only a v5 close says the broker was busy
+        this.plan.protocolVersion === 5,
       );
     }
     if (!this.active) return;
