@@ -56,7 +56,10 @@ test('a gateway simulation made from the sample template runs from the UI and it
   await expect(page.getByTestId('save-scenario')).toBeDisabled();
   await page.getByTestId('tab-live').click();
 
-  await page.getByTestId('start-simulation').click();
+  // this run spreads the two gateways over two worker threads
+  await page.getByRole('button', { name: 'Start with limits' }).click();
+  await page.getByRole('textbox', { name: 'Worker threads' }).fill('2');
+  await page.getByRole('button', { name: 'Start with these limits' }).click();
   await expect(detail).toHaveAttribute('data-state', 'running', { timeout: 20_000 });
 
   // live counters and the rate chart move
@@ -71,6 +74,11 @@ test('a gateway simulation made from the sample template runs from the UI and it
   const rows = page.getByTestId('gateway-status-row');
   await expect(rows).toHaveCount(2);
   await expect(rows.first().getByTestId('gateway-devices')).toHaveText('2 / 2');
+  // the simulator's cost, per worker thread
+  const threads = page.getByTestId('simulator-thread');
+  await expect(threads).toHaveCount(2);
+  await expect(threads.nth(1)).toContainText('worker 2');
+  await expect(page.getByTestId('simulator-cost')).toContainText('CPU per value');
   await saveScreenshotsInBothThemes(page, 'simulation-running');
 
   // open a simulated device: its chart draws what the simulator sends, live
