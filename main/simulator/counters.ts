@@ -33,6 +33,23 @@ export class LatencySample {
   }
 }
 
+/** The counters of a run that has not started. */
+export const ZERO_COUNTERS: SimulationCounters = {
+  sent: 0,
+  acknowledged: 0,
+  failed: 0,
+  failedByReason: {},
+  inFlight: 0,
+  skipped: 0,
+  telemetryMessages: 0,
+  datapoints: 0,
+  rpcRequests: 0,
+  attributeUpdates: 0,
+  scriptCalls: 0,
+  scriptErrors: 0,
+  messagesPerSecond: 0,
+};
+
 /** The counts a meter adds up, as one thread hands them to another. */
 const COUNTS = [
   'sent',

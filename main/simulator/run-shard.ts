@@ -12,7 +12,7 @@ import type {
   RpcLogEntry,
   ScriptErrorEntry,
 } from '../../shared/schemas/simulation.ts';
-import type { Meter, RingLog } from './counters.ts';
+import { ZERO_COUNTERS, type Meter, type RingLog } from './counters.ts';
 import type { FaultBook } from './faults.ts';
 import { ConnectError } from './mqtt-connection.ts';
 import type {
@@ -79,21 +79,7 @@ export class WorkerGateway {
         connectedDevices: 0,
         deviceNames: this.plan.devices.slice(0, 100),
         scriptedDevicesStopped: 0,
-        counters: {
-          sent: 0,
-          acknowledged: 0,
-          failed: 0,
-          failedByReason: {},
-          inFlight: 0,
-          skipped: 0,
-          telemetryMessages: 0,
-          datapoints: 0,
-          rpcRequests: 0,
-          attributeUpdates: 0,
-          scriptCalls: 0,
-          scriptErrors: 0,
-          messagesPerSecond: 0,
-        },
+        counters: { ...ZERO_COUNTERS, failedByReason: {} },
       }
     );
   }

@@ -1,7 +1,6 @@
 import type {
   Scenario,
   SimulationReport,
-  SimulationCounters,
   SimulationDetails,
   SimulationStatus,
   SimulationSummary,
@@ -12,6 +11,7 @@ import type { Services } from '../platform/services.ts';
 import type { ScenarioRecord, ScenarioService } from '../platform/scenarios.ts';
 import { deviceNames } from '../../shared/schemas/simulation.ts';
 import { deviceCount, parseScenario, runWorkers, ScenarioError, targetLabel } from './scenario.ts';
+import { ZERO_COUNTERS } from './counters.ts';
 import { runReport } from './simulation-report.ts';
 import { SimulationRun } from './simulation-run.ts';
 import { embeddedUrl, remoteTarget, runGateways, runOtaFleet, type ResolvedTarget } from './targets.ts';
@@ -21,22 +21,6 @@ export interface SimulationManagerOptions {
   /** the embedded broker's URL (mqtt://host:port), once it listens */
   mqttUrl: () => string | undefined;
 }
-
-const ZERO: SimulationCounters = {
-  sent: 0,
-  acknowledged: 0,
-  failed: 0,
-  failedByReason: {},
-  inFlight: 0,
-  skipped: 0,
-  telemetryMessages: 0,
-  datapoints: 0,
-  rpcRequests: 0,
-  attributeUpdates: 0,
-  scriptCalls: 0,
-  scriptErrors: 0,
-  messagesPerSecond: 0,
-};
 
 /** Alarms are counted for a report up to this many devices. */
 const MAX_REPORT_DEVICES = 5000;
@@ -286,7 +270,7 @@ export class SimulationManager {
       stoppedAt: run?.stoppedAt ?? null,
       finishReason: run?.finishReason ?? null,
       lastError: this.startErrors.get(record.id) ?? run?.lastError ?? null,
-      counters: run ? run.meter.snapshot() : ZERO,
+      counters: run ? run.meter.snapshot() : ZERO_COUNTERS,
     };
   }
 }
