@@ -232,7 +232,6 @@ export async function runSimulate(
     const connections = scenario.gateways.length + (scenario.ota?.devicesCount ?? 0);
     const warning = openFileWarning(connections * (platform ? 2 : 1));
     if (warning) process.stderr.write(warning);
-    await run.start();
     const r = run;
     if (r.shards.length)
       process.stderr.write(
@@ -248,7 +247,9 @@ export async function runSimulate(
       const line = progressLine(r);
       out.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
     };
+    // progress from the start: a large fleet's gateways take a while to connect their devices
     ticker = setInterval(print, 1000);
+    await run.start();
     await run.whenEnded();
     clearInterval(ticker);
     print();
