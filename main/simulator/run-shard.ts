@@ -174,6 +174,8 @@ export class RunShard {
         this.apply(m.tick);
         this.ended = 'stopped';
         this.resolveStopped();
+        // its last counts are in: a script sandbox's thread must not keep it alive
+        void this.worker.terminate();
         return;
       case 'failed':
         this.sinks.onError(m.error);
