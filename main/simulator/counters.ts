@@ -1,5 +1,7 @@
 import type { RateSample, SimulationCounters } from '../../shared/schemas/simulation.ts';
 
+export { ZERO_COUNTERS } from '../../shared/schemas/simulation.ts';
+
 const RATE_WINDOW_SEC = 5;
 const HISTORY_SEC = 60;
 /** PUBACK latencies kept for the percentiles (a uniform sample of the run: reservoir sampling) */
@@ -32,23 +34,6 @@ export class LatencySample {
     return { count: this.seen, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1)! };
   }
 }
-
-/** The counters of a run that has not started. */
-export const ZERO_COUNTERS: SimulationCounters = {
-  sent: 0,
-  acknowledged: 0,
-  failed: 0,
-  failedByReason: {},
-  inFlight: 0,
-  skipped: 0,
-  telemetryMessages: 0,
-  datapoints: 0,
-  rpcRequests: 0,
-  attributeUpdates: 0,
-  scriptCalls: 0,
-  scriptErrors: 0,
-  messagesPerSecond: 0,
-};
 
 /** The counts a meter adds up, as one thread hands them to another. */
 const COUNTS = [

@@ -757,6 +757,23 @@ export const SimulationCounters = Type.Object({
 });
 export type SimulationCounters = Static<typeof SimulationCounters>;
 
+/** The counters of a run that has not started. */
+export const ZERO_COUNTERS: SimulationCounters = {
+  sent: 0,
+  acknowledged: 0,
+  failed: 0,
+  failedByReason: {},
+  inFlight: 0,
+  skipped: 0,
+  telemetryMessages: 0,
+  datapoints: 0,
+  rpcRequests: 0,
+  attributeUpdates: 0,
+  scriptCalls: 0,
+  scriptErrors: 0,
+  messagesPerSecond: 0,
+};
+
 export const SimulationSummary = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),

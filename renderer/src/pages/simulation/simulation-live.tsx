@@ -26,11 +26,11 @@ import {
 } from 'recharts';
 import {
   FAILURE_REASONS,
+  ZERO_COUNTERS,
   deviceNames,
   type GatewayStatus,
   type Scenario,
   type SimulationState,
-  type SimulationCounters as Counters,
 } from '../../../../shared/schemas/simulation.ts';
 import type { SimulationStatus } from '../../api/client.ts';
 import { useChartColors } from '../../components/charts/chart-colors.ts';
@@ -275,22 +275,6 @@ function GatewayRow({ g, runState }: { g: GatewayStatus; runState: SimulationSta
   );
 }
 
-const NO_COUNTERS: Counters = {
-  sent: 0,
-  acknowledged: 0,
-  failed: 0,
-  failedByReason: {},
-  inFlight: 0,
-  skipped: 0,
-  telemetryMessages: 0,
-  datapoints: 0,
-  rpcRequests: 0,
-  attributeUpdates: 0,
-  scriptCalls: 0,
-  scriptErrors: 0,
-  messagesPerSecond: 0,
-};
-
 /** A gateway of a scenario that has not run yet, as the status table shows it. */
 function notStarted(g: Scenario['gateways'][number]): GatewayStatus {
   return {
@@ -305,7 +289,7 @@ function notStarted(g: Scenario['gateways'][number]): GatewayStatus {
     connectedDevices: 0,
     deviceNames: deviceNames({ ...g, devicesCount: Math.min(g.devicesCount, 100) }),
     scriptedDevicesStopped: 0,
-    counters: NO_COUNTERS,
+    counters: ZERO_COUNTERS,
   };
 }
 
