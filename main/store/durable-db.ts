@@ -17,6 +17,7 @@ import type { ReplayOutcome } from './replay-worker.ts';
 import { openSnapshot, SNAPSHOT_FILE, SQLJS_SETTINGS, writeSnapshotFile } from './snapshot-file.ts';
 import type { SnapshotJob, SnapshotResult } from './snapshot-worker.ts';
 import { loadSqlJs } from './sqljs.ts';
+import { encodeFrameInTurns, FRAME_IN_TURNS_STATEMENTS, WriteBarrier } from './write-barrier.ts';
 
 export { SQLJS_SETTINGS } from './snapshot-file.ts';
 
@@ -114,6 +115,7 @@ export class DurableDb {
   private flushScheduled = false;
   private ioWaiters: (() => void)[] = [];
   private snapshotting: Promise<void> | null = null;
+  private barrier: WriteBarrier | null = null;
   private fatal: Error | null = null;
   private rollbackHooks: (() => void)[] = [];
   private recordListeners: ((record: JournalRecord) => void)[] = [];
@@ -281,10 +283,54 @@ export class DurableDb {
     });
   }
 
+  /**
+   * Runs a long write over many event-loop turns (body awaits `turn()` between steps), all or nothing: it
+   * is journaled as one record with the writes others made meanwhile, which run at once but are
+   * acknowledged only with it. Resolves with body's result once durable; if body throws, nothing of it
+   * remains. body must not await another write (that one waits for body).
+   */
+  async exclusive<T>(body: (w: Writer, turn: () => Promise<void>) => Promise<T>): Promise<T> {
+    while (this.barrier) await this.barrier.done;
+    if (this.fatal) throw this.fatal;
+    if (this.closed) throw new Error('The store is closed');
+    const barrier = new WriteBarrier({
+      openStatements: () => this.openGroup().statements,
+      exec: (sql) => this.exec(sql),
+      rerun: (row) => this.prepare(this.group!.sqls[row[0] as number]!).run(row.slice(1) as SqlValue[]),
+    });
+    this.barrier = barrier;
+    const hooks: (() => void)[] = [];
+    const writer: Writer = { ...this.writer, onRollback: (cb) => hooks.push(cb) };
+    const turn = async () => {
+      barrier.pause();
+      await new Promise((resolve) => setImmediate(resolve));
+      barrier.resumed();
+      if (this.fatal) throw this.fatal;
+    };
+    let result: T;
+    try {
+      result = await body(writer, turn);
+    } catch (err) {
+      barrier.rollback();
+      this.barrier = null;
+      for (const hook of hooks) hook();
+      this.scheduleFlush();
+      throw err;
+    }
+    barrier.commit();
+    this.barrier = null;
+    const group = this.openGroup();
+    return new Promise<T>((resolve, reject) => {
+      group.waiters.push({ resolve: () => resolve(result), reject });
+      this.scheduleFlush();
+    });
+  }
+
   /** Resolves when every write issued so far is durable. */
   async flush(): Promise<void> {
     while (this.group || this.ioBusy) {
-      if (this.ioBusy) await this.ioIdle();
+      if (this.barrier) await this.barrier.done;
+      else if (this.ioBusy) await this.ioIdle();
       else await this.commitGroup();
     }
     if (this.fatal) throw this.fatal;
@@ -414,13 +460,14 @@ export class DurableDb {
   }
 
   /** Commits the open group's transaction and frames it for the journal. */
-  private sealGroup(): { frame: Buffer | null; group: Group } | null {
+  private sealGroup(): { record: JournalRecord | null; group: Group } | null {
     const group = this.group;
-    if (!group) return null;
+    // a barrier's group stays open until the barrier is lifted
+    if (!group || this.barrier) return null;
     this.group = null;
     if (group.statements.length === 0) {
       this.exec('COMMIT');
-      return { frame: null, group };
+      return { record: null, group };
     }
     const seq = this.seq + 1;
     this.prepare('UPDATE _journal_state SET seq = ? WHERE id = 1').run([seq]);
@@ -428,7 +475,7 @@ export class DurableDb {
     this.seq = seq;
     const record: JournalRecord = { seq, q: group.sqls, r: group.statements };
     for (const listener of this.recordListeners) listener(record);
-    return { frame: encodeFrame(record), group };
+    return { record, group };
   }
 
   /**
@@ -442,7 +489,8 @@ export class DurableDb {
     onReplaced: () => void = () => {},
   ): Promise<{ bytes: Uint8Array; stop: () => void }> {
     while (this.group || this.ioBusy) {
-      if (this.ioBusy) await this.ioIdle();
+      if (this.barrier) await this.barrier.done;
+      else if (this.ioBusy) await this.ioIdle();
       else await this.commitGroup();
     }
     // No await from here: no group can open between the export and the subscription.
@@ -470,7 +518,8 @@ export class DurableDb {
     onReplaced: () => void = () => {},
   ): Promise<{ seed: ReplicaSeed; stop: () => void; release: () => void }> {
     while (this.group || this.ioBusy) {
-      if (this.ioBusy) await this.ioIdle();
+      if (this.barrier) await this.barrier.done;
+      else if (this.ioBusy) await this.ioIdle();
       else await this.commitGroup();
     }
     // No await from here: no group can open between the listing and the subscription.
@@ -593,15 +642,20 @@ export class DurableDb {
     }
   }
 
-  private async appendSealed(sealed: { frame: Buffer | null; group: Group }): Promise<void> {
+  private async appendSealed(sealed: { record: JournalRecord | null; group: Group }): Promise<void> {
     if (this.fatal) {
       // an earlier group never reached the disk: nothing after it may be acknowledged either
       for (const w of sealed.group.waiters) w.reject(this.fatal);
       return;
     }
     try {
-      if (sealed.frame) {
-        await this.journal.append(sealed.frame);
+      const { record } = sealed;
+      if (record) {
+        await this.journal.append(
+          record.r.length >= FRAME_IN_TURNS_STATEMENTS
+            ? await encodeFrameInTurns(record)
+            : encodeFrame(record),
+        );
         this.stats.groupsCommitted++;
       }
       for (const w of sealed.group.waiters) w.resolve();
@@ -615,7 +669,7 @@ export class DurableDb {
   }
 
   private async commitGroup(): Promise<void> {
-    if (this.ioBusy) return;
+    if (this.ioBusy || this.barrier) return;
     const sealed = this.sealGroup();
     if (!sealed) return;
     this.ioBusy = true;

@@ -171,10 +171,14 @@ const TS_VALUES = (n: number) => {
   return text;
 };
 
+/** Work done in one event-loop turn before the import lets other work run (ms). */
+const TURN_BUDGET_MS = 25;
+
 /**
- * Applies a read sandbox in ONE write of the store: it is journaled as one record, so a crash at any
- * point leaves either the old state or the whole new one, never a part. Throws (and changes nothing)
- * on any constraint the rows break.
+ * Applies a read sandbox in ONE write of the store, over many event-loop turns: it is journaled as one
+ * record, so a crash at any point leaves either the old state or the whole new one, never a part. Other
+ * writes made meanwhile are acknowledged with it. Throws (and changes nothing) on any constraint the
+ * rows break.
  */
 export async function applySandbox(
   db: DurableDb,
@@ -183,7 +187,14 @@ export async function applySandbox(
 ): Promise<SandboxImportResult> {
   const { tables } = knownTables(db, parsed);
   const filePasswords = parsed.header.includes.passwords;
-  return db.write((w) => {
+  return db.exclusive(async (w, turn) => {
+    let turnStarted = performance.now();
+    /** true when this turn's budget is spent (the caller then awaits `next()`) */
+    const due = () => performance.now() - turnStarted > TURN_BUDGET_MS;
+    const next = async () => {
+      await turn();
+      turnStarted = performance.now();
+    };
     const result: SandboxImportResult = {
       tables: {},
       telemetryRows: 0,
@@ -231,6 +242,7 @@ export async function applySandbox(
       const hasId = t.key.length === 1 && t.key[0] === 'id';
       let count = 0;
       for (const source of rowsOf(parsed, t.name)) {
+        if (due()) await next();
         const row: SandboxRow = { ...source };
         delete row.num;
         if (t.name === 'users' && !filePasswords) {
@@ -322,7 +334,10 @@ export async function applySandbox(
           "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'ts_kv'",
         )
       : undefined;
-    if (trigger) w.run(`DROP TRIGGER "${trigger.name}"`);
+    // dropped only within the import's own turns: others' rows written between them keep their latest values
+    const dropTrigger = () => trigger && w.run(`DROP TRIGGER "${trigger.name}"`);
+    const restoreTrigger = () => trigger && w.run(trigger.sql);
+    dropTrigger();
     // many rows a statement: one journal entry and one crossing into sql.js per HISTORY_BATCH rows
     let batch: (string | number | null)[] = [];
     const flush = () => {
@@ -336,12 +351,20 @@ export async function applySandbox(
       const num = numOf(id);
       if (num === null) continue;
       batch.push(num, keyOf(key), ts, t, v);
-      if (batch.length === HISTORY_BATCH * 5) flush();
       result.telemetryRows++;
+      if (batch.length === HISTORY_BATCH * 5) {
+        flush();
+        if (due()) {
+          restoreTrigger();
+          await next();
+          dropTrigger();
+        }
+      }
     }
     flush();
-    if (trigger) w.run(trigger.sql);
+    restoreTrigger();
     for (const [id, key, ts, t, v] of parsed.latest) {
+      if (due()) await next();
       if (skipped.has(id)) continue;
       const num = numOf(id);
       if (num === null) continue;
