@@ -1,7 +1,7 @@
 /**
  * Sandbox files: export and import of 1,000 devices with 1M telemetry rows, and trainer mode's reset of a
  * class-sized sandbox (100 devices, a day of history at one point a minute for 3 keys). The import's rate
- * (telemetry rows/s, all or nothing in one journaled write) is compared with bench:store's durable insert
+ * (telemetry rows/s, all or nothing in one journaled write applied over many short event-loop turns) is compared with bench:store's durable insert
  * rate measured in the same run. Run: npm run bench:sandbox. Last line: BENCH {"name":"sandbox",...}.
  * Env: BENCH_SANDBOX_ROWS (default 1,000,000).
  */
@@ -128,7 +128,7 @@ try {
     'sandbox file': [fileMB, `MB (${DEVICES} devices, ${rows} telemetry rows)`],
     export: [exportS, 's'],
     'import (read and check)': [readS, 's'],
-    import: [importS, 's, all or nothing in one journaled write'],
+    import: [importS, 's, all or nothing in one journaled write, in short turns'],
     'import rate': [importRate, 'telemetry rows/s'],
     'store durable insert rate (bench:store, this run)': [storeRate, 'rows/s'],
     'import / store ratio': [importRate / storeRate, `(target >= ${TARGET_IMPORT_RATIO})`],
