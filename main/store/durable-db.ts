@@ -651,11 +651,12 @@ export class DurableDb {
     try {
       const { record } = sealed;
       if (record) {
-        await this.journal.append(
+        // a long record's frame goes in pieces: a kill between them leaves a torn tail, which replay drops
+        const pieces =
           record.r.length >= FRAME_IN_TURNS_STATEMENTS
             ? await encodeFrameInTurns(record)
-            : encodeFrame(record),
-        );
+            : [encodeFrame(record)];
+        for (const piece of pieces) await this.journal.append(piece);
         this.stats.groupsCommitted++;
       }
       for (const w of sealed.group.waiters) w.resolve();

@@ -88,19 +88,31 @@ const HEADER_BYTES = 8;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Bytes of a frame's pieces: copied together within a turn, where one copy of the whole frame would not be. */
+const PIECE_BYTES = 4 * 1024 * 1024;
+
 /**
  * A journal frame ([u32 length][u32 crc32][JSON record], as encodeFrame makes it) built over several
- * event-loop turns: a record of millions of values is hundreds of milliseconds of JSON at once.
+ * event-loop turns, in pieces to append one after the other: a record of millions of values is hundreds of
+ * milliseconds of JSON, and one buffer of tens of MB is a long copy, at once.
  */
-export async function encodeFrameInTurns(record: JournalRecord): Promise<Buffer> {
-  const parts: Buffer[] = [];
+export async function encodeFrameInTurns(record: JournalRecord): Promise<Buffer[]> {
+  const pieces: Buffer[] = [];
+  let parts: Buffer[] = [];
+  let partBytes = 0;
   let length = 0;
   let sum = 0;
   const add = (text: string) => {
     const part = Buffer.from(text, 'utf8');
     parts.push(part);
+    partBytes += part.length;
     length += part.length;
     sum = crc32(part, sum);
+    if (partBytes >= PIECE_BYTES) {
+      pieces.push(Buffer.concat(parts, partBytes));
+      parts = [];
+      partBytes = 0;
+    }
   };
   add(`{"seq":${JSON.stringify(record.seq)},"q":${JSON.stringify(record.q)},"r":[`);
   const rows = record.r;
@@ -110,8 +122,9 @@ export async function encodeFrameInTurns(record: JournalRecord): Promise<Buffer>
     add((i > 0 ? ',' : '') + json.slice(1, -1));
   }
   add(']}');
+  if (partBytes > 0) pieces.push(Buffer.concat(parts, partBytes));
   const header = Buffer.allocUnsafe(HEADER_BYTES);
   header.writeUInt32LE(length, 0);
   header.writeUInt32LE(sum, 4);
-  return Buffer.concat([header, ...parts], HEADER_BYTES + length);
+  return [header, ...pieces];
 }
