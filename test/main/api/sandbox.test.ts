@@ -317,6 +317,85 @@ describe('sandbox export and import', () => {
     expect(again.connected).toBe(true);
   });
 
+  it('answers MQTT and REST during a large import; a publish made meanwhile is acknowledged with it and kept', async () => {
+    const a = await startTestPlatform();
+    const token = await a.login();
+    const made = await populate(a, token, 'Live');
+    const profile = await ok<{ id: { id: string } }>(
+      await a.http('/api/deviceProfileInfo/default', { token }),
+    );
+    const rows = 150_000;
+    const ids = Array.from(
+      { length: 100 },
+      (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    );
+    const lines = [
+      JSON.stringify({
+        format: 'sandboard-sandbox',
+        version: 1,
+        exportedAt: Date.now(),
+        generator: 'test',
+        includes: { history: true, passwords: false },
+        counts: {},
+      }),
+      JSON.stringify({
+        table: 'devices',
+        rows: ids.map((id, i) => ({
+          id,
+          created_time: 1,
+          name: `Bulk ${i}`,
+          type: 'default',
+          device_profile_id: profile.id.id,
+        })),
+      }),
+    ];
+    for (let i = 0; i < rows; i += 1000)
+      lines.push(
+        JSON.stringify({
+          history: Array.from({ length: 1000 }, (_, k) => [
+            ids[(i + k) % ids.length],
+            'bulk',
+            i + k + 1,
+            'd',
+            1,
+          ]),
+        }),
+      );
+    lines.push(JSON.stringify({ end: true, lines: lines.length }));
+    const job = await ok<{ id: string }>(await upload(a, token, `${lines.join('\n')}\n`), 202);
+    const bulkRows = () =>
+      a.db.get<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM ts_kv WHERE key_id = (SELECT key_id FROM ts_key WHERE key = 'bulk')",
+      )?.n ?? 0;
+
+    // the platform answers while the import is applied: REST reads, an MQTT connect and publish
+    const running = await ok<{ state: string }>(
+      await a.http(`/api/sandboard/sandbox/import/${job.id}`, { token }),
+    );
+    const client = await connect(a.urls.mqtt, made.token, 4);
+    const sentWhile = (
+      await ok<{ state: string }>(await a.http(`/api/sandboard/sandbox/import/${job.id}`, { token }))
+    ).state;
+    await client.publishAsync('v1/devices/me/telemetry', JSON.stringify({ during: 42 }), { qos: 1 });
+    // acknowledged only once the import is durable with it: never beside a part of the import
+    // (a single write of the whole import would have answered neither before it ended)
+    expect(sentWhile).toBe('running');
+    expect(bulkRows()).toBe(rows);
+    for (;;) {
+      const state = await ok<{ state: string }>(
+        await a.http(`/api/sandboard/sandbox/import/${job.id}`, { token }),
+      );
+      if (state.state !== 'running') break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(running.state).toBe('running');
+    expect(bulkRows()).toBe(rows);
+    const during = await ok<Record<string, { value: string }[]>>(
+      await a.http(`/api/plugins/telemetry/DEVICE/${made.device}/values/timeseries?keys=during`, { token }),
+    );
+    expect(during.during?.[0]?.value).toBe('42');
+  }, 60_000);
+
   it('bounds the upload with a 413', async () => {
     const a = await startTestPlatform({ sandboxImportMaxBytes: 1000 });
     const token = await a.login();
