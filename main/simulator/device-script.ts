@@ -136,9 +136,13 @@ const DISPATCH = `
   var L = T.list;
   if (!Array.isArray(L)) L = T.list = [];
   var h = m.h, fn = hooks[h], has = typeof fn === 'function', tick = has && h === 'onTick';
-  var b = m.b, nb = b.length, now = m.now, el = m.el, sh = m.sh, isArr = Array.isArray, r = [], fresh = [];
-  for (var i = 0; i < nb; i++) {
-    var k = b[i], e = L[k];
+  // the devices' numbers come in runs, [first, count, first, count, ...] (most calls are one run)
+  var b = m.b, nb = 0, now = m.now, el = m.el, sh = m.sh, isArr = Array.isArray, r = [], fresh = [];
+  for (var p = 1; p < b.length; p += 2) nb += b[p];
+  for (var i = 0, bi = 0, kn = 0, kl = 0; i < nb; i++) {
+    if (kl === 0) { kn = b[bi]; kl = b[bi + 1]; bi += 2; }
+    var k = kn++, e = L[k];
+    kl--;
     if (e === undefined) {
       var init = m.i ? m.i[k] : undefined;
       if (!init) { r[i] = 0; continue; }
@@ -188,7 +192,18 @@ const DISPATCH = `
   }
   if (F !== null) {
     var packed;
-    try { packed = JSON.stringify({ r: r, i: fresh, m: 0, s: S }); } catch (x) { packed = undefined; }
+    // a run of devices of one shape goes as its shape and -(the devices after the first): most devices
+    // of a call give the shape of the one before
+    var runs = [];
+    for (var x = 0, y; x < nb; x = y) {
+      var ex = r[x];
+      runs.push(ex);
+      y = x + 1;
+      if (typeof ex !== 'number' || ex <= 0) continue;
+      while (y < nb && r[y] === ex) y++;
+      if (y > x + 1) runs.push(x + 1 - y);
+    }
+    try { packed = JSON.stringify({ r: runs, i: fresh, m: 0, s: S }); } catch (x) { packed = undefined; }
     if (typeof packed === 'string' && packed.length + nf * 8 <= m.max) return [packed, nf];
     unpack();
   }
@@ -374,10 +389,30 @@ function readNumbers(r: Entry[], shapes: string[][], numbers: Float64Array): boo
 }
 
 /**
- * One text of a call's result: its entries, the indexes of the devices taken afresh, texts still to fetch.
- * With numbers, the entries of results sent as doubles are read back (Numeric).
+ * A result of doubles' entries with their runs spread out (a shape then -n: n more devices of that shape),
+ * at most `count`; null when they are not that (a run after no shape, more entries than devices).
  */
-function chunkOf(result: unknown): { r: Entry[]; i: number[]; m: number } | null {
+function spreadRuns(r: unknown[], count: number): Entry[] | null {
+  if (r.length > count) return null;
+  const out: Entry[] = [];
+  for (let x = 0; x < r.length; x++) {
+    const e = r[x];
+    if (typeof e !== 'number' || e >= 0) {
+      out.push(e);
+      continue;
+    }
+    const id = r[x - 1];
+    if (!Number.isInteger(e) || typeof id !== 'number' || !(id > 0) || out.length - e > count) return null;
+    for (let n = 0; n < -e; n++) out.push(id);
+  }
+  return out;
+}
+
+/**
+ * One text of a call's result (of `count` devices): its entries, the indexes of the devices taken afresh,
+ * texts still to fetch. With numbers, the entries of results sent as doubles are read back (Numeric).
+ */
+function chunkOf(result: unknown, count: number): { r: Entry[]; i: number[]; m: number } | null {
   const numbers = result instanceof NumbersResult ? result : null;
   const text = numbers ? numbers.text : result;
   if (typeof text !== 'string') return null;
@@ -386,7 +421,9 @@ function chunkOf(result: unknown): { r: Entry[]; i: number[]; m: number } | null
     if (!isObject(v) || !Array.isArray(v.r) || !Array.isArray(v.i) || typeof v.m !== 'number') return null;
     if (numbers) {
       const shapes = shapesOf(v.s);
-      if (!shapes || v.m !== 0 || !readNumbers(v.r, shapes, numbers.numbers)) return null;
+      const r = spreadRuns(v.r, count);
+      if (!shapes || !r || v.m !== 0 || !readNumbers(r, shapes, numbers.numbers)) return null;
+      return { r, i: v.i as number[], m: 0 };
     }
     return { r: v.r, i: v.i as number[], m: v.m };
   } catch {
@@ -555,19 +592,22 @@ export class DeviceScript {
     hook: ScriptHook,
     count: number,
   ): Promise<{ r: Entry[]; fresh: Set<number> } | null> {
-    let chunk = chunkOf(await this.sandbox.invoke(script, message, {}, hook));
+    let chunk = chunkOf(await this.sandbox.invoke(script, message, {}, hook), count);
     if (!chunk) return null;
     const r = chunk.r;
     const fresh = new Set(chunk.i);
     for (let fetched = 0; chunk.m > 0 && fetched < count; fetched++) {
-      chunk = chunkOf(await this.sandbox.invoke(script, { h: 'more', b: [], q: message.q }, {}, hook));
+      chunk = chunkOf(await this.sandbox.invoke(script, { h: 'more', b: [], q: message.q }, {}, hook), count);
       if (!chunk) return null;
       for (const e of chunk.r) r.push(e);
     }
     return r.length === count ? { r, fresh } : null;
   }
 
-  /** A call's message: the hook, its devices' numbers, and the init of those the context may not hold. */
+  /**
+   * A call's message: the hook, its devices' numbers (in runs: first, count), and the init of those the
+   * context may not hold.
+   */
   private message(
     hook: ScriptHook,
     slots: DeviceSlot[],
@@ -576,14 +616,19 @@ export class DeviceScript {
     extra: JsonObject = {},
   ) {
     let init: Record<number, unknown> | undefined;
-    for (const slot of slots)
+    const b: number[] = [];
+    for (const slot of slots) {
       if (slot.residence !== 'resident') {
         init ??= {};
         init[slot.k] = { r: slot.seed, d: slot.info, sh: slot.shared };
       }
+      const n = b.length;
+      if (n > 0 && b[n - 2]! + b[n - 1]! === slot.k) b[n - 1]!++;
+      else b.push(slot.k, 1);
+    }
     return {
       h: hook,
-      b: slots.map((s) => s.k),
+      b,
       ...(init ? { i: init } : {}),
       now,
       el: elapsedMs,

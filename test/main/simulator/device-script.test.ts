@@ -316,6 +316,31 @@ describe('device scripts', () => {
     );
   });
 
+  it('gives each device its own values when many of a call share a shape, whichever of them tick', async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `D${i + 1}`);
+    const { script, errors } = deviceScript(
+      `function onTick(ctx) {
+  const n = ctx.device.n;
+  if (n === 6) return { h: n, t: 0 };
+  if (n === 7) return { t: 'off' };
+  return { t: n * 1.5, h: -n };
+}`,
+      names,
+    );
+    // devices 2, 5 and 9 sit this tick out: the others go in runs of numbers
+    const ticking = names.filter((_, i) => ![1, 4, 8].includes(i));
+    for (let round = 0; round < 2; round++) {
+      const out = await ticks(script, ticking, 1, 0);
+      expect(out.map((o) => o?.telemetry)).toEqual(
+        ticking.map((d) => {
+          const n = Number(d.slice(1));
+          return [n === 6 ? { h: 6, t: 0 } : n === 7 ? { t: 'off' } : { t: n * 1.5, h: -n }];
+        }),
+      );
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('trusts nothing a script forges as its result of doubles: shapes, entries and counts are checked', async () => {
     const forged = [
       // an entry naming no shape
@@ -327,6 +352,10 @@ describe('device scripts', () => {
       'return [\'{"r":[1],"i":[],"m":0,"s":[[""]]}\', 1];',
       'return [\'{"r":[1],"i":[],"m":0,"s":[["t","t"]]}\', 2];',
       'return [\'{"r":[1],"i":[],"m":0,"s":[["__proto__"]]}\', 1];',
+      // runs of a shape: after no shape, past the call's devices, not a whole number
+      'return [\'{"r":[-1],"i":[],"m":0,"s":[["t"]]}\', 0];',
+      'return [\'{"r":[1,-1000000000],"i":[],"m":0,"s":[["t"]]}\', 1];',
+      'return [\'{"r":[1,-0.5],"i":[],"m":0,"s":[["t"]]}\', 1];',
     ];
     for (const body of forged) {
       const { script, errors } = deviceScript(`function onTick() { return { t: 1 }; }\n${body}`, ['A']);
