@@ -123,6 +123,11 @@ const DISPATCH = `
     nf += n; K = S[id - 1]; last = id;
     return id;
   }
+  // the doubles a call's entries took
+  function doubles(es, shapes) {
+    for (var x = 0, d = 0; x < es.length; x++) if (typeof es[x] === 'number' && es[x] > 0) d += shapes[es[x] - 1].length;
+    return d;
+  }
   // the results sent as doubles, as objects again (for a result that goes as JSON after all)
   function unpack() {
     for (var x = 0, at = 0; x < r.length; x++) {
@@ -139,7 +144,25 @@ const DISPATCH = `
   // the devices' numbers come in runs, [first, count, first, count, ...] (most calls are one run)
   var b = m.b, nb = 0, now = m.now, el = m.el, sh = m.sh, isArr = Array.isArray, r = [], fresh = [];
   for (var p = 1; p < b.length; p += 2) nb += b[p];
-  for (var i = 0, bi = 0, kn = 0, kl = 0; i < nb; i++) {
+  // what each call did, kept by its number until it ends: when a device runs past the time limit, the call
+  // is stopped and the host takes back the results of the devices before it (a 'partial' call)
+  var U = T.runs;
+  if (typeof U !== 'object' || U === null || keysOf(U).length >= 8) U = T.runs = {};
+  if (F !== null)
+    for (var uq in U) {
+      // a call stopped in its run: its doubles are kept before this call writes its own over them
+      var P = U[uq];
+      if (P.d === undefined) P.d = Array.prototype.slice.call(F, 0, doubles(P.r, P.s));
+    }
+  if (h === 'partial') {
+    var P2 = U[m.p];
+    delete U[m.p];
+    if (!P2) return '{"r":[],"i":[],"m":0}';
+    r = P2.r; S = P2.s; nb = r.length; nf = doubles(r, S);
+    for (var z = 0; z < P2.i.length; z++) if (P2.i[z] < nb) fresh.push(P2.i[z]);
+    if (F !== null && P2.d !== undefined) for (var z2 = 0; z2 < nf; z2++) F[z2] = P2.d[z2];
+  } else U[m.q] = { r: r, i: fresh, s: S };
+  for (var i = 0, bi = 0, kn = 0, kl = 0; h !== 'partial' && i < nb; i++) {
     if (kl === 0) { kn = b[bi]; kl = b[bi + 1]; bi += 2; }
     var k = kn++, e = L[k];
     kl--;
@@ -190,6 +213,7 @@ const DISPATCH = `
     }
     try { r[i] = full(e, c, v, reply); } catch (err) { r[i] = thrown(err); }
   }
+  delete U[m.q];
   if (F !== null) {
     var packed;
     // a run of devices of one shape goes as its shape and -(the devices after the first): most devices
@@ -510,7 +534,9 @@ export class DeviceScript {
 
   /**
    * onTick of many devices, in calls of up to 1000 devices each: `onOutcome` gets each device's outcome.
-   * When a call fails (a limit, a result too large), its devices run again one call each, so that only the
+   * When a device runs past the time limit, the devices before it in its call keep what they did, it runs
+   * again alone (and is stopped if it does again) and those after it run in a call of their own. When a call
+   * fails otherwise (memory, a result too large), its devices run again one call each, so that only the
    * device at fault is stopped.
    */
   ticks(
@@ -536,61 +562,105 @@ export class DeviceScript {
         chars += slot.residence === 'resident' ? 6 : 200 + slot.sharedChars + slot.info.name.length;
         slots.push(slot);
       }
-      for (const slot of slots) slot.queued++;
-      // one device ran away (or the result was too large): each device on its own finds which
-      const oneByOne = () => {
-        for (const slot of slots)
-          void this.call(slot.info.name, 'onTick', now, elapsedMs, {}).then((out) =>
-            onOutcome(slot.info.name, out),
-          );
-      };
-      const done = this.collect(
-        script,
-        this.message('onTick', slots, now, elapsedMs),
-        'onTick',
-        slots.length,
-      ).then(
-        (res) => {
-          for (const slot of slots) slot.queued--;
-          if (!res) {
-            for (const slot of slots) if (slot.residence === 'resident') slot.residence = 'unsure';
-            oneByOne();
-            return;
-          }
-          const lost: DeviceSlot[] = [];
-          slots.forEach((slot, k) => {
-            this.onCall();
-            const out = this.settle(slot, res.r[k], res.fresh.has(k), 'onTick', lost);
-            onOutcome(slot.info.name, out);
-          });
-          this.reportLost(lost, 'onTick');
-        },
-        (err: unknown) => {
-          for (const slot of slots) {
-            slot.queued--;
-            if (slot.residence === 'resident') slot.residence = 'unsure';
-          }
-          if (err instanceof ScriptError && err.reason === 'overloaded') {
-            for (const slot of slots) onOutcome(slot.info.name, null);
-            return;
-          }
-          oneByOne();
-        },
-      );
-      const tail = done.catch(() => undefined);
-      for (const slot of slots) slot.tail = tail;
+      this.tickCall(script, slots, now, elapsedMs, onOutcome);
     }
+  }
+
+  /** One call of onTick for the slots. */
+  private tickCall(
+    script: SandboxScript,
+    slots: DeviceSlot[],
+    now: number,
+    elapsedMs: number,
+    onOutcome: (device: string, out: ScriptOutcome | null) => void,
+  ): void {
+    for (const slot of slots) slot.queued++;
+    const message = this.message('onTick', slots, now, elapsedMs);
+    const release = () => {
+      for (const slot of slots) {
+        slot.queued--;
+        if (slot.residence === 'resident') slot.residence = 'unsure';
+      }
+    };
+    const done = this.collect(script, message, 'onTick', slots.length).then(
+      (res) => {
+        if (!res) {
+          release();
+          this.oneByOne(slots, now, elapsedMs, onOutcome);
+          return;
+        }
+        for (const slot of slots) slot.queued--;
+        this.settleAll(slots, res, onOutcome);
+      },
+      async (err: unknown) => {
+        if (err instanceof ScriptError && err.reason === 'timeout') {
+          // the devices before the one that ran away keep what they did; it runs alone, those after it again
+          const partial = await this.collect(
+            script,
+            { h: 'partial', b: [], p: message.q, max: message.max, q: this.calls++ },
+            'onTick',
+            slots.length,
+            true,
+          ).catch(() => null);
+          release();
+          const n = partial?.r.length ?? 0;
+          if (n === 0) return this.oneByOne(slots, now, elapsedMs, onOutcome);
+          this.settleAll(slots.slice(0, n), partial!, onOutcome);
+          this.oneByOne(slots.slice(n, n + 1), now, elapsedMs, onOutcome);
+          if (n + 1 < slots.length) this.tickCall(script, slots.slice(n + 1), now, elapsedMs, onOutcome);
+          return;
+        }
+        release();
+        if (err instanceof ScriptError && err.reason === 'overloaded') {
+          for (const slot of slots) onOutcome(slot.info.name, null);
+          return;
+        }
+        this.oneByOne(slots, now, elapsedMs, onOutcome);
+      },
+    );
+    const tail = done.catch(() => undefined);
+    for (const slot of slots) slot.tail = tail;
+  }
+
+  /** A call's result: each device's outcome. */
+  private settleAll(
+    slots: DeviceSlot[],
+    res: { r: Entry[]; fresh: Set<number> },
+    onOutcome: (device: string, out: ScriptOutcome | null) => void,
+  ): void {
+    const lost: DeviceSlot[] = [];
+    slots.forEach((slot, k) => {
+      this.onCall();
+      const out = this.settle(slot, res.r[k], res.fresh.has(k), 'onTick', lost);
+      onOutcome(slot.info.name, out);
+    });
+    this.reportLost(lost, 'onTick');
+  }
+
+  /** One device ran away (or the result was too large): each device on its own finds which. */
+  private oneByOne(
+    slots: DeviceSlot[],
+    now: number,
+    elapsedMs: number,
+    onOutcome: (device: string, out: ScriptOutcome | null) => void,
+  ): void {
+    for (const slot of slots)
+      void this.call(slot.info.name, 'onTick', now, elapsedMs, {}).then((out) =>
+        onOutcome(slot.info.name, out),
+      );
   }
 
   /**
    * A call's entries, one per device (fetching the rest of a result too large for one text), and which
-   * devices the context took afresh; null when the result is not that (unreadable).
+   * devices the context took afresh; null when the result is not that (unreadable). `upTo`: fewer entries
+   * than `count` are the first devices' (a partial call).
    */
   private async collect(
     script: SandboxScript,
     message: JsonObject,
     hook: ScriptHook,
     count: number,
+    upTo = false,
   ): Promise<{ r: Entry[]; fresh: Set<number> } | null> {
     let chunk = chunkOf(await this.sandbox.invoke(script, message, {}, hook), count);
     if (!chunk) return null;
@@ -601,7 +671,7 @@ export class DeviceScript {
       if (!chunk) return null;
       for (const e of chunk.r) r.push(e);
     }
-    return r.length === count ? { r, fresh } : null;
+    return r.length === count || (upTo && r.length < count) ? { r, fresh } : null;
   }
 
   /**

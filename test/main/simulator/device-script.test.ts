@@ -259,18 +259,18 @@ describe('device scripts', () => {
     expect(script.runs('A')).toBe(false);
   });
 
-  it('stops the device that loops in a call of many; those that ran before it in that call go on without an error', async () => {
+  it('stops the device that loops in a call of many; those that ran before it in that call keep what they did', async () => {
     const { script, errors } = deviceScript(
       'function onTick(ctx) {\n  ctx.state.n = (ctx.state.n || 0) + 1;\n  while (ctx.device.n === 2) {}\n  return { n: ctx.state.n };\n}',
       ['A', 'B', 'C'],
     );
     const [a, b, c] = await ticks(script, ['A', 'B', 'C'], 1, 0);
     expect(b).toBeNull();
-    // A ran in the call that B stopped, and again on its own: its state moved on twice
-    expect(a!.telemetry).toEqual([{ n: 2 }]);
+    // A ran once, in the call that B stopped: its result is kept and its state moved on once
+    expect(a!.telemetry).toEqual([{ n: 1 }]);
     expect(c!.telemetry).toEqual([{ n: 1 }]);
     expect((await ticks(script, ['A', 'C'], 2, 1)).map((o) => o!.telemetry)).toEqual([
-      [{ n: 3 }],
+      [{ n: 2 }],
       [{ n: 2 }],
     ]);
     expect(errors).toEqual([
@@ -280,6 +280,23 @@ describe('device scripts', () => {
         stopped: true,
       }),
     ]);
+  });
+
+  it('keeps the results of the devices before one that loops when other calls of the tick ran in between', async () => {
+    // 300 devices on their first tick pass their init: the tick takes two calls, the second runs while the
+    // first is stopped, before its devices' results are taken back
+    const names = Array.from({ length: 300 }, (_, i) => `D${i + 1}`);
+    const { script, errors } = deviceScript(
+      'function onTick(ctx) {\n  ctx.state.n = (ctx.state.n || 0) + 1;\n  while (ctx.device.n === 2) {}\n  return { n: ctx.state.n, d: ctx.device.n * 0.5 };\n}',
+      names,
+    );
+    const out = await ticks(script, names, 1, 0);
+    expect(out.map((o) => o?.telemetry)).toEqual(
+      names.map((_, i) => (i === 1 ? undefined : [{ n: 1, d: (i + 1) * 0.5 }])),
+    );
+    expect(errors).toEqual([expect.objectContaining({ device: 'D2', stopped: true })]);
+    const again = await ticks(script, ['D1', 'D300'], 2, 1);
+    expect(again.map((o) => o?.telemetry)).toEqual([[{ n: 2, d: 0.5 }], [{ n: 2, d: 150 }]]);
   });
 
   it('sends numeric results as doubles and refuses NaN and infinities as before; other values still go as JSON', async () => {
