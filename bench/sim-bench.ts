@@ -14,13 +14,16 @@
  *
  * Plain and scripted runs take turns, BENCH_SIM_ROUNDS times: the shared machine's speed drifts from one
  * minute to the next, so the ratio is the median of the rounds' ratios (each of a plain and a scripted run
- * measured back to back), and the other figures the medians of the rounds.
+ * measured back to back), and the other figures the medians of the rounds. Each run starts from a collected
+ * heap (the plain run's 20,000 devices leave more garbage than the scripted run's).
  *
  * Env: BENCH_SIM_DEVICES (devices in all, default 20,000), BENCH_SIM_SCRIPTED_DEVICES (default 10,000, a
  * scenario's most), BENCH_SIM_GATEWAYS (4), BENCH_SIM_PERIOD_MS (100), BENCH_SIM_ROUNDS (5),
  * BENCH_SIM_SECONDS (measured per run and round, 5).
  */
 import { availableParallelism, loadavg } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { Scenario } from '../shared/schemas/simulation.ts';
 import { gatewayPlan } from '../main/simulator/scenario.ts';
 import { simulatorSandbox } from '../main/simulator/device-script.ts';
@@ -92,6 +95,10 @@ function enter(what: string): void {
 enter('starting the sink broker');
 const median = (xs: number[]) => percentile(xs, 50);
 
+setFlagsFromString('--expose-gc');
+/** A full collection: each run starts from a collected heap, so none pays for the garbage of the one before. */
+const collect = runInNewContext('gc') as () => void;
+
 /** This thread's CPU time in µs (Node 24's process.threadCpuUsage; NaN where there is none). */
 function threadCpu(): number {
   const f = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage;
@@ -120,6 +127,7 @@ async function measure(
     })),
   });
   const what = scripted ? 'scripted' : 'plain';
+  collect();
   enter(`starting the ${what} run`);
   await run.start();
   enter(`measuring the ${what} run`);
