@@ -552,7 +552,17 @@ export class DeviceScript {
       if (script && slot && !slot.stopped && slot.queued === 0) ready.push(slot);
       else onOutcome(d, null);
     }
-    if (!script) return;
+    if (script) this.tickCalls(script, ready, now, elapsedMs, onOutcome);
+  }
+
+  /** onTick of the slots, in calls of up to 1000 devices and a bounded input. */
+  private tickCalls(
+    script: SandboxScript,
+    ready: DeviceSlot[],
+    now: number,
+    elapsedMs: number,
+    onOutcome: (device: string, out: ScriptOutcome | null) => void,
+  ): void {
     // a call's input is bounded: devices that pass their init count for theirs
     const room = this.sandbox.limits.maxArgsChars / 2;
     for (let i = 0; i < ready.length;) {
@@ -602,12 +612,16 @@ export class DeviceScript {
             slots.length,
             true,
           ).catch(() => null);
-          release();
           const n = partial?.r.length ?? 0;
-          if (n === 0) return this.oneByOne(slots, now, elapsedMs, onOutcome);
+          if (n === 0) {
+            release();
+            return this.oneByOne(slots, now, elapsedMs, onOutcome);
+          }
+          // the context still holds the devices: those after the one at fault go without their init
+          for (const slot of slots) slot.queued--;
           this.settleAll(slots.slice(0, n), partial!, onOutcome);
           this.oneByOne(slots.slice(n, n + 1), now, elapsedMs, onOutcome);
-          if (n + 1 < slots.length) this.tickCall(script, slots.slice(n + 1), now, elapsedMs, onOutcome);
+          this.tickCalls(script, slots.slice(n + 1), now, elapsedMs, onOutcome);
           return;
         }
         release();
