@@ -51,12 +51,14 @@ const DISPATCH = `
     if (!q.length) delete M[m.q];
     return next;
   }
-  var rng, pub, att, imul = Math.imul;
+  var rng, pub, att;
+  // xorshift32: a few operations and no call (QuickJS runs a call to Math.imul slower than a hook's
+  // arithmetic), a stream of 2^32 - 1 numbers per device; its state is never 0
   function random() {
-    rng = (rng + 0x6d2b79f5) | 0;
-    var t = imul(rng ^ (rng >>> 15), 1 | rng);
-    t = (t + imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    rng ^= rng << 13;
+    rng ^= rng >>> 17;
+    rng ^= rng << 5;
+    return (rng >>> 0) / 4294967296;
   }
   function publish(values) { if (pub === null) pub = []; pub.push(values); }
   function publishAttributes(values) { if (att === null) att = []; att.push(values); }
@@ -169,7 +171,7 @@ const DISPATCH = `
     if (e === undefined) {
       var init = m.i ? m.i[k] : undefined;
       if (!init) { r[i] = 0; continue; }
-      e = { s: {}, r: init.r | 0, c: { state: null, now: 0, elapsedMs: 0, device: freeze(init.d), shared: freeze(init.sh) } };
+      e = { s: {}, r: (init.r | 0) || 0x2545f491, c: { state: null, now: 0, elapsedMs: 0, device: freeze(init.d), shared: freeze(init.sh) } };
       L[k] = e;
       fresh.push(i);
     }

@@ -333,6 +333,30 @@ describe('device scripts', () => {
     );
   });
 
+  it('gives each device its own ctx.random() stream in [0, 1): the same seed gives the same numbers', async () => {
+    const source = 'function onTick(ctx) { return { a: ctx.random(), b: ctx.random() }; }';
+    const names = ['A', 'B', 'C'];
+    const series = async () => {
+      const { script, errors } = deviceScript(source, names);
+      const out: number[][] = [];
+      for (let t = 0; t < 20; t++)
+        for (const o of await ticks(script, names, t, t))
+          out.push(Object.values(o!.telemetry[0]!) as number[]);
+      expect(errors).toEqual([]);
+      script.release();
+      return out;
+    };
+    const first = await series();
+    expect(await series()).toEqual(first);
+    const all = first.flat();
+    expect(all.every((x) => x >= 0 && x < 1)).toBe(true);
+    expect(new Set(all).size).toBe(all.length);
+    // the devices' streams differ, and spread over [0, 1)
+    expect(first[0]).not.toEqual(first[1]);
+    expect(all.filter((x) => x < 0.5).length).toBeGreaterThan(all.length / 4);
+    expect(all.filter((x) => x >= 0.5).length).toBeGreaterThan(all.length / 4);
+  });
+
   it('gives each device its own values when many of a call share a shape, whichever of them tick', async () => {
     const names = Array.from({ length: 12 }, (_, i) => `D${i + 1}`);
     const { script, errors } = deviceScript(
