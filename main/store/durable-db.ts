@@ -774,13 +774,14 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** each replica's replayer: its prepared statements serve every record it applies */
+const replicaReplayers = new WeakMap<Database, Replayer>();
+
 /** Applies one journal record to a database (read replicas). */
 export function applyRecord(db: Database, record: JournalRecord): void {
-  const replayer = new Replayer(db, record.seq - 1);
-  try {
-    replayer.apply(record);
-    replayer.commit();
-  } finally {
-    replayer.free();
-  }
+  let replayer = replicaReplayers.get(db);
+  if (!replayer) replicaReplayers.set(db, (replayer = new Replayer(db, record.seq - 1)));
+  replayer.seq = record.seq - 1;
+  replayer.apply(record);
+  replayer.commit();
 }

@@ -50,16 +50,16 @@ export function encodeFrame(record: JournalRecord): Buffer {
   return frame;
 }
 
-export interface ReadResult {
-  records: JournalRecord[];
-  /** byte length of the intact prefix; anything after it is a torn or corrupt tail */
-  validBytes: number;
-  tornBytes: number;
-}
-
-export function readJournalFile(path: string): ReadResult {
+/**
+ * Hands each intact record of a journal file to onRecord as it is parsed (a long journal's records are not
+ * all held at once: kept, they would cost the garbage collector more than the parsing), up to the first
+ * torn or corrupt frame.
+ */
+export function scanJournalFile(
+  path: string,
+  onRecord: (record: JournalRecord) => void,
+): { validBytes: number; tornBytes: number } {
   const buf = readFileSync(path);
-  const records: JournalRecord[] = [];
   let offset = 0;
   while (offset + HEADER_BYTES <= buf.length) {
     const len = buf.readUInt32LE(offset);
@@ -74,10 +74,10 @@ export function readJournalFile(path: string): ReadResult {
     } catch {
       break;
     }
-    records.push(record);
+    onRecord(record);
     offset = end;
   }
-  return { records, validBytes: offset, tornBytes: buf.length - offset };
+  return { validBytes: offset, tornBytes: buf.length - offset };
 }
 
 /** Cuts a torn tail off so that later appends follow the last intact frame. */

@@ -1,8 +1,8 @@
 import type { Database, SqlValue, Statement } from 'sql.js';
 import {
   listJournalFiles,
-  readJournalFile,
   removeFile,
+  scanJournalFile,
   truncateFile,
   type JournalRecord,
 } from './journal.ts';
@@ -10,13 +10,38 @@ import {
 /** records applied per transaction while replaying: one COMMIT per batch, not per record */
 const RECORDS_PER_TRANSACTION = 512;
 
+/** rows one bulk INSERT takes at most, and its bound parameters (SQLite's oldest limit is 999) */
+const BULK_ROWS = 64;
+const BULK_PARAMS = 999;
+
+/**
+ * A single-row INSERT with positional parameters only, `INSERT [OR x] INTO t [(cols)] VALUES (?, ...)`:
+ * a run of them replays as multi-row INSERTs, which SQLite applies row by row in the same order (the same
+ * conflict handling and triggers), for a fraction of sql.js's per-statement cost.
+ */
+const SINGLE_ROW_INSERT =
+  /^\s*(INSERT(?:\s+OR\s+(?:REPLACE|IGNORE|ABORT|FAIL|ROLLBACK))?\s+INTO\s+[^\s(]+\s*(?:\([^()]*\))?)\s*VALUES\s*(\(\s*\?(?:\s*,\s*\?)*\s*\))\s*$/i;
+
+interface BulkForm {
+  /** the statement up to VALUES */
+  head: string;
+  /** one row's placeholders, `(?, ?)` */
+  row: string;
+  /** rows per bulk statement */
+  rows: number;
+  /** the bulk statement of n rows, by n */
+  sql: string[];
+}
+
 /**
  * Applies journal records to a database in order, many records per transaction, each distinct SQL text
- * prepared once. A record that fails rolls back the whole open batch and throws, naming the record.
+ * prepared once, consecutive single-row INSERTs of one SQL text applied in bulk. A record that fails rolls
+ * back the whole open batch and throws, naming the record.
  */
 export class Replayer {
   private readonly db: Database;
   private readonly statements = new Map<string, Statement>();
+  private readonly bulkForms = new Map<string, BulkForm | null>();
   private pending = 0;
   seq: number;
 
@@ -28,21 +53,18 @@ export class Replayer {
   apply(record: JournalRecord): void {
     if (this.pending === 0) this.db.exec('BEGIN');
     try {
-      const prepared: Statement[] = [];
-      for (const [index, ...params] of record.r) {
-        const i = index as number;
-        let stmt = prepared[i];
-        if (!stmt) {
-          const sql = record.q[i]!;
-          stmt = this.statements.get(sql);
-          if (!stmt) {
-            // Prepared when first used: a statement may use a table that an earlier one creates.
-            stmt = this.db.prepare(sql);
-            this.statements.set(sql, stmt);
-          }
-          prepared[i] = stmt;
-        }
-        stmt.run(params as SqlValue[]);
+      const rows = record.r;
+      let i = 0;
+      while (i < rows.length) {
+        const index = rows[i]![0] as number;
+        const sql = record.q[index]!;
+        let end = i + 1;
+        while (end < rows.length && rows[end]![0] === index) end++;
+        const bulk = end - i > 1 ? this.bulkForm(sql) : null;
+        if (bulk) this.runBulk(bulk, rows, i, end);
+        // Prepared when first used: a statement may use a table that an earlier one creates.
+        else for (let k = i; k < end; k++) this.statement(sql).run(rows[k]!.slice(1) as SqlValue[]);
+        i = end;
       }
     } catch (err) {
       this.db.exec('ROLLBACK');
@@ -67,6 +89,42 @@ export class Replayer {
   free(): void {
     for (const stmt of this.statements.values()) stmt.free();
     this.statements.clear();
+  }
+
+  private statement(sql: string): Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  private bulkForm(sql: string): BulkForm | null {
+    let form = this.bulkForms.get(sql);
+    if (form === undefined) {
+      const m = SINGLE_ROW_INSERT.exec(sql);
+      const columns = m ? m[2]!.split('?').length - 1 : 0;
+      form = m
+        ? { head: m[1]!, row: m[2]!, rows: Math.min(BULK_ROWS, Math.floor(BULK_PARAMS / columns)), sql: [] }
+        : null;
+      this.bulkForms.set(sql, form);
+    }
+    return form;
+  }
+
+  /** rows[from..to) (all of one single-row INSERT) as multi-row INSERTs of up to form.rows rows */
+  private runBulk(form: BulkForm, rows: unknown[][], from: number, to: number): void {
+    for (let start = from; start < to; start += form.rows) {
+      const n = Math.min(form.rows, to - start);
+      const params: SqlValue[] = [];
+      for (let k = start; k < start + n; k++) {
+        const row = rows[k]!;
+        for (let p = 1; p < row.length; p++) params.push(row[p] as SqlValue);
+      }
+      const sql = (form.sql[n] ??= `${form.head} VALUES ${Array<string>(n).fill(form.row).join(', ')}`);
+      this.statement(sql).run(params);
+    }
   }
 }
 
@@ -93,12 +151,11 @@ export function replayJournal(
   let discardedTailBytes = 0;
   try {
     for (const [i, path] of files.entries()) {
-      const { records, validBytes, tornBytes } = readJournalFile(path);
-      for (const record of records) {
-        if (record.seq <= replayer.seq || record.seq > until) continue;
+      const { validBytes, tornBytes } = scanJournalFile(path, (record) => {
+        if (record.seq <= replayer.seq || record.seq > until) return;
         replayer.apply(record);
         replayedRecords++;
-      }
+      });
       if (tornBytes > 0) {
         discardedTailBytes += tornBytes;
         if (options.repair) {
