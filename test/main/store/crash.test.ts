@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -119,6 +121,35 @@ describe('DurableDb under SIGKILL', () => {
     expect(report.errors).toEqual([]);
     expect(report.stats.replayedRecords).toBeGreaterThan(0);
     expect(report.runs[0]?.[0]).toBe(ID_STRIDE);
+  });
+
+  it('keeps every acknowledged write of a journal long enough to replay on its own thread', async () => {
+    const dir = tempDir('sandboard-crash-');
+    const journalBytes = () =>
+      readdirSync(dir)
+        .filter((name) => name.startsWith('journal-'))
+        .reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+    let acks = 0;
+    let lastAck = -1;
+    let reached: () => void = () => {};
+    const long = new Promise<void>((resolve) => (reached = resolve));
+    // No snapshot (its threshold is far off): the whole journal, past the 512 KiB from which an open
+    // replays it on a worker thread, is replayed, its runs of telemetry inserts in bulk.
+    const writer = run(['write', dir, String(ID_STRIDE), String(256 * 1024 * 1024)], (line) => {
+      if (!line.startsWith('ack ')) return;
+      acks++;
+      lastAck = Number(line.slice('ack '.length));
+      if (acks % 100 === 0 && journalBytes() >= 1024 * 1024) reached();
+    });
+    await Promise.race([long, writer.closed]);
+    writer.proc.kill('SIGKILL');
+    const { signal } = await writer.closed;
+    expect(signal, writer.stderr()).toBe('SIGKILL');
+    expect(journalBytes()).toBeGreaterThanOrEqual(1024 * 1024);
+    const report = await verifyAlone(dir, false);
+    checkAfterKill(report, { cycle: 0, firstId: ID_STRIDE, acks, lastAck }, []);
+    expect(report.stats.replayedRecords).toBeGreaterThan(100);
+    expect(report.rows).toBeGreaterThan(acks * 3);
   });
 
   it(
