@@ -778,6 +778,8 @@ async function syncDir(dir: string): Promise<void> {
 
 /** each replica's replayer: its prepared statements serve every record it applies */
 const replicaReplayers = new WeakMap<Database, Replayer>();
+/** prepared statements a replica's replayer keeps at most; past it they are freed and prepared anew */
+const REPLICA_STATEMENTS = 256;
 
 /** Applies one journal record to a database (read replicas). */
 export function applyRecord(db: Database, record: JournalRecord): void {
@@ -786,4 +788,5 @@ export function applyRecord(db: Database, record: JournalRecord): void {
   replayer.seq = record.seq - 1;
   replayer.apply(record);
   replayer.commit();
+  if (replayer.preparedCount > REPLICA_STATEMENTS) replayer.free();
 }

@@ -86,6 +86,10 @@ export class Replayer {
     this.pending = 0;
   }
 
+  get preparedCount(): number {
+    return this.statements.size;
+  }
+
   free(): void {
     for (const stmt of this.statements.values()) stmt.free();
     this.statements.clear();
