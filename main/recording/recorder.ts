@@ -238,7 +238,16 @@ export class Recorder {
     this.listen(events, 'rpcResponse', (e) => this.onRpcResponse(e));
     this.listen(events, 'rpcResult', (e) => this.onRpcResult(e));
     this.listen(events, 'edgeEventsQueued', (e) => this.onEdgeEvents(e));
-    this.timer = setTimeout(() => void this.stop(), this.options.durationMs);
+    this.endAfter(this.options.durationMs);
+  }
+
+  /** Stops when the duration is over by the wall clock, which a timer may reach a millisecond early. */
+  private endAfter(ms: number): void {
+    this.timer = setTimeout(() => {
+      const left = this.startedAt + this.options.durationMs - Date.now();
+      if (left > 0) this.endAfter(left);
+      else void this.stop();
+    }, ms);
     this.timer.unref();
   }
 

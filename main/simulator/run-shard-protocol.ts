@@ -51,6 +51,7 @@ export interface ShardTick {
 }
 
 export type ShardMessage =
+  | { kind: 'ready' }
   | { kind: 'connected'; outcomes: ConnectOutcome[] }
   | { kind: 'tick'; tick: ShardTick }
   | { kind: 'stopped'; tick: ShardTick }

@@ -3,7 +3,7 @@
  * and scripts) on its own event loop, and every half second sends the main thread what it counted.
  *
  * Messages in:  ShardRequest (start | retry | run | stop)
- * Messages out: ShardMessage (connected | tick | stopped | failed)
+ * Messages out: ShardMessage (ready | connected | tick | stopped | failed)
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RingLog } from './counters.ts';
@@ -89,3 +89,6 @@ port.on('message', (request: ShardRequest) => {
       return;
   }
 });
+// every module is loaded: the main thread starts no thread's sockets before all threads are here, so
+// one thread's connections cannot take the file descriptors another still needs to load its modules
+post({ kind: 'ready' });

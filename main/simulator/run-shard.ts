@@ -114,6 +114,9 @@ export class RunShard {
   private readonly stopped: Promise<void>;
   private ended: string | null = null;
   private resolveStopped: () => void = () => undefined;
+  private resolveReady: () => void = () => undefined;
+  /** resolves once the thread has loaded its modules (or has ended) */
+  readonly ready: Promise<void>;
 
   constructor(
     index: number,
@@ -125,6 +128,7 @@ export class RunShard {
     this.sinks = sinks;
     this.gateways = gateways.map((g, i) => new WorkerGateway(g.plan, this, i));
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
+    this.ready = new Promise((resolve) => (this.resolveReady = resolve));
     this.worker = new Worker(WORKER_URL, {
       workerData: { index, gateways, ...options } satisfies ShardData,
       name: `simulator worker ${index + 1}`,
@@ -140,8 +144,13 @@ export class RunShard {
 
   /** Connects the thread's gateways; one outcome per gateway, in order. */
   start(): Promise<PromiseSettledResult<void>[]> {
-    for (const g of this.gateways) g.state = 'connecting';
     return new Promise<ConnectOutcome[]>((resolve) => {
+      const ended = this.ended;
+      if (ended !== null) {
+        resolve(this.allFailed(ended));
+        return;
+      }
+      for (const g of this.gateways) g.state = 'connecting';
       this.connected = resolve;
       this.send({ op: 'start' });
     }).then((outcomes) =>
@@ -163,6 +172,9 @@ export class RunShard {
 
   private onMessage(m: ShardMessage): void {
     switch (m.kind) {
+      case 'ready':
+        this.resolveReady();
+        return;
       case 'connected':
         this.connected?.(m.outcomes);
         this.connected = null;
@@ -209,15 +221,19 @@ export class RunShard {
     s.onChange();
   }
 
+  /** every gateway of the thread refused for good, for a thread that has ended */
+  private allFailed(message: string): ConnectOutcome[] {
+    return this.gateways.map(() => ({ ok: false, message, permanent: true, afterConnack: false }));
+  }
+
   private end(reason: string): void {
     if (this.ended !== null) return;
     this.ended = reason;
     for (const g of this.gateways) if (g.state !== 'finished') g.state = 'failed';
-    this.connected?.(
-      this.gateways.map(() => ({ ok: false, message: reason, permanent: true, afterConnack: false })),
-    );
+    this.connected?.(this.allFailed(reason));
     this.connected = null;
     this.sinks.onError(reason);
+    this.resolveReady();
     this.resolveStopped();
     this.sinks.onChange();
   }

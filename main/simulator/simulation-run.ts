@@ -199,6 +199,7 @@ export class SimulationRun {
     this.meter.reset();
     if (this.shards.length === 0)
       return Promise.allSettled(this.gateways.map((g) => (g as SimulatedGateway).start()));
+    await Promise.all(this.shards.map((s) => s.ready));
     const outcomes = await Promise.all(this.shards.map((s) => s.start()));
     const results: PromiseSettledResult<void>[] = [];
     this.shards.forEach((shard, s) =>
