@@ -103,6 +103,12 @@ function checkBasic(
 /** How long one chunk of gateway device creation may hold the event loop. */
 const GATEWAY_DEVICES_SLICE_MS = 8;
 
+/** Access tokens looked up by one query (findRowsByMqttCredentials). */
+const TOKEN_BATCH = 64;
+const TOKENS_QUERY = `SELECT c.credentials_id AS c_token, d.* FROM device_credentials c
+  JOIN devices d ON d.id = c.device_id
+  WHERE c.credentials_type = 'ACCESS_TOKEN' AND c.credentials_id IN (${Array(TOKEN_BATCH).fill('?').join(', ')})`;
+
 interface GatewayDeviceRequest {
   gateway: DeviceRow;
   name: string;
@@ -194,6 +200,36 @@ export class DeviceService {
       : this.lookUpMqttCredentials(clientId, userName, password);
     if (found) cache.remember(key, found.id);
     return found;
+  }
+
+  /**
+   * findRowByMqttCredentials for the CONNECTs of a fleet arriving together. Where no device has MQTT
+   * basic credentials, every user name is an access token and they are all found by one indexed query
+   * per TOKEN_BATCH, several times cheaper per CONNECT than a lookup each.
+   */
+  findRowsByMqttCredentials(
+    connects: readonly { clientId: string; userName: string; password: string }[],
+  ): (DeviceRow | undefined)[] {
+    const cache = this.mqttCredentials;
+    cache.anyBasic ??=
+      this.ctx.db.get("SELECT 1 FROM device_credentials WHERE credentials_type = 'MQTT_BASIC' LIMIT 1") !==
+      undefined;
+    if (cache.anyBasic)
+      return connects.map((c) => this.findRowByMqttCredentials(c.clientId, c.userName, c.password));
+    const found = new Map<string, DeviceRow>();
+    for (let first = 0; first < connects.length; first += TOKEN_BATCH) {
+      const tokens: string[] = [];
+      for (let i = first; i < Math.min(first + TOKEN_BATCH, connects.length); i++)
+        tokens.push(connects[i]!.userName);
+      // padded to one statement text; a blank token finds nothing
+      while (tokens.length < TOKEN_BATCH) tokens.push('');
+      for (const { c_token: token, ...device } of this.ctx.db.all<DeviceRow & { c_token: string }>(
+        TOKENS_QUERY,
+        tokens,
+      ))
+        found.set(token, device);
+    }
+    return connects.map((c) => (blank(c.userName) ? undefined : found.get(c.userName)));
   }
 
   private lookUpMqttCredentials(clientId: string, userName: string, password: string): DeviceRow | undefined {

@@ -51,6 +51,13 @@ export interface MqttTransport {
  */
 export const MQTT_LISTEN_BACKLOG = 65_535;
 
+interface PendingConnect {
+  client: Client;
+  username: string | undefined;
+  password: Buffer | undefined;
+  done: (error: AuthenticateError | null, success: boolean | null) => void;
+}
+
 const badCredentials = (): AuthenticateError =>
   Object.assign(new Error('Bad username or password'), { returnCode: 4 as const });
 const serverUnavailable = (): AuthenticateError =>
@@ -70,29 +77,55 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
   // Sessions of the user name (or client id) "provision": they may only ask for credentials.
   const provisioners = new WeakSet<Client>();
   const closeClientRpc = new Map<Client, () => void>();
-  const admission = new ConnectAdmission();
+  // The CONNECTs of one admission slice, authenticated together after it (one credentials query).
+  let connecting: PendingConnect[] = [];
+  const admission = new ConnectAdmission({
+    afterSlice() {
+      if (connecting.length === 0) return;
+      const batch = connecting;
+      connecting = [];
+      authenticateAll(batch);
+    },
+  });
+
+  function authenticateAll(batch: PendingConnect[]): void {
+    const lookups: PendingConnect[] = [];
+    for (const c of batch) {
+      if (c.client.closed) c.done(badCredentials(), false);
+      else if (isProvisionConnect(c.client.id, c.username)) {
+        provisioners.add(c.client);
+        c.done(null, true);
+      } else lookups.push(c);
+    }
+    let devices: (DeviceRow | undefined)[];
+    try {
+      devices = services.devices.findRowsByMqttCredentials(
+        lookups.map((c) => ({
+          clientId: c.client.id ?? '',
+          userName: c.username ?? '',
+          password: c.password ? c.password.toString('utf8') : '',
+        })),
+      );
+    } catch (err) {
+      process.stderr.write(`MQTT CONNECT credentials lookup failed: ${(err as Error).message}\n`);
+      for (const c of lookups) c.done(serverUnavailable(), false);
+      return;
+    }
+    lookups.forEach((c, i) => {
+      const device = devices[i];
+      if (!device || c.client.closed) return c.done(badCredentials(), false);
+      authenticated.set(c.client, device);
+      c.done(null, true);
+    });
+  }
 
   const broker = await Aedes.createBroker({
     maximumPacketSize: options.maxPacketBytes,
     drainTimeout: 30_000,
     maxClientsIdLength: 256,
     authenticate(client, username, password, done) {
-      const admitted = admission.admit(() => {
-        if (client.closed) return done(badCredentials(), false);
-        if (isProvisionConnect(client.id, username)) {
-          provisioners.add(client);
-          return done(null, true);
-        }
-        const device = services.devices.findRowByMqttCredentials(
-          client.id ?? '',
-          username ?? '',
-          password ? password.toString('utf8') : '',
-        );
-        if (!device) return done(badCredentials(), false);
-        authenticated.set(client, device);
-        done(null, true);
-      });
-      if (!admitted) done(serverUnavailable(), false);
+      const connect = { client, username, password, done };
+      if (!admission.admit(() => connecting.push(connect))) done(serverUnavailable(), false);
     },
     authorizeSubscribe(client, sub, done) {
       if (provisioners.has(client)) return done(null, sub.topic === PROVISION_RESPONSE_TOPIC ? sub : null);
@@ -145,6 +178,17 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
       }
     },
   });
+
+  // Nothing may subscribe to $SYS topics (maySubscribe), so aedes's announcement of every client that
+  // connects or disconnects would only be matched and dropped, a storm's worth of times.
+  const brokerPublish = broker.publish.bind(broker);
+  broker.publish = ((packet: Parameters<typeof brokerPublish>[0], ...rest: unknown[]) => {
+    if (packet.topic.startsWith('$SYS/')) {
+      const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+      return done?.();
+    }
+    return (brokerPublish as (...args: unknown[]) => void)(packet, ...rest);
+  }) as typeof broker.publish;
 
   broker.on('client', (client) => {
     const device = authenticated.get(client);
@@ -293,7 +337,14 @@ export async function setupMqttTransport(core: TransportCore, options: MqttOptio
     }
   });
 
-  const server: Server = createServer((socket) => broker.handle(socket));
+  // The broker's client for a connection is made in an admission slice too: a storm's accepts all land
+  // in one poll, and setting up thousands of clients there would hold every HTTP answer behind them.
+  const server: Server = createServer((socket) => {
+    const admitted = admission.admit(() => {
+      if (!socket.destroyed && !broker.closed) broker.handle(socket);
+    });
+    if (!admitted) socket.destroy();
+  });
   const sockets = new ServerSockets(server);
   server.listen({ host: options.host, port: options.port, backlog: MQTT_LISTEN_BACKLOG });
   await once(server, 'listening');
