@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { ServerSockets } from '../server-sockets.ts';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
@@ -50,6 +51,23 @@ export interface MqttTransport {
  * 1 s, 3 s, 7 s...; the kernel caps this at net.core.somaxconn.
  */
 export const MQTT_LISTEN_BACKLOG = 65_535;
+
+/**
+ * mqtt-packet (which aedes writes packets with) fills a cache of 65,536 two-byte buffers on the first
+ * packet it writes: a 300 ms stall in the middle of the first CONNACKs, and ~6 MB kept for numbers a
+ * write can make as it goes.
+ */
+function writeNumbersUncached(): void {
+  try {
+    const packets = createRequire(import.meta.url)('mqtt-packet') as {
+      writeToStream: { cacheNumbers: boolean };
+    };
+    packets.writeToStream.cacheNumbers = false;
+  } catch {
+    // not where aedes finds it: the cache stays, as do its costs
+  }
+}
+writeNumbersUncached();
 
 interface PendingConnect {
   client: Client;
