@@ -166,11 +166,18 @@ async function waitOutTimeWait(connections: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** System (kernel) CPU ms of a process so far: accepts, socket writes, fsyncs. */
-function systemCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[12]) * 10;
+/** CPU ms of a process (or one of its threads) so far: [user, system (accepts, socket writes, fsyncs)]. */
+function cpuSplitMs(statPath: string): [number, number] {
+  const stat = readFileSync(statPath, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return [Number(fields[11]) * 10, Number(fields[12]) * 10];
 }
+const systemCpuMs = (pid: number) => cpuSplitMs(`/proc/${pid}/stat`)[1];
+/** The main thread's CPU ms (the event loop's; not GC helpers, workers or the journal's thread). */
+const mainThreadCpuMs = (pid: number) => {
+  const [user, system] = cpuSplitMs(`/proc/${pid}/task/${pid}/stat`);
+  return user + system;
+};
 
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -376,11 +383,13 @@ async function main(): Promise<void> {
     const overflowsBefore = listenOverflows();
     const stormCpuBefore = processCpuMs(pid);
     const stormSysBefore = systemCpuMs(pid);
+    const stormMainBefore = mainThreadCpuMs(pid);
     for (const c of loadChildren) c.send({ cmd: 'connect' });
     const connected = await Promise.all(loadChildren.map((c) => c.next('connected')));
     const connectStormS = Math.max(...connected.map((r) => r.lastMs)) / 1000;
     const stormCpuMs = (processCpuMs(pid) ?? NaN) - (stormCpuBefore ?? NaN);
     const stormSysMs = systemCpuMs(pid) - stormSysBefore;
+    const stormMainMs = mainThreadCpuMs(pid) - stormMainBefore;
     const storm = await stormProbe.stop();
     const stormListenOverflows = listenOverflows() - overflowsBefore;
     const connections = connected.reduce((n, r) => n + r.ok, 0);
@@ -469,6 +478,7 @@ async function main(): Promise<void> {
       stormListenOverflows,
       serveCpuPerConnectMs: stormCpuMs / Math.max(1, connections),
       serveSystemCpuPerConnectMs: stormSysMs / Math.max(1, connections),
+      serveMainThreadCpuPerConnectMs: stormMainMs / Math.max(1, connections),
       serveCpuPerPublishMs: publishCpuMs / Math.max(1, pubacks.length),
       restDuringStormMs,
       restDuringStormMaxMs: Math.max(...storm.latencies),
@@ -500,6 +510,7 @@ async function main(): Promise<void> {
       'waited for TIME_WAIT sockets before the storm': [timeWaitS, 's'],
       'serve CPU per connection (storm CPU / connections)': [result.serveCpuPerConnectMs, 'ms'],
       '  of which in the kernel': [result.serveSystemCpuPerConnectMs, 'ms'],
+      '  of which on the main thread': [result.serveMainThreadCpuPerConnectMs, 'ms'],
       'serve CPU per publish (QoS 1, during the spread)': [result.serveCpuPerPublishMs, 'ms'],
       'REST p99 during the storm': [
         restDuringStormMs,
