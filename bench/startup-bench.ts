@@ -13,6 +13,7 @@ import { migrations } from '../main/platform/migrations.ts';
 import { TelemetryRepository } from '../main/platform/telemetry-repository.ts';
 import { percentile, printBench, printFigures } from './lib/bench-output.ts';
 import { startServeChild } from './lib/serve-child.ts';
+import { ensureDepBundle } from '../scripts/dep-bundle.js';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 5);
 const ROWS = Number(process.env.BENCH_STARTUP_ROWS ?? 1_000_000);
@@ -78,6 +79,11 @@ async function fillDataDir(dataDir: string): Promise<void> {
   }
   await db.close();
 }
+
+// the bundle npm install builds (postinstall), built here too when the checkout's node_modules predates it
+console.log(
+  `typebox bundle (scripts/dep-bundle.js): ${await ensureDepBundle(fileURLToPath(new URL('..', import.meta.url)))}`,
+);
 
 const emptyRuns: number[] = [];
 for (let i = 0; i < RUNS; i++) {

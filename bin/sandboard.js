@@ -6,7 +6,19 @@ if (major < 24) {
   process.exit(1);
 }
 // V8's code cache for our modules and dependencies: later starts skip most of the compiling.
-const { enableCompileCache } = await import('node:module');
+const { enableCompileCache, registerHooks } = await import('node:module');
 enableCompileCache?.();
+// typebox's ~680 modules from one bundle (scripts/dep-bundle.js), when one was built for the installed typebox
+const { depBundleMap } = await import('../scripts/dep-bundle.js');
+const { fileURLToPath } = await import('node:url');
+const bundled = depBundleMap(fileURLToPath(new URL('..', import.meta.url)));
+if (bundled && registerHooks) {
+  registerHooks({
+    resolve: (specifier, context, nextResolve) =>
+      Object.hasOwn(bundled, specifier)
+        ? { url: bundled[specifier], shortCircuit: true }
+        : nextResolve(specifier, context),
+  });
+}
 const { main } = await import('../main/cli.ts');
 await main(process.argv.slice(2));
