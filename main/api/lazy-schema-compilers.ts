@@ -5,12 +5,17 @@ import type { FastifyServerOptions } from 'fastify';
 type Compile = (routeSchema: any) => any;
 type Factory = (externalSchemas: unknown, options: unknown) => Compile;
 
-// Fastify's own default compilers (Ajv, fast-json-stringify), wrapped below.
+// Fastify's own default compilers (Ajv, fast-json-stringify), wrapped below; loaded by the first route
+// that compiles a schema, so that neither (about 100 modules) weighs on the start.
 const require = createRequire(import.meta.url);
-const buildDefaultValidator = (require('@fastify/ajv-compiler') as () => Factory)();
-const buildDefaultSerializer = (
-  require('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => Factory }
-).SerializerSelector();
+let defaultValidator: Factory | undefined;
+let defaultSerializer: Factory | undefined;
+const buildDefaultValidator: Factory = (externalSchemas, options) =>
+  (defaultValidator ??= (require('@fastify/ajv-compiler') as () => Factory)())(externalSchemas, options);
+const buildDefaultSerializer: Factory = (externalSchemas, options) =>
+  (defaultSerializer ??= (
+    require('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => Factory }
+  ).SerializerSelector())(externalSchemas, options);
 
 /** A validator that compiles its schema when it first validates; Fastify reads errors and schemaEnv off it. */
 function lazyValidator(compile: () => any): any {
@@ -36,12 +41,14 @@ export function lazySchemaController(): FastifyServerOptions['schemaController']
   return {
     compilersFactory: {
       buildValidator: (externalSchemas: unknown, options: unknown) => {
-        const build = buildDefaultValidator(externalSchemas, options);
-        return (routeSchema: unknown) => lazyValidator(() => build(routeSchema));
+        let build: Compile | undefined;
+        return (routeSchema: unknown) =>
+          lazyValidator(() => (build ??= buildDefaultValidator(externalSchemas, options))(routeSchema));
       },
       buildSerializer: (externalSchemas: unknown, options: unknown) => {
-        const build = buildDefaultSerializer(externalSchemas, options);
-        return (routeSchema: unknown) => lazySerializer(() => build(routeSchema));
+        let build: Compile | undefined;
+        return (routeSchema: unknown) =>
+          lazySerializer(() => (build ??= buildDefaultSerializer(externalSchemas, options))(routeSchema));
       },
     },
   } as FastifyServerOptions['schemaController'];

@@ -5,6 +5,7 @@
  * token: 403. Content-Type other than application/json: 415. Body checked (400 names the field),
  * unknown view: 404, unknown filter name: 400, slots and queue full: 429. OpenAPI at GET /v3/api-docs.
  */
+import { lazySchemaController } from './lazy-schema-compilers.ts';
 import swagger from '@fastify/swagger';
 import { installSocketClosing, REQUEST_RECEIVE_TIMEOUT_MS } from './socket-closing.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -74,6 +75,7 @@ export async function startReportApiServer(
     requestTimeout: REQUEST_RECEIVE_TIMEOUT_MS,
     logger: { level: options.logLevel, stream: process.stderr },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    schemaController: lazySchemaController(),
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandlers(app);
   installSocketClosing(app);
