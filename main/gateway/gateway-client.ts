@@ -9,7 +9,8 @@
  * (v1/gateway/connect, with their profile) before their first data.
  */
 import { EventEmitter } from 'node:events';
-import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import type { IClientOptions, MqttClient } from 'mqtt';
+import { mqttLib } from '../mqtt-lib.ts';
 
 export interface GatewayClientOptions {
   /** mqtt://host:port or mqtts://host:port */
@@ -203,7 +204,7 @@ export class GatewayClient extends EventEmitter<{
       ...(options.ca !== undefined ? { ca: options.ca } : {}),
       ...(options.rejectUnauthorized !== undefined ? { rejectUnauthorized: options.rejectUnauthorized } : {}),
     };
-    const client = connect(options.url, mqttOptions);
+    const client = mqttLib().connect(options.url, mqttOptions);
     await new Promise<void>((resolve, reject) => {
       let error: Error | undefined;
       const timer = setTimeout(() => {

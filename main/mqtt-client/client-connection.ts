@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import mqtt, { type IClientPublishOptions, type MqttClient } from 'mqtt';
+import type { IClientPublishOptions, MqttClient } from 'mqtt';
+import { mqttLib } from '../mqtt-lib.ts';
 import { expandTemplate, parseCsvTable, type TemplateState } from '../../shared/payload-template.ts';
 import type {
   ClientConnection as ConnectionInfo,
@@ -67,7 +68,7 @@ export class ClientConnection {
   constructor(ownerId: string, options: ConnectOptions) {
     this.ownerId = ownerId;
     this.options = options;
-    this.client = mqtt.connect(options.url, {
+    this.client = mqttLib().connect(options.url, {
       clientId: options.clientId,
       ...(options.username !== undefined ? { username: options.username } : {}),
       ...(options.password !== undefined ? { password: options.password } : {}),

@@ -4,7 +4,8 @@
  * pipelining), and answers the RPC requests it gets with the recorded answers.
  */
 import { randomBytes } from 'node:crypto';
-import { connect, type IClientOptions, type IClientPublishOptions, type MqttClient } from 'mqtt';
+import type { IClientOptions, IClientPublishOptions, MqttClient } from 'mqtt';
+import { mqttLib } from '../mqtt-lib.ts';
 
 /** What a connect or a publish got: 0 accepted, else the reason code (or -1: the connection was lost). */
 export type Answer = { code: number; reason?: string };
@@ -63,7 +64,7 @@ export class ReplaySession {
       keepalive: 30,
       resubscribe: false,
     };
-    const client = connect(o.url, options);
+    const client = mqttLib().connect(o.url, options);
     const answer = await new Promise<Answer>((resolve) => {
       client.once('connect', () => resolve({ code: 0 }));
       client.once('error', (err) => resolve({ code: codeOf(err), reason: err.message }));

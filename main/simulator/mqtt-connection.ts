@@ -1,10 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { connect, type IClientOptions, type MqttClient } from 'mqtt';
-// mqtt.js loads its transports (and with them ws) at its first connect. Loaded here, a worker thread's
-// first connection at the open-file limit fails for its socket (retried), not for a module file.
-import 'mqtt/lib/connect/tcp';
-import 'mqtt/lib/connect/tls';
-import 'mqtt/lib/connect/ws';
+import type { IClientOptions, MqttClient } from 'mqtt';
+import { createRequire } from 'node:module';
+import { mqttLib } from '../mqtt-lib.ts';
+
+/**
+ * mqtt.js and its transports (with them ws), which it would load at its first connect. Loaded by a run
+ * before its first connection, a connection at the open-file limit fails for its socket (retried), not
+ * for a module file. Not at import: the platform's start loads this module and connects nothing.
+ */
+export function loadMqttModules(): void {
+  mqttLib();
+  const require = createRequire(import.meta.url);
+  for (const transport of ['tcp', 'tls', 'ws']) require(`mqtt/lib/connect/${transport}`);
+}
 
 /** Where and as whom a simulated gateway connects. */
 export interface GatewayConnection {
@@ -124,7 +132,7 @@ export function openMqttClient(conn: GatewayConnection): Promise<MqttClient> {
   return new Promise((resolve, reject) => {
     let client: MqttClient;
     try {
-      client = connect(conn.url, options);
+      client = mqttLib().connect(conn.url, options);
     } catch (err) {
       reject(describe(err as Error & { code?: unknown }, conn));
       return;

@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
-import { connectAsync, type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
+import { mqttLib } from '../mqtt-lib.ts';
 import { CHECKSUM_ALGORITHMS, type OtaUpdateState } from '../../shared/schemas/ota.ts';
 import type { OtaFailReason } from '../../shared/schemas/simulation.ts';
 import { otaChecksum } from '../platform/ota-checksum.ts';
@@ -65,7 +66,7 @@ export class OtaDevice {
   }
 
   async start(): Promise<void> {
-    const client = await connectAsync(this.options.url, {
+    const client = await mqttLib().connectAsync(this.options.url, {
       username: this.options.token,
       clientId: '',
       clean: true,

@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RingLog } from './counters.ts';
-import { ConnectError, openFileLimitReached } from './mqtt-connection.ts';
+import { ConnectError, loadMqttModules, openFileLimitReached } from './mqtt-connection.ts';
 import type { ShardData, ShardMessage, ShardRequest, ShardTick } from './run-shard-protocol.ts';
 import { SimulationRun } from './simulation-run.ts';
 import { threadCpuUs } from './thread-cpu.ts';
@@ -91,4 +91,5 @@ port.on('message', (request: ShardRequest) => {
 });
 // every module is loaded: the main thread starts no thread's sockets before all threads are here, so
 // one thread's connections cannot take the file descriptors another still needs to load its modules
+loadMqttModules();
 post({ kind: 'ready' });

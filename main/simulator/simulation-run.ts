@@ -15,7 +15,7 @@ import type {
 } from '../../shared/schemas/simulation.ts';
 import { Meter, RingLog } from './counters.ts';
 import { FaultBook } from './faults.ts';
-import { ConnectError, openFileLimitReached } from './mqtt-connection.ts';
+import { ConnectError, loadMqttModules, openFileLimitReached } from './mqtt-connection.ts';
 import { OtaFleet, type OtaFleetOptions } from './ota-fleet.ts';
 import type { RunGateway } from './run-shard-protocol.ts';
 import { RunShard, type WorkerGateway } from './run-shard.ts';
@@ -197,8 +197,10 @@ export class SimulationRun {
     this.state = 'starting';
     this.startedAt = Date.now();
     this.meter.reset();
-    if (this.shards.length === 0)
+    if (this.shards.length === 0) {
+      loadMqttModules();
       return Promise.allSettled(this.gateways.map((g) => (g as SimulatedGateway).start()));
+    }
     await Promise.all(this.shards.map((s) => s.ready));
     const outcomes = await Promise.all(this.shards.map((s) => s.start()));
     const results: PromiseSettledResult<void>[] = [];
