@@ -1,7 +1,9 @@
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, PlatformError } from '../platform/errors.ts';
+
+// node:http imported as an ES module builds its namespace, and that loads Node's fetch (undici): tens of ms of every start
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 interface AjvError {
   instancePath?: string;

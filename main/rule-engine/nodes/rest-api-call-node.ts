@@ -1,10 +1,12 @@
-import { STATUS_CODES } from 'node:http';
 import { NODE_TYPES } from '../../../shared/rule-engine.ts';
 import { RULE_NODE_CONFIGURATION_SCHEMAS } from '../../../shared/rule-node-schemas.ts';
 import type { TbMsg } from '../../platform/tb-msg.ts';
 import { schemaValidator } from '../config-schema.ts';
 import { processPattern } from '../msg-patterns.ts';
 import { errorText, type NodeDefinition, type NodeOutput } from '../rule-node.ts';
+
+// node:http imported as an ES module builds its namespace, and that loads Node's fetch (undici): tens of ms of every start
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 const schema = RULE_NODE_CONFIGURATION_SCHEMAS[NODE_TYPES.restApiCall]!;
 /** ThingsBoard waits without a limit when readTimeoutMs is 0; Sandboard never waits longer than this. */

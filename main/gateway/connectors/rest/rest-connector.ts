@@ -12,12 +12,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
-import {
-  createServer as createHttpServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type {
@@ -49,6 +44,9 @@ import { lookup, parseTemplate, render, renderString, textOf } from './expressio
 import { RingLog } from './logs.ts';
 import { bodyValue, callWithTries, type OutgoingRequest } from './outgoing.ts';
 import { compilePathTemplate, parseBody, readBody, RequestError } from './request-data.ts';
+
+// node:http imported as an ES module builds its namespace, and that loads Node's fetch (undici): tens of ms of every start
+const { createServer: createHttpServer } = process.getBuiltinModule('node:http');
 
 export type LogLevel = 'info' | 'warn' | 'error';
 
