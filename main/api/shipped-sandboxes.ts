@@ -90,13 +90,18 @@ interface Progress {
 
 export class ShippedSandboxes {
   private readonly deps: ShippedSandboxDeps;
-  private readonly catalogue: ShippedSandbox[];
+  private loaded: ShippedSandbox[] | undefined;
   private readonly progress = new Map<string, Progress>();
   private readonly running = new Map<string, Promise<LoadShippedSandboxResult>>();
 
-  constructor(deps: ShippedSandboxDeps, catalogue = readShippedCatalogue()) {
+  constructor(deps: ShippedSandboxDeps, catalogue?: ShippedSandbox[]) {
     this.deps = deps;
-    this.catalogue = catalogue;
+    this.loaded = catalogue;
+  }
+
+  /** read on first use: a few dozen JSON files that the start does not need */
+  private get catalogue(): ShippedSandbox[] {
+    return (this.loaded ??= readShippedCatalogue());
   }
 
   list(): { firstRun: boolean; data: ShippedSandboxInfo[] } {
