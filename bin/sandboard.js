@@ -8,16 +8,17 @@ if (major < 24) {
 // V8's code cache for our modules and dependencies: later starts skip most of the compiling.
 const { enableCompileCache, registerHooks } = await import('node:module');
 enableCompileCache?.();
-// typebox's ~680 modules from one bundle (scripts/dep-bundle.js), when one was built for the installed typebox
+// typebox, yaml and semver from bundles (scripts/dep-bundle.js), when built for the installed versions
 const { depBundleMap } = await import('../scripts/dep-bundle.js');
 const { fileURLToPath } = await import('node:url');
 const bundled = depBundleMap(fileURLToPath(new URL('..', import.meta.url)));
 if (bundled && registerHooks) {
   registerHooks({
-    resolve: (specifier, context, nextResolve) =>
-      Object.hasOwn(bundled, specifier)
-        ? { url: bundled[specifier], shortCircuit: true }
-        : nextResolve(specifier, context),
+    resolve(specifier, context, nextResolve) {
+      const resolved = nextResolve(specifier, context);
+      const url = bundled[resolved.url];
+      return url ? { ...resolved, url } : resolved;
+    },
   });
 }
 const { main } = await import('../main/cli.ts');

@@ -3,7 +3,7 @@
 /** node_modules/.cache/sandboard-deps under root */
 export function depBundleDir(root: string): string;
 
-/** specifier -> file URL of its bundled module, or null when there is no bundle for the installed typebox */
+/** node_modules entry file URL -> file URL of its bundled module, or null without a bundle for the installed packages */
 export function depBundleMap(root: string): Record<string, string> | null;
 
 /** Builds the bundle unless a fresh one is there: 'fresh', 'built' or 'unavailable: why'; never throws. */

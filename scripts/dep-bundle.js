@@ -1,16 +1,25 @@
 #!/usr/bin/env node
-// typebox 1.x is some 680 small ES modules: resolving, reading and linking them was a third of
-// `sandboard serve`'s start. Built once (npm install's postinstall, bench:startup, or `node
-// scripts/dep-bundle.js`), a bundle of typebox's entry points in node_modules/.cache takes its place in
-// bin/sandboard.js's process through a resolve hook. Without a bundle for the installed typebox (rolldown,
-// a dev dependency, missing; typebox upgraded), everything resolves from node_modules as before.
-// Plain JavaScript: it runs on whatever Node runs npm.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// typebox 1.x is some 680 small ES modules, and yaml and semver (which @fastify/swagger and Fastify load
+// whole) another 120: resolving, reading and linking them was a third of `sandboard serve`'s start. Built
+// once (npm install's postinstall, bench:startup, or `node scripts/dep-bundle.js`), a bundle of each in
+// node_modules/.cache takes its place in bin/sandboard.js's process through a resolve hook. Without a bundle
+// for the installed versions (rolldown, a dev dependency, missing; a package upgraded), everything resolves
+// from node_modules as before. Plain JavaScript: it runs on whatever Node runs npm.
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** typebox's entry points (its package.json exports), by the file name each gets in the bundle */
-const ENTRIES = {
+/** The bundled packages' entry points (their package.json exports), by the file name each gets. */
+const ESM_ENTRIES = {
   index: 'typebox',
   compile: 'typebox/compile',
   error: 'typebox/error',
@@ -21,24 +30,34 @@ const ENTRIES = {
   type: 'typebox/type',
   value: 'typebox/value',
 };
+/** CommonJS packages stay CommonJS: Fastify and @fastify/swagger require() them */
+const CJS_ENTRIES = { yaml: 'yaml', semver: 'semver' };
+const PACKAGES = ['typebox', 'yaml', 'semver'];
 /** raised when the bundle's shape changes, so an older bundle is rebuilt */
-const FORMAT = 1;
+const FORMAT = 2;
 
 export function depBundleDir(root) {
   return join(root, 'node_modules', '.cache', 'sandboard-deps');
 }
 
-/** What a bundle must have been built from: the installed typebox's version and this script's format. */
+/** What a bundle must have been built from: the installed packages' versions and this script's format. */
 function bundleKey(root) {
-  try {
-    const pkg = JSON.parse(readFileSync(join(root, 'node_modules', 'typebox', 'package.json'), 'utf8'));
-    return `typebox@${pkg.version} format ${FORMAT}`;
-  } catch {
-    return null;
+  const versions = [];
+  for (const name of PACKAGES) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8'));
+      versions.push(`${name}@${pkg.version}`);
+    } catch {
+      return null;
+    }
   }
+  return `${versions.join(' ')} format ${FORMAT}`;
 }
 
-/** specifier -> file URL of its bundled module, or null when there is no bundle for the installed typebox. */
+/**
+ * The file URL each bundled entry point resolves to in node_modules -> the URL of its bundled module, or null
+ * when there is no bundle for the installed packages.
+ */
 export function depBundleMap(root) {
   const dir = depBundleDir(root);
   let manifest;
@@ -49,18 +68,19 @@ export function depBundleMap(root) {
   }
   if (manifest.key !== bundleKey(root)) return null;
   const map = {};
-  for (const [name, specifier] of Object.entries(ENTRIES))
-    map[specifier] = pathToFileURL(join(dir, `${name}.mjs`)).href;
+  const real = realpathSync(root);
+  for (const [path, file] of Object.entries(manifest.entries))
+    map[pathToFileURL(join(real, path)).href] = pathToFileURL(join(dir, file)).href;
   return map;
 }
 
 /**
- * Builds the bundle unless one for the installed typebox is there. Returns what it did: 'fresh', 'built'
- * or 'unavailable: why' (no typebox, no rolldown): never throws, the bundle only saves time.
+ * Builds the bundle unless one for the installed packages is there. Returns what it did: 'fresh', 'built'
+ * or 'unavailable: why' (a package or rolldown missing): never throws, the bundle only saves time.
  */
 export async function ensureDepBundle(root) {
   const key = bundleKey(root);
-  if (!key) return 'unavailable: typebox is not installed';
+  if (!key) return `unavailable: ${PACKAGES.join(', ')} are not all installed`;
   if (depBundleMap(root)) return 'fresh';
   let rolldown;
   try {
@@ -74,22 +94,33 @@ export async function ensureDepBundle(root) {
   const tmp = `${dir}.${process.pid}.tmp`;
   try {
     rmSync(tmp, { recursive: true, force: true });
-    await rolldown.build({
-      cwd: root,
-      input: ENTRIES,
-      platform: 'node',
-      logLevel: 'silent',
-      output: {
-        dir: tmp,
-        format: 'esm',
-        entryFileNames: '[name].mjs',
-        chunkFileNames: 'chunk-[name]-[hash].mjs',
-      },
-    });
-    for (const name of Object.keys(ENTRIES)) {
-      if (!existsSync(join(tmp, `${name}.mjs`))) throw new Error(`rolldown wrote no ${name}.mjs`);
+    const entries = {};
+    const require = createRequire(join(root, 'package.json'));
+    for (const [input, ext] of [
+      [ESM_ENTRIES, 'mjs'],
+      [CJS_ENTRIES, 'cjs'],
+    ]) {
+      await rolldown.build({
+        cwd: root,
+        input,
+        platform: 'node',
+        logLevel: 'silent',
+        output: {
+          dir: tmp,
+          format: ext === 'mjs' ? 'esm' : 'cjs',
+          entryFileNames: `[name].${ext}`,
+          chunkFileNames: `chunk-[name]-[hash].${ext}`,
+        },
+      });
+      for (const [name, specifier] of Object.entries(input)) {
+        const file = `${name}.${ext}`;
+        if (!existsSync(join(tmp, file))) throw new Error(`rolldown wrote no ${file}`);
+        // by its path in the checkout (resolved as Node resolves it: symlinks followed), so a moved checkout keeps it
+        const path = relative(realpathSync(root), realpathSync(require.resolve(specifier)));
+        entries[path.split(sep).join('/')] = file;
+      }
     }
-    writeFileSync(join(tmp, 'manifest.json'), `${JSON.stringify({ key })}\n`);
+    writeFileSync(join(tmp, 'manifest.json'), `${JSON.stringify({ key, entries }, null, 2)}\n`);
     mkdirSync(dirname(dir), { recursive: true });
     rmSync(dir, { recursive: true, force: true });
     renameSync(tmp, dir);
@@ -102,5 +133,5 @@ export async function ensureDepBundle(root) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  process.stdout.write(`sandboard: typebox bundle for faster starts: ${await ensureDepBundle(root)}\n`);
+  process.stdout.write(`sandboard: bundled dependencies for faster starts: ${await ensureDepBundle(root)}\n`);
 }
