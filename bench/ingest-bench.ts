@@ -39,7 +39,7 @@ import { benchHttp, createBenchGateways, tenantToken } from './lib/bench-http.ts
 import { processCpuMs } from './lib/proc-cpu.ts';
 import { startRawAedes } from './lib/raw-aedes.ts';
 import { rawSqljsInsertRate, type RawRow } from './lib/raw-sqljs.ts';
-import { startServeChild } from './lib/serve-child.ts';
+import { startServeChild, type ServeLaunch } from './lib/serve-child.ts';
 import {
   CALCULATED_FIELDS,
   CALCULATED_FIELDS_ENV,
@@ -163,6 +163,7 @@ async function platformRun(
   mode: InspectorMode,
   calculatedFields = false,
   bin?: string,
+  launch: ServeLaunch = 'user',
 ): Promise<PlatformRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sandboard-bench-ingest-'));
   // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
@@ -175,6 +176,7 @@ async function platformRun(
       ...(calculatedFields ? CALCULATED_FIELDS_ENV : {}),
     },
     bin,
+    launch,
   );
   let watcher: Awaited<ReturnType<typeof watchAllTraffic>> | undefined;
   try {
@@ -293,6 +295,53 @@ if (process.env.BENCH_ONLY === 'calculated-fields') {
   process.exit(0);
 }
 
+/**
+ * BENCH_ONLY=launch-flags: what the core's launch settings (scripts/start-plan.ts's CORE_NODE_FLAGS and
+ * CORE_ENV) save and cost. BENCH_TURNS (default 3) turns of serve as users launch it and plain
+ * `node bin/sandboard.js serve`, the order alternating; medians of RSS after the run, datapoints/s and
+ * datapoints per server CPU-second.
+ */
+async function launchFlagsOnly(): Promise<void> {
+  const turns = Number(process.env.BENCH_TURNS ?? 3);
+  const runs: Record<ServeLaunch, PlatformRun[]> = { user: [], plain: [] };
+  for (let t = 0; t < turns; t++) {
+    for (const launch of (t % 2 ? ['plain', 'user'] : ['user', 'plain']) as ServeLaunch[]) {
+      const run = await platformRun('idle', false, undefined, launch);
+      runs[launch].push(run);
+      console.log(
+        `turn ${t + 1}, ${launch === 'user' ? 'as users launch it' : 'plain node'}: ` +
+          `${Math.round(run.datapointsPerSec)} dp/s (${Math.round(perServerCpuSecOf(run))} per CPU-s), ` +
+          `RSS after the run ${Math.round(run.rssAfterIngestMB)} MB (peak ${Math.round(run.peakMB)}), ` +
+          `event loop p99 / max ${run.eventLoop.p99Ms} / ${run.eventLoop.maxMs} ms, ` +
+          `snapshot ${run.snapshotDuringRun ? 'yes' : 'no'}; ${memoryBreakdown(run.eventLoop)}; load ${loadavg()[0]!.toFixed(1)}`,
+      );
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const of = (launch: ServeLaunch, f: (r: PlatformRun) => number) => median(runs[launch].map(f));
+  const rss = (r: PlatformRun) => r.rssAfterIngestMB;
+  printBench({
+    name: 'ingest-launch-flags',
+    rssAfterIngestMB: of('user', rss),
+    plainRssAfterIngestMB: of('plain', rss),
+    rssSavedMB: of('plain', rss) - of('user', rss),
+    datapointsPerSecRatio: of('user', (r) => r.datapointsPerSec) / of('plain', (r) => r.datapointsPerSec),
+    cpuRatio: of('user', perServerCpuSecOf) / of('plain', perServerCpuSecOf),
+    eventLoopDelayMaxMs: of('user', (r) => r.eventLoop.maxMs),
+    plainEventLoopDelayMaxMs: of('plain', (r) => r.eventLoop.maxMs),
+    turns,
+    loadAverage: loadavg()[0]!,
+  });
+}
+/** datapoints per server CPU-second: steadier than datapoints/s when other processes share the CPUs */
+function perServerCpuSecOf(r: PlatformRun): number {
+  return (r.ackedPerGateway.reduce((a, b) => a + b, 0) * DATAPOINTS_PER_PUBLISH * 1000) / r.serverCpuMs;
+}
+if (process.env.BENCH_ONLY === 'launch-flags') {
+  await launchFlagsOnly();
+  process.exit(0);
+}
+
 const loadBefore = loadavg()[0]!;
 console.log(
   `${GATEWAYS} gateways x ${DEVICES_PER_GATEWAY} devices, ${DEVICES_PER_PUBLISH} devices x ${KEYS.length} keys per publish, ` +
@@ -309,9 +358,7 @@ const inspectorWatched = await platformRun('watched');
 const withCalculatedFields = await platformRun('idle', true);
 const calculatedFieldsRatio = withCalculatedFields.datapointsPerSec / platform.datapointsPerSec;
 const inspectorIdleRatio = platform.datapointsPerSec / inspectorOff.datapointsPerSec;
-/** datapoints per server CPU-second: steadier than datapoints/s when other processes share the CPUs */
-const perServerCpuSec = (r: PlatformRun) =>
-  (r.ackedPerGateway.reduce((a, b) => a + b, 0) * DATAPOINTS_PER_PUBLISH * 1000) / r.serverCpuMs;
+const perServerCpuSec = perServerCpuSecOf;
 const inspectorWatchedRatio = inspectorWatched.datapointsPerSec / inspectorOff.datapointsPerSec;
 const loadAfter = loadavg()[0]!;
 

@@ -80,6 +80,15 @@ export interface StartPlanInput {
   isRoot?: boolean;
 }
 
+/**
+ * How the platform core is launched wherever we launch it (npm run serve, the bin's shebang, the headless
+ * start, the desktop app's core, the benches): a young generation of at most 2 x 16 MiB instead of one
+ * sized from the machine's memory, and at most two malloc arenas instead of eight per core for the worker
+ * threads, whose freed memory glibc otherwise keeps. bench:ingest BENCH_ONLY=launch-flags measures both.
+ */
+export const CORE_NODE_FLAGS = ['--max-semi-space-size=16'];
+export const CORE_ENV = { MALLOC_ARENA_MAX: '2' };
+
 /** Electron's switch that turns Chromium's sandbox off (needed as root, or without user namespaces). */
 export const NO_SANDBOX = '--no-sandbox';
 
@@ -88,7 +97,13 @@ function headlessPlan(input: StartPlanInput, why: string, builds: string[]): Sta
     mode: 'headless',
     builds,
     command: input.nodePath,
-    args: [join(input.root, 'bin', 'sandboard.js'), 'serve', '--stop-with-parent', ...input.extraArgs],
+    args: [
+      ...CORE_NODE_FLAGS,
+      join(input.root, 'bin', 'sandboard.js'),
+      'serve',
+      '--stop-with-parent',
+      ...input.extraArgs,
+    ],
     notice: `sandboard: ${why}; running headless instead: the platform core alone, with its UI in your browser.\n`,
   };
 }

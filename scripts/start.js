@@ -18,7 +18,7 @@ import { requireNodeRuntime } from './node-runtime.js';
 
 // Before anything TypeScript is loaded: on an older Node, say what to do instead of a stack trace.
 requireNodeRuntime('npm start');
-const { launchAbortReason, locateElectronBinary, planAfterAbort, planStart, uiUrlFromReadyLine } =
+const { CORE_ENV, launchAbortReason, locateElectronBinary, planAfterAbort, planStart, uiUrlFromReadyLine } =
   await import('./start-plan.ts');
 const { describeStopCause, signalForChild, watchStopTriggers } = await import('../main/stop-triggers.ts');
 
@@ -94,7 +94,8 @@ for (const script of plan.builds) {
   }
 }
 
-const env = { ...process.env };
+// the core's malloc settings (a value the user set wins), for the headless core and Electron's processes
+const env = { ...CORE_ENV, ...process.env };
 delete env.ELECTRON_RUN_AS_NODE; // would turn Electron into plain Node
 
 /** How much of Electron's first stderr is kept to tell an abort at launch. */

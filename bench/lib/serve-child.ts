@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { CORE_ENV, CORE_NODE_FLAGS } from '../../scripts/start-plan.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sandboard.js', import.meta.url));
 
@@ -16,6 +18,12 @@ export interface ServeChild {
 }
 
 /**
+ * How serve is launched: as users launch it (`npm run serve`, the bin, the desktop app: the core's Node
+ * flags and malloc settings), or plain `node bin/sandboard.js serve` with neither (to measure what they do).
+ */
+export type ServeLaunch = 'user' | 'plain';
+
+/**
  * Starts the real `sandboard serve` in its own process, so the load generator does not share its core.
  * `bin` runs another checkout's command line (bench:ingest-compare's older commit).
  */
@@ -23,15 +31,26 @@ export async function startServeChild(
   dataDir: string,
   env: NodeJS.ProcessEnv = {},
   bin = BIN,
+  launch: ServeLaunch = 'user',
 ): Promise<ServeChild> {
   const started = performance.now();
+  const serveArgs = ['serve', '--data-dir', dataDir, '--http-port', '0', '--mqtt-port', '0'];
   const child = spawn(
     process.execPath,
-    [bin, 'serve', '--data-dir', dataDir, '--http-port', '0', '--mqtt-port', '0', '--analytics-port', '0'],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
+    [...(launch === 'user' ? CORE_NODE_FLAGS : []), bin, ...serveArgs, '--analytics-port', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env:
+        launch === 'user'
+          ? { ...CORE_ENV, ...process.env, ...env }
+          : { ...process.env, MALLOC_ARENA_MAX: undefined, ...env },
+    },
   );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  // BENCH_SERVE_STDERR=<file>: serve's stderr is appended there (diagnostics such as NODE_OPTIONS=--trace-gc)
+  if (process.env.BENCH_SERVE_STDERR)
+    child.stderr!.pipe(createWriteStream(process.env.BENCH_SERVE_STDERR, { flags: 'a' }));
   let phases: Record<string, number> = {};
   createInterface({ input: child.stderr! }).on('line', (line) => {
     const m = /^sandboard startup (\{.*\})$/.exec(line);

@@ -38,6 +38,14 @@ export interface CoreChild {
   once(event: 'exit', listener: (code: number) => void): unknown;
 }
 
+/**
+ * The core's launch settings, the same as `sandboard serve`'s everywhere else (scripts/start-plan.ts's
+ * CORE_NODE_FLAGS and CORE_ENV, which say why; a test keeps them equal): less young-generation and malloc
+ * arena memory kept by the core and its worker threads. A MALLOC_ARENA_MAX the user set wins.
+ */
+export const CORE_EXEC_ARGV = ['--max-semi-space-size=16'];
+export const CORE_MALLOC_ENV = { MALLOC_ARENA_MAX: '2' };
+
 export type ForkCore = (modulePath: string, args: string[], options: ForkOptions) => CoreChild;
 
 export interface CorePorts {
@@ -299,7 +307,9 @@ export class CoreHost extends EventEmitter<{ status: [CoreStatus] }> {
     const child = this.options.fork(this.options.entry, args, {
       stdio: 'pipe',
       serviceName: 'Sandboard core',
+      execArgv: CORE_EXEC_ARGV,
       env: {
+        ...CORE_MALLOC_ENV,
         ...(this.options.env ?? process.env),
         [SHELL_PROOF.secretEnv]: secret,
         SANDBOARD_DEMO_PASSWORDS: 'random',
