@@ -200,6 +200,12 @@ async function platformRun(
     const snapshotFile = join(dataDir, 'store.sqlite');
     const snapshotDuringRun = existsSync(snapshotFile) && statSync(snapshotFile).mtimeMs >= loadStarted;
     const afterIngest = memoryOf(serve.child.pid!);
+    // BENCH_SERVE_NODE_ARGS='--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=<dir>' BENCH_HEAP_SNAPSHOT=1: a
+    // heap snapshot of serve after the run (diagnostics: what the memory holds)
+    if (process.env.BENCH_HEAP_SNAPSHOT) {
+      serve.child.kill('SIGUSR2');
+      await http(eventLoopPath, { token }); // answered once the snapshot is written
+    }
 
     // What was acknowledged is stored: count one device's history through REST.
     const device = await http<{ id: { id: string } }>(

@@ -34,10 +34,12 @@ export async function startServeChild(
   launch: ServeLaunch = 'user',
 ): Promise<ServeChild> {
   const started = performance.now();
+  // BENCH_SERVE_NODE_ARGS: more Node flags for serve (diagnostics: --trace-gc, --cpu-prof)
+  const nodeArgs = process.env.BENCH_SERVE_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   const serveArgs = ['serve', '--data-dir', dataDir, '--http-port', '0', '--mqtt-port', '0'];
   const child = spawn(
     process.execPath,
-    [...(launch === 'user' ? CORE_NODE_FLAGS : []), bin, ...serveArgs, '--analytics-port', '0'],
+    [...(launch === 'user' ? CORE_NODE_FLAGS : []), ...nodeArgs, bin, ...serveArgs, '--analytics-port', '0'],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env:
@@ -48,9 +50,12 @@ export async function startServeChild(
   );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  // BENCH_SERVE_STDERR=<file>: serve's stderr is appended there (diagnostics such as NODE_OPTIONS=--trace-gc)
-  if (process.env.BENCH_SERVE_STDERR)
-    child.stderr!.pipe(createWriteStream(process.env.BENCH_SERVE_STDERR, { flags: 'a' }));
+  // BENCH_SERVE_LOG=<file>: serve's output is appended there (diagnostics such as --trace-gc)
+  if (process.env.BENCH_SERVE_LOG) {
+    const log = createWriteStream(process.env.BENCH_SERVE_LOG, { flags: 'a' });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+  }
   let phases: Record<string, number> = {};
   createInterface({ input: child.stderr! }).on('line', (line) => {
     const m = /^sandboard startup (\{.*\})$/.exec(line);

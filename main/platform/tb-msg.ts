@@ -25,13 +25,26 @@ export interface TbMsg {
   parentId?: string;
 }
 
+const NO_KEYS: object = Object.freeze(Object.create(null));
+
+/**
+ * A new message id as one flat string. Node's randomUUID() builds it by concatenation: a tree of ~20
+ * strings (~490 bytes of heap), which every message carries through each young-generation GC, and which
+ * the MQTT inspector keeps for each recorded publish. Looked up as a property name, V8 flattens it (~66 bytes).
+ */
+export function newMsgId(): string {
+  const id = randomUUID();
+  void (id in NO_KEYS);
+  return id;
+}
+
 export function newMsg(
   type: MsgType | (string & {}),
   originator: Originator,
   data: unknown,
   metadata: Record<string, string> = {},
 ): TbMsg {
-  return { id: randomUUID(), ts: Date.now(), type, originator, data, metadata };
+  return { id: newMsgId(), ts: Date.now(), type, originator, data, metadata };
 }
 
 /** A new message made from another (a split element, a delayed copy): new id, same trace. */
@@ -39,7 +52,7 @@ export function childMsg(parent: TbMsg, patch: Partial<TbMsg> = {}): TbMsg {
   return {
     ...parent,
     ...patch,
-    id: randomUUID(),
+    id: newMsgId(),
     traceId: parent.traceId ?? parent.id,
     parentId: parent.id,
   };

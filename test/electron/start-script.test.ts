@@ -6,6 +6,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
+  CORE_ENV,
+  CORE_NODE_FLAGS,
   launchAbortReason,
   locateElectronBinary,
   planAfterAbort,
@@ -55,6 +57,24 @@ describe('npm start: Electron binary lookup', () => {
   });
 });
 
+describe("the core's launch settings", () => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+
+  it('are the same wherever a user launches the core: npm run serve, the sandboard command, the desktop app', () => {
+    const flags = CORE_NODE_FLAGS.join(' ');
+    const [[name, value]] = Object.entries(CORE_ENV) as [[string, string]];
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.serve).toContain(
+      `${name}=\${${name}:-${value}} exec node ${flags} bin/sandboard.js serve`,
+    );
+    const shebang = readFileSync(join(root, 'bin', 'sandboard.js'), 'utf8').split('\n')[0];
+    expect(shebang).toBe(`#!/usr/bin/env -S ${name}=${value} node ${flags}`);
+    // the desktop app's core: test/electron/main/core-host.test.ts
+  });
+});
+
 describe('npm start: what it runs', () => {
   const base = {
     root: '/repo',
@@ -75,7 +95,12 @@ describe('npm start: what it runs', () => {
     });
     expect(plan.mode).toBe('headless');
     expect(plan.command).toBe('/usr/bin/node');
-    expect(plan.args).toEqual([join('/repo', 'bin', 'sandboard.js'), 'serve', '--stop-with-parent']);
+    expect(plan.args).toEqual([
+      ...CORE_NODE_FLAGS,
+      join('/repo', 'bin', 'sandboard.js'),
+      'serve',
+      '--stop-with-parent',
+    ]);
     expect(plan.builds).toEqual([]);
     expect(plan.notice).toMatch(/no Electron binary \(no path\.txt; looked at \/x\/path\.txt\)/);
   });

@@ -16,6 +16,7 @@ import {
   type ForkCore,
 } from '../../../electron/main/core-host.ts';
 import { lockDataDir } from '../../../main/store/data-dir-lock.ts';
+import { CORE_ENV, CORE_NODE_FLAGS } from '../../../scripts/start-plan.ts';
 import { SANDBOARD_BIN } from '../../helpers/serve-process.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { app, dialog, Notification, resetFakeElectron, utilityProcess } from '../fake-electron.ts';
@@ -131,6 +132,9 @@ describe('core host', () => {
       '8888',
     ]);
     expect(child.options).toMatchObject({ stdio: 'pipe' });
+    // launched like `sandboard serve` everywhere else: a bounded young generation, two malloc arenas
+    expect(child.options.execArgv).toEqual(CORE_NODE_FLAGS);
+    expect(child.options.env).toMatchObject(CORE_ENV);
     expect(states(statuses)).toEqual(['starting', 'ready']);
     expect(host.httpOrigin()).toBe('http://127.0.0.1:8080');
     expect([...host.origins()]).toEqual(['http://127.0.0.1:8080', 'http://127.0.0.1:8888']);
