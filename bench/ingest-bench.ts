@@ -258,6 +258,13 @@ function memoryBreakdown(delay: EventLoopDelay): string {
   );
 }
 
+/** The network thread's GC pauses over a run: the longest (its kind), and all of them. */
+function gcPauses(delay: EventLoopDelay): string {
+  const gc = delay.gc;
+  if (!gc) return 'not reported';
+  return `${gc.maxMs} ms (${gc.maxKind}) / ${gc.pauses} pauses, ${Math.round(gc.totalMs)} ms in ${Math.round(delay.sinceMs)} ms`;
+}
+
 /**
  * BENCH_ONLY=calculated-fields: only the calculated fields phase, BENCH_TURNS (default 2) turns of none /
  * with fields in turns; prints the ratios of datapoints/s and of datapoints per server CPU-second, medians.
@@ -319,6 +326,7 @@ async function launchFlagsOnly(): Promise<void> {
           `${Math.round(run.datapointsPerSec)} dp/s (${Math.round(perServerCpuSecOf(run))} per CPU-s), ` +
           `RSS after the run ${Math.round(run.rssAfterIngestMB)} MB (peak ${Math.round(run.peakMB)}), ` +
           `event loop p99 / max ${run.eventLoop.p99Ms} / ${run.eventLoop.maxMs} ms, ` +
+          `longest GC pause / all ${gcPauses(run.eventLoop)}, ` +
           `snapshot ${run.snapshotDuringRun ? 'yes' : 'no'}; ${memoryBreakdown(run.eventLoop)}; load ${loadavg()[0]!.toFixed(1)}`,
       );
     }
@@ -335,6 +343,10 @@ async function launchFlagsOnly(): Promise<void> {
     cpuRatio: of('user', perServerCpuSecOf) / of('plain', perServerCpuSecOf),
     eventLoopDelayMaxMs: of('user', (r) => r.eventLoop.maxMs),
     plainEventLoopDelayMaxMs: of('plain', (r) => r.eventLoop.maxMs),
+    gcMaxPauseMs: of('user', (r) => r.eventLoop.gc?.maxMs ?? NaN),
+    plainGcMaxPauseMs: of('plain', (r) => r.eventLoop.gc?.maxMs ?? NaN),
+    gcPauseMsPerSec: of('user', (r) => ((r.eventLoop.gc?.totalMs ?? NaN) * 1000) / r.eventLoop.sinceMs),
+    plainGcPauseMsPerSec: of('plain', (r) => ((r.eventLoop.gc?.totalMs ?? NaN) * 1000) / r.eventLoop.sinceMs),
     turns,
     loadAverage: loadavg()[0]!,
   });
@@ -416,6 +428,9 @@ printFigures({
   'ratio sandboard / raw aedes': ratioToRawAedes,
   'ThingsBoard published figure (2 vCPUs)': [15_000, 'datapoints/s'],
   'sandboard: event-loop delay p99 / longest stall during the run (target <= 50)': `${platform.eventLoop.p99Ms} / ${platform.eventLoop.maxMs} ms`,
+  "sandboard: the network thread's longest GC pause (its kind) / all its GC pauses during the run": gcPauses(
+    platform.eventLoop,
+  ),
   'sandboard: what holds the memory after the run': memoryBreakdown(platform.eventLoop),
   'sandboard: a snapshot was written during the run': platform.snapshotDuringRun ? 'yes' : 'no',
   'load average before / after (other processes share the CPUs)': `${loadBefore.toFixed(1)} / ${loadAfter.toFixed(1)}`,
@@ -451,6 +466,9 @@ printBench({
   inspectorWatchedCpuRatio: perServerCpuSec(inspectorWatched) / perServerCpuSec(inspectorOff),
   eventLoopDelayP99Ms: platform.eventLoop.p99Ms,
   eventLoopDelayMaxMs: platform.eventLoop.maxMs,
+  gcMaxPauseMs: platform.eventLoop.gc?.maxMs,
+  gcPauseMsPerSec:
+    platform.eventLoop.gc && (platform.eventLoop.gc.totalMs * 1000) / platform.eventLoop.sinceMs,
   snapshotDuringRun: platform.snapshotDuringRun,
   heapTotalMB: platform.eventLoop.memory?.heapTotalMB,
   heapUsedMB: platform.eventLoop.memory?.heapUsedMB,

@@ -1,4 +1,9 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  PerformanceObserver,
+  type PerformanceEntry,
+} from 'node:perf_hooks';
 import type { EventLoopDelay } from '../../shared/schemas/sandboard.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
@@ -16,8 +21,14 @@ export function setupEventLoopMonitor(
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   histogram.enable();
   let since = performance.now();
+  let gc = noPauses();
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gc = withPause(gc, entry);
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   life.onStop(() => {
     histogram.disable();
+    gcObserver.disconnect();
   });
   const ms = (ns: number) => Math.round(ns / 1e4) / 100;
   return (reset) => {
@@ -28,13 +39,37 @@ export function setupEventLoopMonitor(
       maxMs: samples ? ms(histogram.max) : 0,
       samples,
       sinceMs: Math.round(performance.now() - since),
+      gc: { ...gc, totalMs: ms(gc.totalMs * 1e6), maxMs: ms(gc.maxMs * 1e6) },
       memory: memoryNow(storeBytes()),
     };
     if (reset) {
+      gc = noPauses();
       histogram.reset();
       since = performance.now();
     }
     return delay;
+  };
+}
+
+type GcPauses = NonNullable<EventLoopDelay['gc']>;
+
+const noPauses = (): GcPauses => ({ pauses: 0, totalMs: 0, maxMs: 0, maxKind: '' });
+
+const GC_KINDS: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak',
+};
+
+function withPause(gc: GcPauses, entry: PerformanceEntry): GcPauses {
+  const longest = entry.duration > gc.maxMs;
+  const kind = (entry.detail as { kind?: number } | undefined)?.kind ?? -1;
+  return {
+    pauses: gc.pauses + 1,
+    totalMs: gc.totalMs + entry.duration,
+    maxMs: longest ? entry.duration : gc.maxMs,
+    maxKind: longest ? (GC_KINDS[kind] ?? String(kind)) : gc.maxKind,
   };
 }
 

@@ -23,6 +23,19 @@ export const EventLoopDelay = Type.Object({
   maxMs: Type.Number({ description: 'the longest stall: nothing was answered meanwhile' }),
   samples: Type.Integer(),
   sinceMs: Type.Number({ description: 'the measured period, ms' }),
+  gc: Type.Optional(
+    Type.Object(
+      {
+        pauses: Type.Integer(),
+        totalMs: Type.Number(),
+        maxMs: Type.Number({ description: 'the longest pause' }),
+        maxKind: Type.String({ description: 'its kind: minor (young generation), major, incremental, weak' }),
+      },
+      {
+        description: "the network thread's garbage-collection pauses in the period: a stall this long is one",
+      },
+    ),
+  ),
   memory: Type.Optional(
     Type.Object(
       {

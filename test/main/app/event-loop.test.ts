@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it, vi } from 'vitest';
 import type { EventLoopDelay } from '../../../shared/schemas/sandboard.ts';
 import { startTestPlatform } from '../../helpers/platform.ts';
 
@@ -31,6 +33,19 @@ describe('the event-loop delay report', () => {
     const stalled = await read(true);
     expect(stalled.maxMs).toBeGreaterThanOrEqual(180);
     expect(stalled.p99Ms).toBeLessThanOrEqual(stalled.maxMs);
+
+    // a garbage collection on the network thread is a stall too: the report names the longest pause
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+    const collected = await vi.waitFor(async () => {
+      const delay = await read(false);
+      expect(delay.gc!.pauses).toBeGreaterThan(0);
+      return delay;
+    });
+    expect(collected.gc!.maxKind).toBe('major');
+    expect(collected.gc!.maxMs).toBeGreaterThan(0);
+    expect(collected.gc!.totalMs).toBeGreaterThanOrEqual(collected.gc!.maxMs);
+    await read(true);
 
     // the reset started a new period: the stall is no longer in it
     const next = await read(false);
