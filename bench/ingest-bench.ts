@@ -13,7 +13,11 @@
  * (in-flight publishes per gateway, 4). The platform runs three times: with the MQTT inspector off, on with
  * nobody watching (the figures above are this run's), and on with a WebSocket following all traffic;
  * inspectorIdleRatio and inspectorWatchedRatio compare the last two to the first. BENCH_ONLY=calculated-fields runs
- * only the calculated fields phase against none, in turns (see calculatedFieldsOnly). Last line: BENCH {"name":"ingest",...}.
+ * only the calculated fields phase against none, in turns (see calculatedFieldsOnly); BENCH_ONLY=launch-flags
+ * only serve as users launch it against plain node, in turns (see launchFlagsOnly). serve is launched as
+ * users launch it (bench/lib/serve-child.ts); BENCH_SERVE_NODE_ARGS adds Node flags (--trace-gc, --cpu-prof),
+ * BENCH_SERVE_LOG=<file> keeps its output, BENCH_HEAP_SNAPSHOT=1 signals it for a heap snapshot after each
+ * run (with --heapsnapshot-signal=SIGUSR2 in BENCH_SERVE_NODE_ARGS). Last line: BENCH {"name":"ingest",...}.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -59,6 +63,8 @@ const TARGETS = {
   ratioToRawSqljs: 0.6,
   pubackP99Ms: 50,
   rssMB: 300,
+  rssAfterIngestMB: 300,
+  eventLoopDelayMaxMs: 50,
   inspectorIdleRatio: 0.95,
   inspectorWatchedRatio: 0.85,
   calculatedFieldsRatio: 0.7,
@@ -418,7 +424,7 @@ printFigures({
   'sandboard: PUBACK p50': [pubackP50Ms, 'ms'],
   'sandboard: PUBACK p99 (target <= 50)': [pubackP99Ms, 'ms'],
   'sandboard: RSS with 1,000 devices connected (target <= 300)': [platform.rssAfterConnectMB, 'MB'],
-  'sandboard: RSS after the ingest run / peak': `${Math.round(platform.rssAfterIngestMB)} / ${Math.round(platform.peakMB)} MB`,
+  'sandboard: RSS after the ingest run (target <= 300) / peak': `${Math.round(platform.rssAfterIngestMB)} / ${Math.round(platform.peakMB)} MB`,
   'sandboard: server CPU during the run (1 = one core)': platform.serverCpuMs / (WARMUP_MS + DURATION_MS),
   'sandboard: server CPU per publish (30 datapoints)': [cpuPerPublishMs, 'ms'],
   'sandboard: datapoints per server CPU-second': [datapointsPerServerCpuSec, 'datapoints/s'],
@@ -440,6 +446,9 @@ const missed = [
   ratioToRawSqljs < TARGETS.ratioToRawSqljs && 'ratio to raw sql.js',
   pubackP99Ms > TARGETS.pubackP99Ms && 'PUBACK p99',
   rssMB > TARGETS.rssMB && 'RSS',
+  platform.rssAfterIngestMB > TARGETS.rssAfterIngestMB && 'RSS after the ingest run',
+  platform.eventLoop.maxMs > TARGETS.eventLoopDelayMaxMs && 'longest event-loop stall',
+  !platform.snapshotDuringRun && 'a snapshot during the run (the event-loop figures do not cover one)',
   inspectorIdleRatio < TARGETS.inspectorIdleRatio && 'inspector idle ratio',
   inspectorWatchedRatio < TARGETS.inspectorWatchedRatio && 'inspector watched ratio',
   calculatedFieldsRatio < TARGETS.calculatedFieldsRatio && 'calculated fields ratio',
