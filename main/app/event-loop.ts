@@ -62,9 +62,12 @@ const GC_KINDS: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak',
 };
 
-function withPause(gc: GcPauses, entry: PerformanceEntry): GcPauses {
+/** a 'gc' entry: its detail says which kind of collection it was */
+type GcEntry = PerformanceEntry & { detail?: { kind?: number } };
+
+function withPause(gc: GcPauses, entry: GcEntry): GcPauses {
   const longest = entry.duration > gc.maxMs;
-  const kind = (entry.detail as { kind?: number } | undefined)?.kind ?? -1;
+  const kind = entry.detail?.kind ?? -1;
   return {
     pauses: gc.pauses + 1,
     totalMs: gc.totalMs + entry.duration,
