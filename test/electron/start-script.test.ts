@@ -62,15 +62,15 @@ describe("the core's launch settings", () => {
 
   it('are the same wherever a user launches the core: npm run serve, the sandboard command, the desktop app', () => {
     const flags = CORE_NODE_FLAGS.join(' ');
-    const [[name, value]] = Object.entries(CORE_ENV) as [[string, string]];
+    const env = Object.entries(CORE_ENV);
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(pkg.scripts.serve).toContain(
-      `${name}=\${${name}:-${value}} exec node ${flags} bin/sandboard.js serve`,
-    );
+    const defaults = env.map(([name, value]) => `${name}=\${${name}:-${value}}`).join(' ');
+    expect(pkg.scripts.serve).toContain(`${defaults} exec node ${flags} bin/sandboard.js serve`);
     const shebang = readFileSync(join(root, 'bin', 'sandboard.js'), 'utf8').split('\n')[0];
-    expect(shebang).toBe(`#!/usr/bin/env -S ${name}=${value} node ${flags}`);
+    const settings = env.map(([name, value]) => `${name}=${value}`).join(' ');
+    expect(shebang).toBe(`#!/usr/bin/env -S ${settings} node ${flags}`);
     // the desktop app's core: test/electron/main/core-host.test.ts
   });
 });
