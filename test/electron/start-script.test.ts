@@ -218,12 +218,14 @@ if (${alwaysAbort} || !process.argv.includes('--no-sandbox')) {
   process.stderr.write("[4242:1127/170000.000000:FATAL:setuid_sandbox_host.cc(163)] The SUID sandbox helper binary was found, but is not configured correctly. Rather than run without sandboxing I'm aborting now.\\n");
   process.kill(process.pid, 'SIGTRAP');
 }
-console.log('window shown');
 process.once('SIGINT', () => {
   log('SIGINT');
   process.on('SIGINT', () => { log('SIGINT'); process.kill(process.pid, 'SIGKILL'); });
   setTimeout(() => { log('quit'); process.exit(0); }, 1000);
 });
+// only now: a Ctrl+C sent as soon as the window shows must find the handler (a loaded machine may
+// deschedule this process between the two)
+console.log('window shown');
 setInterval(() => {}, 1000);
 `;
   writeFileSync(join(dir, 'electron'), script, { mode: 0o755 });
