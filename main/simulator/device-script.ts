@@ -34,8 +34,57 @@ const MAX_SHAPES = 64;
  */
 const NUMBERS = 8_192;
 
+/**
+ * What runs the dispatcher of a call: the one below as it is, or (for onTick) one made from its own text for
+ * the shape most results had in the call before (T.hot: their keys, when all are plain identifiers), cached
+ * in the context. In that one, a result of that shape is checked and written as doubles in straight code
+ * (its keys read by name): QuickJS runs a loop over a result's keys, reading each by a computed name, at
+ * several times the cost of the script's own onTick. Anything else goes the general way below.
+ */
+const SPECIALIZE = `
+  var T = globalThis.__sandboardDevices;
+  if (m.h !== 'onTick' || typeof T !== 'object' || T === null || typeof T.hot !== 'string') return run(m, hooks, nums);
+  var G = T.gen;
+  if (typeof G !== 'object' || G === null) G = T.gen = {};
+  var g = G[T.hot];
+  if (g === undefined) {
+    g = null;
+    try {
+      var keys = T.hot.split(','), n = keys.length, ok = n > 0 && n <= 16, miss = ['ks.length !== ' + n], put = [], xs = [];
+      for (var j = 0; ok && j < n; j++) {
+        ok = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(keys[j]) && keys[j] !== '__proto__';
+        miss.push('ks[' + j + '] !== "' + keys[j] + '"', 'typeof (x' + j + ' = v.' + keys[j] + ') !== "number"');
+        put.push('F[nf + ' + j + '] = x' + j + ';');
+        xs.push('x' + j);
+      }
+      if (ok) {
+        // devices the context holds whose onTick gives the hot shape's result alone, one after another; the
+        // first that does not is left to the general loop (ran), as it ran
+        var loop = 'for (; tick && kl > 0 && nf + ' + n + ' <= cap; kl--, kn++, i++) {' +
+          ' var e = L[kn]; if (e === undefined) break;' +
+          ' pub = null; att = null; rng = e.r; v = undefined; var c = e.c;' +
+          ' c.state = e.s; c.now = now; c.elapsedMs = el; c.random = random; c.publish = publish; c.publishAttributes = publishAttributes;' +
+          ' try { v = fn(c); } catch (err) { ran = 2; thrownBy = err; break; }' +
+          ' if (pub !== null || att !== null || c.state !== e.s || typeof v !== "object" || v === null) { ran = 1; break; }' +
+          ' try { var ks = keysOf(v), ' + xs.join(', ') + ';' +
+          ' if (' + miss.join(' || ') + ' || isArr(v)) { ran = 1; break; } } catch (err) { ran = 2; thrownBy = err; break; }' +
+          ' e.r = rng; ' + put.join(' ') + ' nf += ' + n + '; r[i] = 1; }' +
+          ' if (ran === 0 && (kl === 0 || i >= nb)) { i--; continue; }';
+        var text = Function.prototype.toString.call(run).replace('/*HOT*/', '["' + keys.join('","') + '"]').replace('/*LOOP*/', loop);
+        g = Function('return ' + text)();
+      }
+    } catch (x) {
+      g = null;
+    }
+    if (Object.keys(G).length >= 8) G = T.gen = {};
+    G[T.hot] = g;
+  }
+  return typeof g === 'function' ? g(m, hooks, nums) : run(m, hooks, nums);`;
+
 const DISPATCH = `
-;return (function (m, hooks, nums) {
+;return (function (run, m, hooks, nums) {
+${SPECIALIZE}
+})(function (m, hooks, nums) {
   var T = globalThis.__sandboardDevices;
   if (typeof T !== 'object' || T === null) {
     T = {};
@@ -51,7 +100,7 @@ const DISPATCH = `
     if (!q.length) delete M[m.q];
     return next;
   }
-  var rng, pub, att;
+  var rng, pub, att, v;
   // xorshift32: a few operations and no call (QuickJS runs a call to Math.imul slower than a hook's
   // arithmetic), a stream of 2^32 - 1 numbers per device; its state is never 0
   function random() {
@@ -100,7 +149,7 @@ const DISPATCH = `
   // results whose values are all numbers go as doubles (number to text costs more than most hooks): their
   // entry is their keys' shape (1-based), their values the next doubles of F
   var F = nums instanceof ArrayBuffer ? new Float64Array(nums) : null, cap = F === null ? 0 : F.length;
-  var nf = 0, S = [], K = null, last = 0, keysOf = Object.keys;
+  var nf = 0, S = [/*HOT*/], K = null, last = 0, keysOf = Object.keys;
   // a result's keys against a shape, writing its values at F[nf..]: whether they all match and are numbers
   function packs(o, ks, shape) {
     for (var j = 0; j < shape.length; j++) {
@@ -164,8 +213,12 @@ const DISPATCH = `
     for (var z = 0; z < P2.i.length; z++) if (P2.i[z] < nb) fresh.push(P2.i[z]);
     if (F !== null && P2.d !== undefined) for (var z2 = 0; z2 < nf; z2++) F[z2] = P2.d[z2];
   } else U[m.q] = { r: r, i: fresh, s: S };
-  for (var i = 0, bi = 0, kn = 0, kl = 0; h !== 'partial' && i < nb; i++) {
+  // ran: the device was run by the loop of the hot shape (made in SPECIALIZE), which left it to this one:
+  // 1 with its result in v, 2 with what it threw in thrownBy
+  var go = h !== 'partial', ran = 0, thrownBy;
+  for (var i = 0, bi = 0, kn = 0, kl = 0; go && i < nb; i++) {
     if (kl === 0) { kn = b[bi]; kl = b[bi + 1]; bi += 2; }
+    /*LOOP*/
     var k = kn++, e = L[k];
     kl--;
     if (e === undefined) {
@@ -175,15 +228,20 @@ const DISPATCH = `
       L[k] = e;
       fresh.push(i);
     }
-    pub = null; att = null; rng = e.r;
     // the device's ctx is made once (a call per device costs more than most hooks): a call sets its time,
     // its state and the functions of this call
-    var c = e.c, v = undefined, reply = undefined;
-    if (sh !== undefined) c.shared = freeze(sh);
-    c.state = e.s; c.now = now; c.elapsedMs = el;
-    c.random = random; c.publish = publish; c.publishAttributes = publishAttributes;
+    var c = e.c, reply = undefined;
+    if (ran === 0) {
+      pub = null; att = null; rng = e.r; v = undefined;
+      if (sh !== undefined) c.shared = freeze(sh);
+      c.state = e.s; c.now = now; c.elapsedMs = el;
+      c.random = random; c.publish = publish; c.publishAttributes = publishAttributes;
+    }
     if (tick) {
-      try { v = fn(c); } catch (err) { e.r = rng; r[i] = thrown(err); continue; }
+      if (ran === 0) {
+        try { v = fn(c); } catch (err) { e.r = rng; r[i] = thrown(err); continue; }
+      } else if (ran === 2) { ran = 0; e.r = rng; r[i] = thrown(thrownBy); continue; }
+      ran = 0;
       e.r = rng;
       // the common case, kept short: onTick's result alone, ctx.state the same object (the host checks v)
       if (pub === null && att === null && c.state === e.s && typeof v === 'object' && v !== null && !isArr(v)) {
@@ -229,6 +287,8 @@ const DISPATCH = `
       while (y < nb && r[y] === ex) y++;
       if (y > x + 1) runs.push(x + 1 - y);
     }
+    // the next calls get a dispatcher of their own for the shape of the first device's result
+    if (tick && typeof runs[0] === 'number' && runs[0] > 0) T.hot = S[runs[0] - 1].join(',');
     try { packed = JSON.stringify({ r: runs, i: fresh, m: 0, s: S }); } catch (x) { packed = undefined; }
     if (typeof packed === 'string' && packed.length + nf * 8 <= m.max) return [packed, nf];
     unpack();
@@ -259,7 +319,7 @@ const DISPATCH = `
   if (Object.keys(M).length >= 8) M = T.more = {};
   if (texts.length > 1) M[m.q] = texts.slice(1);
   return texts[0];
-})(msg, {
+}, msg, {
   onTick: typeof onTick === 'function' ? onTick : undefined,
   onRpc: typeof onRpc === 'function' ? onRpc : undefined,
   onAttributes: typeof onAttributes === 'function' ? onAttributes : undefined

@@ -382,6 +382,46 @@ describe('device scripts', () => {
     expect(errors).toEqual([]);
   });
 
+  it('gives every device its own outcome when most results share a shape and the others do not, as the shape changes', async () => {
+    const names = Array.from({ length: 50 }, (_, i) => `D${i + 1}`);
+    const { script, errors } = deviceScript(
+      `function onTick(ctx) {
+  const n = ctx.device.n, s = ctx.state;
+  if (n % 10 === 3) throw new Error('bad ' + n);
+  s.c = (s.c || 0) + 1;
+  if (n % 10 === 4) { ctx.publish({ extra: n }); return { t: s.c, h: n }; }
+  if (n % 10 === 5) return [1, 2];
+  if (n % 10 === 6) return null;
+  if (n % 10 === 7) return { t: s.c, h: n, more: 'yes' };
+  if (n % 10 === 8) { ctx.state = { c: s.c }; return { t: s.c, h: n }; }
+  return ctx.elapsedMs >= 3 ? { h: n, t: s.c } : { t: s.c, h: n };
+}`,
+      names,
+    );
+    // from round 3 on, most results have their keys the other way round
+    for (let round = 1; round <= 5; round++) {
+      const outs = await ticks(script, names, round, round);
+      expect(outs.map((o) => o && [...o.telemetry])).toEqual(
+        names.map((_, i) => {
+          const n = i + 1;
+          if (n % 10 === 3 || n % 10 === 5) return null;
+          if (n % 10 === 4) return [{ extra: n }, { t: round, h: n }];
+          if (n % 10 === 6) return [];
+          if (n % 10 === 7) return [{ t: round, h: n, more: 'yes' }];
+          return [round >= 3 && n % 10 !== 8 ? { h: n, t: round } : { t: round, h: n }];
+        }),
+      );
+      for (const out of outs.filter((o) => o && o.telemetry.length === 1 && !('more' in o.telemetry[0]!)))
+        expect(Object.keys(out!.telemetry[0]!)).toEqual(
+          round >= 3 && (out!.telemetry[0]!.h as number) % 10 !== 8 ? ['h', 't'] : ['t', 'h'],
+        );
+    }
+    expect(errors).toHaveLength(50);
+    for (const e of errors.filter((x) => x.message.includes('bad')))
+      expect(e).toEqual(expect.objectContaining({ hook: 'onTick', line: 3, stopped: false }));
+    expect(errors.filter((x) => /must be an object of key: value/.test(x.message))).toHaveLength(25);
+  });
+
   it('trusts nothing a script forges as its result of doubles: shapes, entries and counts are checked', async () => {
     const forged = [
       // an entry naming no shape
