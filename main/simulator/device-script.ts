@@ -60,9 +60,10 @@ const SPECIALIZE = `
       if (ok) {
         // devices the context holds whose onTick gives the hot shape's result alone, one after another; the
         // first that does not is left to the general loop (ran), as it ran
-        var loop = 'for (; tick && kl > 0 && nf + ' + n + ' <= cap; kl--, kn++, i++) {' +
+        // (what a device published ends the loop: pub and att stay null while it runs)
+        var loop = 'pub = null; att = null; for (; tick && kl > 0 && nf + ' + n + ' <= cap; kl--, kn++, i++) {' +
           ' var e = L[kn]; if (e === undefined) break;' +
-          ' pub = null; att = null; rng = e.r; v = undefined; var c = e.c;' +
+          ' rng = e.r; var c = e.c;' +
           ' c.state = e.s; c.now = now; c.elapsedMs = el; c.random = random; c.publish = publish; c.publishAttributes = publishAttributes;' +
           ' try { v = fn(c); } catch (err) { ran = 2; thrownBy = err; break; }' +
           ' if (pub !== null || att !== null || c.state !== e.s || typeof v !== "object" || v === null) { ran = 1; break; }' +
