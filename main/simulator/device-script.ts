@@ -336,6 +336,7 @@ const MAX_SHARED_CHARS = 16_384;
  * Devices that pass their init (first calls) go in calls of a bounded size.
  */
 const TICK_BATCH = 5000;
+const MIN_TICK_BATCH = 50;
 /** RPC requests and attribute updates waiting behind a device's running call; beyond, they are refused. */
 const MAX_WAITING = 50;
 
@@ -539,6 +540,11 @@ export class DeviceScript {
   private readonly lines: number;
   /** numbers the calls, so that the rest of a large result is fetched for its own call */
   private calls = 0;
+  /**
+   * Devices per tick call: they share its time limit, so a call that hit it halves the next ones (to half
+   * the devices that ran in it), and calls that take little of it double them again, up to TICK_BATCH.
+   */
+  private tickBatch = TICK_BATCH;
   stoppedCount = 0;
 
   constructor(options: {
@@ -632,7 +638,7 @@ export class DeviceScript {
     const room = this.sandbox.limits.maxArgsChars / 2;
     for (let i = 0; i < ready.length;) {
       const slots: DeviceSlot[] = [];
-      for (let chars = 0; i < ready.length && slots.length < TICK_BATCH && chars < room; i++) {
+      for (let chars = 0; i < ready.length && slots.length < this.tickBatch && chars < room; i++) {
         const slot = ready[i]!;
         chars += slot.residence === 'resident' ? 6 : 200 + slot.sharedChars + slot.info.name.length;
         slots.push(slot);
@@ -651,6 +657,7 @@ export class DeviceScript {
   ): void {
     for (const slot of slots) slot.queued++;
     const message = this.message('onTick', slots, now, elapsedMs);
+    const sent = performance.now();
     const release = () => {
       for (const slot of slots) {
         slot.queued--;
@@ -665,6 +672,8 @@ export class DeviceScript {
           return;
         }
         for (const slot of slots) slot.queued--;
+        if (performance.now() - sent < this.sandbox.limits.timeoutMs / 8)
+          this.tickBatch = Math.min(TICK_BATCH, this.tickBatch * 2);
         this.settleAll(slots, res, onOutcome);
       },
       async (err: unknown) => {
@@ -678,6 +687,7 @@ export class DeviceScript {
             true,
           ).catch(() => null);
           const n = partial?.r.length ?? 0;
+          this.tickBatch = Math.max(MIN_TICK_BATCH, Math.floor(n / 2));
           if (n === 0) {
             release();
             return this.oneByOne(slots, now, elapsedMs, onOutcome);
