@@ -39,7 +39,7 @@ if (nodeMajor() < REQUIRED_NODE_MAJOR) {
   }
 }
 
-// A bundle of typebox for faster starts of bin/sandboard.js (never fails the install: it only saves time).
+// Bundles of typebox, yaml and semver for faster starts of bin/sandboard.js (never fails the install: it only saves time).
 spawnSync(node, [join(root, 'scripts', 'dep-bundle.js')], { cwd: root, stdio: 'inherit' });
 
 // Electron's step never fails the install: without its binary, npm start runs Sandboard headless.

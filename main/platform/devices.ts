@@ -183,11 +183,8 @@ export class DeviceService {
    */
   findRowByMqttCredentials(clientId: string, userName: string, password: string): DeviceRow | undefined {
     const cache = this.mqttCredentials;
-    cache.anyBasic ??=
-      this.ctx.db.get("SELECT 1 FROM device_credentials WHERE credentials_type = 'MQTT_BASIC' LIMIT 1") !==
-      undefined;
     // with no basic credentials anywhere, the user name is an access token or nothing
-    const tokenOnly = !cache.anyBasic;
+    const tokenOnly = !this.anyBasicCredentials();
     if (tokenOnly && blank(userName)) return undefined;
     const key = tokenOnly
       ? MqttCredentialCache.key('', userName, '')
@@ -210,11 +207,7 @@ export class DeviceService {
   findRowsByMqttCredentials(
     connects: readonly { clientId: string; userName: string; password: string }[],
   ): (DeviceRow | undefined)[] {
-    const cache = this.mqttCredentials;
-    cache.anyBasic ??=
-      this.ctx.db.get("SELECT 1 FROM device_credentials WHERE credentials_type = 'MQTT_BASIC' LIMIT 1") !==
-      undefined;
-    if (cache.anyBasic)
+    if (this.anyBasicCredentials())
       return connects.map((c) => this.findRowByMqttCredentials(c.clientId, c.userName, c.password));
     const found = new Map<string, DeviceRow>();
     for (let first = 0; first < connects.length; first += TOKEN_BATCH) {
@@ -230,6 +223,13 @@ export class DeviceService {
         found.set(token, device);
     }
     return connects.map((c) => (blank(c.userName) ? undefined : found.get(c.userName)));
+  }
+
+  /** Whether any device has MQTT basic credentials (remembered until credentials change). */
+  private anyBasicCredentials(): boolean {
+    return (this.mqttCredentials.anyBasic ??=
+      this.ctx.db.get("SELECT 1 FROM device_credentials WHERE credentials_type = 'MQTT_BASIC' LIMIT 1") !==
+      undefined);
   }
 
   private lookUpMqttCredentials(clientId: string, userName: string, password: string): DeviceRow | undefined {

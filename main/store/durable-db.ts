@@ -2,7 +2,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { copyFile, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Database, SqlValue, Statement } from 'sql.js';
+import type { Database, SqlValue } from 'sql.js';
 import {
   encodeFrame,
   journalFileName,
@@ -14,6 +14,7 @@ import {
 import type { ReplicaSeed } from './replica-seed.ts';
 import { Replayer, replayJournal, type ReplayResult } from './replay.ts';
 import type { ReplayOutcome } from './replay-worker.ts';
+import { PreparedStatements } from './prepared-statements.ts';
 import { openSnapshot, SNAPSHOT_FILE, SQLJS_SETTINGS, writeSnapshotFile } from './snapshot-file.ts';
 import type { SnapshotJob, SnapshotResult } from './snapshot-worker.ts';
 import { loadSqlJs } from './sqljs.ts';
@@ -111,7 +112,7 @@ function bindable(params: Param[] | undefined): SqlValue[] {
  * resolves only after the group's journal frame is fsynced. Snapshots bound the journal's length.
  */
 export class DurableDb {
-  private statements = new Map<string, Statement>();
+  private statements: PreparedStatements;
   private group: Group | null = null;
   private ioBusy = false;
   private flushScheduled = false;
@@ -150,6 +151,7 @@ export class DurableDb {
     this.dir = dir;
     this.snapshotSeq = snapshotSeq;
     this.db = db;
+    this.statements = new PreparedStatements(db);
     this.journal = journal;
     this.snapshotThreshold = snapshotThreshold;
     this.seq = seq;
@@ -234,7 +236,7 @@ export class DurableDb {
   }
 
   all<T = Row>(sql: string, params?: Param[]): T[] {
-    const stmt = this.prepare(sql);
+    const stmt = this.statements.get(sql);
     try {
       stmt.bind(bindable(params));
       const rows: T[] = [];
@@ -246,7 +248,7 @@ export class DurableDb {
   }
 
   get<T = Row>(sql: string, params?: Param[]): T | undefined {
-    const stmt = this.prepare(sql);
+    const stmt = this.statements.get(sql);
     try {
       stmt.bind(bindable(params));
       return stmt.step() ? (stmt.getAsObject() as T) : undefined;
@@ -298,7 +300,8 @@ export class DurableDb {
     const barrier = new WriteBarrier({
       openStatements: () => this.openGroup().statements,
       exec: (sql) => this.exec(sql),
-      rerun: (row) => this.prepare(this.group!.sqls[row[0] as number]!).run(row.slice(1) as SqlValue[]),
+      rerun: (row) =>
+        this.statements.get(this.group!.sqls[row[0] as number]!).run(row.slice(1) as SqlValue[]),
     });
     this.barrier = barrier;
     const hooks: (() => void)[] = [];
@@ -367,8 +370,7 @@ export class DurableDb {
     } finally {
       this.closed = true;
       await this.journal.close();
-      for (const stmt of this.statements.values()) stmt.free();
-      this.statements.clear();
+      this.statements.free();
       this.db.close();
     }
   }
@@ -410,24 +412,15 @@ export class DurableDb {
     await Promise.all(pending);
   }
 
-  private prepare(sql: string): Statement {
-    let stmt = this.statements.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare(sql);
-      this.statements.set(sql, stmt);
-    }
-    return stmt;
-  }
-
   private exec(sql: string): void {
-    this.prepare(sql).run();
+    this.statements.get(sql).run();
   }
 
   private runJournaled(sql: string, params?: Param[]): number {
     const group = this.group;
     if (!group) throw new Error('Writer used outside of DurableDb.write()');
     const values = bindable(params);
-    this.prepare(sql).run(values);
+    this.statements.get(sql).run(values);
     let index = group.sqlIndex.get(sql);
     if (index === undefined) {
       index = group.sqls.push(sql) - 1;
@@ -472,7 +465,7 @@ export class DurableDb {
       return { record: null, group };
     }
     const seq = this.seq + 1;
-    this.prepare('UPDATE _journal_state SET seq = ? WHERE id = 1').run([seq]);
+    this.statements.get('UPDATE _journal_state SET seq = ? WHERE id = 1').run([seq]);
     this.exec('COMMIT');
     this.seq = seq;
     const record: JournalRecord = { seq, q: group.sqls, r: group.statements };
@@ -624,10 +617,10 @@ export class DurableDb {
         if (file.path !== this.journal.path) removeFile(file.path);
       const refused = this.group;
       this.group = null;
-      for (const stmt of this.statements.values()) stmt.free();
-      this.statements.clear();
+      this.statements.free();
       this.db.close();
       this.db = db;
+      this.statements = new PreparedStatements(db);
       this.seq = seq;
       this.snapshotSeq = seq;
       this.stats.snapshots++;

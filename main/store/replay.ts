@@ -1,4 +1,4 @@
-import type { Database, SqlValue, Statement } from 'sql.js';
+import type { Database, SqlValue } from 'sql.js';
 import {
   listJournalFiles,
   removeFile,
@@ -6,6 +6,7 @@ import {
   truncateFile,
   type JournalRecord,
 } from './journal.ts';
+import { PreparedStatements } from './prepared-statements.ts';
 
 /** records applied per transaction while replaying: one COMMIT per batch, not per record */
 const RECORDS_PER_TRANSACTION = 512;
@@ -40,13 +41,14 @@ interface BulkForm {
  */
 export class Replayer {
   private readonly db: Database;
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements: PreparedStatements;
   private readonly bulkForms = new Map<string, BulkForm | null>();
   private pending = 0;
   seq: number;
 
   constructor(db: Database, seq: number) {
     this.db = db;
+    this.statements = new PreparedStatements(db);
     this.seq = seq;
   }
 
@@ -62,8 +64,11 @@ export class Replayer {
         while (end < rows.length && rows[end]![0] === index) end++;
         const bulk = end - i > 1 ? this.bulkForm(sql) : null;
         if (bulk) this.runBulk(bulk, rows, i, end);
-        // Prepared when first used: a statement may use a table that an earlier one creates.
-        else for (let k = i; k < end; k++) this.statement(sql).run(rows[k]!.slice(1) as SqlValue[]);
+        else {
+          // Prepared when first used: a statement may use a table that an earlier one creates.
+          const stmt = this.statements.get(sql);
+          for (let k = i; k < end; k++) stmt.run(rows[k]!.slice(1) as SqlValue[]);
+        }
         i = end;
       }
     } catch (err) {
@@ -91,17 +96,7 @@ export class Replayer {
   }
 
   free(): void {
-    for (const stmt of this.statements.values()) stmt.free();
-    this.statements.clear();
-  }
-
-  private statement(sql: string): Statement {
-    let stmt = this.statements.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare(sql);
-      this.statements.set(sql, stmt);
-    }
-    return stmt;
+    this.statements.free();
   }
 
   private bulkForm(sql: string): BulkForm | null {
@@ -127,7 +122,7 @@ export class Replayer {
         for (let p = 1; p < row.length; p++) params.push(row[p] as SqlValue);
       }
       const sql = (form.sql[n] ??= `${form.head} VALUES ${Array<string>(n).fill(form.row).join(', ')}`);
-      this.statement(sql).run(params);
+      this.statements.get(sql).run(params);
     }
   }
 }
