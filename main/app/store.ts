@@ -2,6 +2,7 @@ import type { PlatformConfig } from '../config.ts';
 import { lockDataDir } from '../store/data-dir-lock.ts';
 import { DurableDb } from '../store/durable-db.ts';
 import { migrations } from '../platform/migrations.ts';
+import { loadSchemaImage } from '../platform/schema-image.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
 /** A data directory being opened: locked, its store replaying (the caller may load other modules meanwhile). */
@@ -13,7 +14,7 @@ export interface StoreOpening {
 /** Locks the data directory and starts opening its store; a long journal replays on a worker thread. */
 export async function beginStore(config: PlatformConfig): Promise<StoreOpening> {
   const lock = await lockDataDir(config.dataDir);
-  const db = DurableDb.open({ dir: config.dataDir, migrations });
+  const db = DurableDb.open({ dir: config.dataDir, migrations, schemaImage: loadSchemaImage });
   db.catch(() => {}); // awaited by setupStore, which reports the failure
   return { lock, db };
 }

@@ -2,7 +2,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { copyFile, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Database, SqlValue } from 'sql.js';
+import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import {
   encodeFrame,
   journalFileName,
@@ -15,6 +15,7 @@ import type { ReplicaSeed } from './replica-seed.ts';
 import { Replayer, replayJournal, type ReplayResult } from './replay.ts';
 import type { ReplayOutcome } from './replay-worker.ts';
 import { PreparedStatements } from './prepared-statements.ts';
+import { isNewStore, openSchemaImage, type SchemaImageSource } from './schema-image.ts';
 import { openSnapshot, SNAPSHOT_FILE, SQLJS_SETTINGS, writeSnapshotFile } from './snapshot-file.ts';
 import type { SnapshotJob, SnapshotResult } from './snapshot-worker.ts';
 import { loadSqlJs } from './sqljs.ts';
@@ -46,6 +47,11 @@ export interface DurableDbOptions {
   migrations: Migration[];
   /** journal size after which a snapshot is taken (bytes) */
   snapshotThresholdBytes?: number;
+  /**
+   * For a new data directory: the database the first migrations build (schema-image.ts), written as its
+   * snapshot instead of running them. Without one, or when it is stale, the migrations run.
+   */
+  schemaImage?: SchemaImageSource;
 }
 
 export interface DurableDbStats {
@@ -173,11 +179,15 @@ export class DurableDb {
     const SQL = await loadSqlJs();
     performance.mark('store: sql.js ready');
     let opened: { db: Database; snapshotSeq: number } & ReplayResult;
+    const imaged =
+      !replaying && options.schemaImage && isNewStore(dir) ? await startFromImage(SQL, dir, options) : null;
     if (replaying) {
       const { bytes, ...replayed } = await replaying;
       const db = new SQL.Database(bytes);
       db.exec(SQLJS_SETTINGS);
       opened = { db, ...replayed };
+    } else if (imaged) {
+      opened = { db: imaged, snapshotSeq: 0, seq: 0, replayedRecords: 0, discardedTailBytes: 0 };
     } else {
       const { db, seq: snapshotSeq } = openSnapshot(SQL, dir);
       performance.mark('store: snapshot loaded');
@@ -758,6 +768,37 @@ function runStoreWorker<T extends { ok: true } | { ok: false; message: string }>
       else reject(new Error(outcome?.ok === false ? outcome.message : `${name} worker exited with ${code}`));
     });
   });
+}
+
+/**
+ * A new store's database from its schema image, once the image is its snapshot on disk (fsynced before any
+ * journal record can follow it); null when there is no usable image (the caller runs the migrations).
+ */
+async function startFromImage(
+  SQL: SqlJsStatic,
+  dir: string,
+  options: DurableDbOptions,
+): Promise<Database | null> {
+  let image: Uint8Array | null;
+  try {
+    image = options.schemaImage!();
+  } catch {
+    image = null;
+  }
+  if (!image) return null;
+  const opened = openSchemaImage(SQL, image, options.migrations);
+  if (!opened.db) {
+    process.emitWarning(`The schema image is not used: ${opened.reason}; running the migrations instead`);
+    return null;
+  }
+  try {
+    await writeSnapshotFile(dir, image);
+  } catch (err) {
+    opened.db.close();
+    throw err;
+  }
+  performance.mark('store: schema image loaded');
+  return opened.db;
 }
 
 async function syncDir(dir: string): Promise<void> {

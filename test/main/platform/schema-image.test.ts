@@ -1,0 +1,41 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../../main/platform/migrations.ts';
+import { loadSchemaImage } from '../../../main/platform/schema-image.ts';
+import { DurableDb } from '../../../main/store/durable-db.ts';
+import { SNAPSHOT_FILE } from '../../../main/store/snapshot-file.ts';
+import { tempDir } from '../../helpers/temp-dir.ts';
+
+const opened: DurableDb[] = [];
+afterEach(async () => {
+  for (const db of opened.splice(0).reverse()) await db.close();
+});
+
+async function open(schemaImage?: () => Uint8Array | null): Promise<{ db: DurableDb; dir: string }> {
+  const dir = tempDir();
+  const db = await DurableDb.open({ dir, migrations, ...(schemaImage ? { schemaImage } : {}) });
+  opened.push(db);
+  return { db, dir };
+}
+
+/** what a store's schema is: every table, index and trigger as created, the migrations and user_version */
+function schemaOf(db: DurableDb): unknown {
+  return {
+    objects: db.all('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name'),
+    migrations: db.all('SELECT version, name FROM _migrations ORDER BY version'),
+    userVersion: db.get('PRAGMA user_version'),
+  };
+}
+
+describe("the platform's schema image", () => {
+  it('is what running every migration builds (after adding a migration: npm run build:schema-image)', async () => {
+    expect(loadSchemaImage(), 'main/platform/schema-image.sqlite.gz is missing').not.toBeNull();
+    const migrated = await open();
+    const imaged = await open(loadSchemaImage);
+    expect(existsSync(join(imaged.dir, SNAPSHOT_FILE)), 'the image was not used').toBe(true);
+    // migrations the image lacks run on it (applied now, not at time 0): the image is due a rebuild
+    expect(imaged.db.all('SELECT version, name FROM _migrations WHERE applied_at <> 0')).toEqual([]);
+    expect(schemaOf(imaged.db)).toEqual(schemaOf(migrated.db));
+  });
+});
