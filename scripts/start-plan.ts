@@ -82,13 +82,14 @@ export interface StartPlanInput {
 
 /**
  * How the platform core is launched wherever we launch it (npm run serve, the bin's shebang, the headless
- * start, the desktop app's core, the benches): a young generation of at most 2 x 16 MiB instead of one
- * sized from the machine's memory; at most two malloc arenas instead of eight per core for the worker
+ * start, the desktop app's core, the benches): a young generation of 2 x 16 MiB from the start instead of
+ * one sized from the machine's memory (grown from 1 MiB, it is collected three times as often while the
+ * core starts); at most two malloc arenas instead of eight per core for the worker
  * threads; and blocks of 1 MiB or more always mapped on their own, so that freeing one (a snapshot's
  * export, a journal frame) returns it to the system (glibc otherwise raises that threshold to the largest
  * block freed, up to 32 MiB, and keeps such blocks). bench:ingest BENCH_ONLY=launch-flags measures them.
  */
-export const CORE_NODE_FLAGS = ['--max-semi-space-size=16'];
+export const CORE_NODE_FLAGS = ['--max-semi-space-size=16', '--min-semi-space-size=16'];
 export const CORE_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '1048576' };
 
 /** Electron's switch that turns Chromium's sandbox off (needed as root, or without user namespaces). */
