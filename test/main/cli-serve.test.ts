@@ -104,7 +104,12 @@ describe('sandboard serve', () => {
     const files = readdirSync(dataDir).sort();
     // the lock is a socket: a file only where there is no abstract socket or named pipe
     const lock = ['linux', 'win32'].includes(process.platform) ? [] : ['sandboard.lock'];
-    expect(files.filter((f) => !/^journal-\d+\.log$/.test(f))).toEqual(['jwt-signing.key', ...lock]);
+    // store.sqlite: a new data dir's first snapshot is the schema image
+    expect(files.filter((f) => !/^journal-\d+\.log$/.test(f))).toEqual([
+      'jwt-signing.key',
+      ...lock,
+      'store.sqlite',
+    ]);
     serve.child.kill('SIGTERM');
     await once(serve.child, 'exit');
   });
