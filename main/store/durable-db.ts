@@ -11,12 +11,19 @@ import {
   removeFile,
   type JournalRecord,
 } from './journal.ts';
+import type { ImageJob, ImageOutcome } from './image-worker.ts';
 import type { ReplicaSeed } from './replica-seed.ts';
 import { Replayer, replayJournal, type ReplayResult } from './replay.ts';
 import type { ReplayOutcome } from './replay-worker.ts';
 import { PreparedStatements } from './prepared-statements.ts';
 import { isNewStore, openSchemaImage, type SchemaImageSource } from './schema-image.ts';
-import { openSnapshot, SNAPSHOT_FILE, SQLJS_SETTINGS, writeSnapshotFile } from './snapshot-file.ts';
+import {
+  imageAsSnapshot,
+  openSnapshot,
+  SNAPSHOT_FILE,
+  SQLJS_SETTINGS,
+  writeSnapshotFile,
+} from './snapshot-file.ts';
 import type { SnapshotJob, SnapshotResult } from './snapshot-worker.ts';
 import { loadSqlJs } from './sqljs.ts';
 import { encodeFrameInTurns, FRAME_IN_TURNS_STATEMENTS, WriteBarrier } from './write-barrier.ts';
@@ -52,6 +59,8 @@ export interface DurableDbOptions {
    * snapshot instead of running them. Without one, or when it is stale, the migrations run.
    */
   schemaImage?: SchemaImageSource;
+  /** image size from which replaceDatabase() has a worker thread make it the snapshot (bytes) */
+  imageInWorkerBytes?: number;
 }
 
 export interface DurableDbStats {
@@ -87,7 +96,10 @@ const SNAPSHOT_WORKER_URL = new URL(
   `./snapshot-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
   import.meta.url,
 );
-
+const IMAGE_WORKER_URL = new URL(
+  `./image-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+  import.meta.url,
+);
 const REPLAY_WORKER_URL = new URL(
   `./replay-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
   import.meta.url,
@@ -98,6 +110,12 @@ const REPLAY_WORKER_URL = new URL(
  * sql.js) and handing the database over cost more than the replay itself.
  */
 const REPLAY_IN_WORKER_BYTES = 512 * 1024;
+
+/**
+ * Image bytes from which replaceDatabase() has a worker thread make the image the snapshot: below, its
+ * export on this thread takes a few ms, less than starting the worker.
+ */
+const IMAGE_IN_WORKER_BYTES = 1024 * 1024;
 
 const NO_PARAMS: SqlValue[] = [];
 
@@ -142,6 +160,7 @@ export class DurableDb {
   private readonly dir: string;
   private db: Database;
   private migrations: Migration[] = [];
+  private imageInWorkerBytes = IMAGE_IN_WORKER_BYTES;
   private journal: JournalWriter;
   private readonly snapshotThreshold: number;
 
@@ -183,8 +202,7 @@ export class DurableDb {
       !replaying && options.schemaImage && isNewStore(dir) ? await startFromImage(SQL, dir, options) : null;
     if (replaying) {
       const { bytes, ...replayed } = await replaying;
-      const db = new SQL.Database(bytes);
-      db.exec(SQLJS_SETTINGS);
+      const db = openBytes(SQL, bytes);
       opened = { db, ...replayed };
     } else if (imaged) {
       opened = { db: imaged, snapshotSeq: 0, seq: 0, replayedRecords: 0, discardedTailBytes: 0 };
@@ -214,6 +232,7 @@ export class DurableDb {
       options.snapshotThresholdBytes ?? DEFAULT_SNAPSHOT_THRESHOLD,
     );
     store.migrations = options.migrations;
+    store.imageInWorkerBytes = options.imageInWorkerBytes ?? IMAGE_IN_WORKER_BYTES;
     await store.migrate(options.migrations);
     performance.mark('store: migrated');
     return store;
@@ -606,19 +625,19 @@ export class DurableDb {
       if (this.fatal) throw this.fatal;
       const seq = this.seq + 1;
       const SQL = await loadSqlJs();
-      const db = new SQL.Database(await readFile(imagePath));
-      try {
-        db.exec(SQLJS_SETTINGS);
-        db.exec(
-          'CREATE TABLE IF NOT EXISTS _journal_state (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)',
-        );
-        db.run('INSERT OR REPLACE INTO _journal_state (id, seq) VALUES (1, ?)', [seq]);
-        await writeSnapshotFile(this.dir, db.export());
-        db.exec(SQLJS_SETTINGS);
-      } catch (err) {
-        db.close();
-        throw err;
+      // the image, holding seq, becomes the snapshot; a large one's export would stall this thread: a worker's
+      let bytes: Uint8Array;
+      if (statSync(imagePath).size >= this.imageInWorkerBytes)
+        ({ bytes } = await runStoreWorker<ImageOutcome>(
+          IMAGE_WORKER_URL,
+          { dir: this.dir, imagePath, seq } satisfies ImageJob,
+          'image',
+        ));
+      else {
+        bytes = imageAsSnapshot(SQL, await readFile(imagePath), seq);
+        await writeSnapshotFile(this.dir, bytes);
       }
+      const db = openBytes(SQL, bytes);
       // From here on the image is the database on disk.
       const oldJournal = this.journal;
       this.journal = await JournalWriter.open(join(this.dir, journalFileName(seq + 1)));
@@ -746,6 +765,14 @@ function journalBytes(dir: string): number {
 
 function runReplayWorker(dir: string): Promise<Extract<ReplayOutcome, { ok: true }>> {
   return runStoreWorker<ReplayOutcome>(REPLAY_WORKER_URL, { dir }, 'replay');
+}
+
+/** A database of file bytes a worker handed over: as a Buffer, which sql.js's file system keeps a view of
+ * (a plain Uint8Array it copies: tens of ms for a large store, in one turn). */
+function openBytes(SQL: SqlJsStatic, bytes: Uint8Array): Database {
+  const db = new SQL.Database(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  db.exec(SQLJS_SETTINGS);
+  return db;
 }
 
 async function runSnapshotWorker(job: SnapshotJob): Promise<void> {

@@ -51,3 +51,18 @@ export async function writeSnapshotFile(dir: string, data: Uint8Array): Promise<
     await dirHandle.close();
   }
 }
+
+/** A saved database image as snapshot bytes holding the journal position seq (export() blocks: a long copy). */
+export function imageAsSnapshot(SQL: SqlJsStatic, image: Uint8Array, seq: number): Uint8Array {
+  const db = new SQL.Database(image);
+  try {
+    db.exec(SQLJS_SETTINGS);
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS _journal_state (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)',
+    );
+    db.run('INSERT OR REPLACE INTO _journal_state (id, seq) VALUES (1, ?)', [seq]);
+    return db.export();
+  } finally {
+    db.close();
+  }
+}
