@@ -172,7 +172,7 @@ const TS_VALUES = (n: number) => {
 };
 
 /** Work done in one event-loop turn before the import lets other work run (ms). */
-const TURN_BUDGET_MS = 15;
+const TURN_BUDGET_MS = 8;
 
 /**
  * Applies a read sandbox in ONE write of the store, over many event-loop turns: it is journaled as one
