@@ -20,7 +20,7 @@
  * BENCH_SERVE_LOG=<file> keeps its output, BENCH_HEAP_SNAPSHOT=1 signals it for a heap snapshot after each
  * run (with --heapsnapshot-signal=SIGUSR2 in BENCH_SERVE_NODE_ARGS). Last line: BENCH {"name":"ingest",...}.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MqttClient } from 'mqtt';
@@ -132,6 +132,8 @@ interface PlatformRun extends LoadResult {
   watchedMessages: number;
   /** the server's event-loop delay over the load run */
   eventLoop: EventLoopDelay;
+  /** serve's threads over the load run: how many, and the CPU of those that used some */
+  threads: string;
   /** a snapshot was written during the load run (extended for one by loadExtendedMs) */
   snapshotDuringRun: boolean;
   loadExtendedMs: number;
@@ -201,6 +203,7 @@ async function platformRun(
     const connectMs = performance.now() - connectStarted;
     const afterConnect = memoryOf(serve.child.pid!);
     const cpuBefore = processCpuMs(serve.child.pid) ?? Number.NaN;
+    const threadsBefore = threadCpuMs(serve.child.pid!);
     const eventLoopPath = '/api/sandboard/eventLoop';
     await http<EventLoopDelay>(`${eventLoopPath}?reset=true`, { token });
     const loadStarted = Date.now();
@@ -216,6 +219,7 @@ async function platformRun(
       await runLoad(clients, more);
     }
     const loadExtendedMs = Date.now() - extendedFrom;
+    const threads = threadsDuring(serve.child.pid!, threadsBefore);
     const eventLoop = await http<EventLoopDelay>(eventLoopPath, { token });
     const snapshotDuringRun = snapshotWritten();
     const afterIngest = memoryOf(serve.child.pid!);
@@ -251,6 +255,7 @@ async function platformRun(
       eventLoop,
       snapshotDuringRun,
       loadExtendedMs,
+      threads,
       rssAfterConnectMB: afterConnect.rssMB,
       rssAfterIngestMB: afterIngest.rssMB,
       peakMB: afterIngest.peakMB,
@@ -264,6 +269,31 @@ async function platformRun(
     await serve.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** CPU ms each of a process's threads (by id) has used so far */
+function threadCpuMs(pid: number): Map<string, number> {
+  const byTid = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    byTid.set(tid, (Number(stat[11]) + Number(stat[12])) * 10);
+  }
+  return byTid;
+}
+
+/**
+ * Which of serve's threads worked over the run: the main (network) thread, then each other thread that
+ * used 100 ms or more ("+" started during the run; worker threads are such, V8's and libuv's helpers not).
+ */
+function threadsDuring(pid: number, before: Map<string, number>): string {
+  const after = threadCpuMs(pid);
+  const busy = [...after]
+    .map(([tid, ms]) => ({ tid, ms: ms - (before.get(tid) ?? 0), started: !before.has(tid) }))
+    .filter((t) => t.tid === String(pid) || t.ms >= 100)
+    .sort((a, b) => b.ms - a.ms)
+    .map((t) => `${t.tid === String(pid) ? 'main' : t.started ? '+' : ''}${t.ms}`);
+  const ended = [...before.keys()].filter((tid) => !after.has(tid)).length;
+  return `${before.size} -> ${after.size} (${ended} ended), CPU ms ${busy.join(' ')}`;
 }
 
 /** RSS split into the V8 heap, what lies outside it (sql.js's WebAssembly heap, buffers) and the rest. */
@@ -336,37 +366,49 @@ if (process.env.BENCH_ONLY === 'calculated-fields') {
  */
 async function launchFlagsOnly(): Promise<void> {
   const turns = Number(process.env.BENCH_TURNS ?? 3);
-  const runs: Record<ServeLaunch, PlatformRun[]> = { user: [], plain: [] };
+  // BENCH_ALT_NODE_ARGS: the other side is serve as users launch it plus these flags, not plain node
+  const other: ServeLaunch = process.env.BENCH_ALT_NODE_ARGS ? 'alt' : 'plain';
+  const label = {
+    user: 'as users launch it',
+    plain: 'plain node',
+    alt: `with ${process.env.BENCH_ALT_NODE_ARGS}`,
+  };
+  const runs: Record<ServeLaunch, PlatformRun[]> = { user: [], plain: [], alt: [] };
   for (let t = 0; t < turns; t++) {
-    for (const launch of (t % 2 ? ['plain', 'user'] : ['user', 'plain']) as ServeLaunch[]) {
+    for (const launch of (t % 2 ? [other, 'user'] : ['user', other]) as ServeLaunch[]) {
       const run = await platformRun('idle', false, undefined, launch);
       runs[launch].push(run);
       console.log(
-        `turn ${t + 1}, ${launch === 'user' ? 'as users launch it' : 'plain node'}: ` +
+        `turn ${t + 1}, ${label[launch]}: ` +
           `${Math.round(run.datapointsPerSec)} dp/s (${Math.round(perServerCpuSecOf(run))} per CPU-s), ` +
           `RSS after the run ${Math.round(run.rssAfterIngestMB)} MB (peak ${Math.round(run.peakMB)}), ` +
           `event loop p99 / max ${run.eventLoop.p99Ms} / ${run.eventLoop.maxMs} ms, ` +
           `longest GC pause / all ${gcPauses(run.eventLoop)}, ` +
-          `snapshot ${run.snapshotDuringRun ? 'yes' : 'no'} (${Math.round(run.loadExtendedMs / 1000)} s more load for one); ${memoryBreakdown(run.eventLoop)}; load ${loadavg()[0]!.toFixed(1)}`,
+          `snapshot ${run.snapshotDuringRun ? 'yes' : 'no'} (${Math.round(run.loadExtendedMs / 1000)} s more load for one); ${memoryBreakdown(run.eventLoop)}; ` +
+          `threads ${run.threads}; load ${loadavg()[0]!.toFixed(1)}`,
       );
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const of = (launch: ServeLaunch, f: (r: PlatformRun) => number) => median(runs[launch].map(f));
   const rss = (r: PlatformRun) => r.rssAfterIngestMB;
+  const gcPerSec = (r: PlatformRun) => ((r.eventLoop.gc?.totalMs ?? NaN) * 1000) / r.eventLoop.sinceMs;
   printBench({
     name: 'ingest-launch-flags',
+    ...(other === 'alt' ? { altNodeArgs: process.env.BENCH_ALT_NODE_ARGS } : {}),
     rssAfterIngestMB: of('user', rss),
-    plainRssAfterIngestMB: of('plain', rss),
-    rssSavedMB: of('plain', rss) - of('user', rss),
-    datapointsPerSecRatio: of('user', (r) => r.datapointsPerSec) / of('plain', (r) => r.datapointsPerSec),
-    cpuRatio: of('user', perServerCpuSecOf) / of('plain', perServerCpuSecOf),
+    [`${other}RssAfterIngestMB`]: of(other, rss),
+    rssSavedMB: of(other, rss) - of('user', rss),
+    datapointsPerSecRatio: of('user', (r) => r.datapointsPerSec) / of(other, (r) => r.datapointsPerSec),
+    cpuRatio: of('user', perServerCpuSecOf) / of(other, perServerCpuSecOf),
+    datapointsPerServerCpuSec: of('user', perServerCpuSecOf),
+    [`${other}DatapointsPerServerCpuSec`]: of(other, perServerCpuSecOf),
     eventLoopDelayMaxMs: of('user', (r) => r.eventLoop.maxMs),
-    plainEventLoopDelayMaxMs: of('plain', (r) => r.eventLoop.maxMs),
+    [`${other}EventLoopDelayMaxMs`]: of(other, (r) => r.eventLoop.maxMs),
     gcMaxPauseMs: of('user', (r) => r.eventLoop.gc?.maxMs ?? NaN),
-    plainGcMaxPauseMs: of('plain', (r) => r.eventLoop.gc?.maxMs ?? NaN),
-    gcPauseMsPerSec: of('user', (r) => ((r.eventLoop.gc?.totalMs ?? NaN) * 1000) / r.eventLoop.sinceMs),
-    plainGcPauseMsPerSec: of('plain', (r) => ((r.eventLoop.gc?.totalMs ?? NaN) * 1000) / r.eventLoop.sinceMs),
+    [`${other}GcMaxPauseMs`]: of(other, (r) => r.eventLoop.gc?.maxMs ?? NaN),
+    gcPauseMsPerSec: of('user', gcPerSec),
+    [`${other}GcPauseMsPerSec`]: of(other, gcPerSec),
     turns,
     loadAverage: loadavg()[0]!,
   });

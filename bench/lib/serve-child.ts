@@ -19,9 +19,11 @@ export interface ServeChild {
 
 /**
  * How serve is launched: as users launch it (`npm run serve`, the bin, the desktop app: the core's Node
- * flags and malloc settings), or plain `node bin/sandboard.js serve` with neither (to measure what they do).
+ * flags and malloc settings), plain `node bin/sandboard.js serve` with neither (to measure what they do), or
+ * as users launch it with BENCH_ALT_NODE_ARGS after the core's flags (a candidate flag, e.g.
+ * --max-semi-space-size=32, measured against the current ones).
  */
-export type ServeLaunch = 'user' | 'plain';
+export type ServeLaunch = 'user' | 'plain' | 'alt';
 
 /**
  * Starts the real `sandboard serve` in its own process, so the load generator does not share its core.
@@ -35,15 +37,21 @@ export async function startServeChild(
 ): Promise<ServeChild> {
   const started = performance.now();
   // BENCH_SERVE_NODE_ARGS: more Node flags for serve (diagnostics: --trace-gc, --cpu-prof)
-  const nodeArgs = process.env.BENCH_SERVE_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const argsOf = (v: string | undefined) => v?.split(/\s+/).filter(Boolean) ?? [];
+  const nodeArgs = argsOf(process.env.BENCH_SERVE_NODE_ARGS);
+  const launchArgs = {
+    user: CORE_NODE_FLAGS,
+    plain: [],
+    alt: [...CORE_NODE_FLAGS, ...argsOf(process.env.BENCH_ALT_NODE_ARGS)],
+  }[launch];
   const serveArgs = ['serve', '--data-dir', dataDir, '--http-port', '0', '--mqtt-port', '0'];
   const child = spawn(
     process.execPath,
-    [...(launch === 'user' ? CORE_NODE_FLAGS : []), ...nodeArgs, bin, ...serveArgs, '--analytics-port', '0'],
+    [...launchArgs, ...nodeArgs, bin, ...serveArgs, '--analytics-port', '0'],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env:
-        launch === 'user'
+        launch !== 'plain'
           ? { ...CORE_ENV, ...process.env, ...env }
           : { ...process.env, MALLOC_ARENA_MAX: undefined, ...env },
     },
