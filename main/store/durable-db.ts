@@ -24,7 +24,7 @@ import {
   SQLJS_SETTINGS,
   writeSnapshotFile,
 } from './snapshot-file.ts';
-import type { SnapshotJob, SnapshotResult } from './snapshot-worker.ts';
+import { SnapshotThread } from './snapshot-thread.ts';
 import { loadSqlJs } from './sqljs.ts';
 import { encodeFrameInTurns, FRAME_IN_TURNS_STATEMENTS, WriteBarrier } from './write-barrier.ts';
 
@@ -92,10 +92,6 @@ interface Group {
 export const DEFAULT_SNAPSHOT_THRESHOLD = 4 * 1024 * 1024;
 
 // Compiled to .js by build:core; run as .ts from the sources.
-const SNAPSHOT_WORKER_URL = new URL(
-  `./snapshot-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
-  import.meta.url,
-);
 const IMAGE_WORKER_URL = new URL(
   `./image-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
   import.meta.url,
@@ -142,6 +138,8 @@ export class DurableDb {
   private flushScheduled = false;
   private ioWaiters: (() => void)[] = [];
   private snapshotting: Promise<void> | null = null;
+  /** the worker thread that writes snapshots, started at the first one */
+  readonly snapshotThread = new SnapshotThread();
   private barrier: WriteBarrier | null = null;
   private fatal: Error | null = null;
   private rollbackHooks: (() => void)[] = [];
@@ -398,6 +396,7 @@ export class DurableDb {
       if (this.seq !== this.snapshotSeq) await this.snapshot();
     } finally {
       this.closed = true;
+      await this.snapshotThread.stop();
       await this.journal.close();
       this.statements.free();
       this.db.close();
@@ -747,7 +746,7 @@ export class DurableDb {
     const covered = listJournalFiles(this.dir)
       .filter((file) => file.firstSeq <= seq && file.path !== this.journal.path)
       .map((file) => file.path);
-    await runSnapshotWorker({ dir: this.dir, files: covered, seq });
+    await this.snapshotThread.run({ dir: this.dir, files: covered, seq });
     this.snapshotSeq = seq;
     this.removeCoveredFiles(covered);
     this.stats.snapshots++;
@@ -773,10 +772,6 @@ function openBytes(SQL: SqlJsStatic, bytes: Uint8Array): Database {
   const db = new SQL.Database(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   db.exec(SQLJS_SETTINGS);
   return db;
-}
-
-async function runSnapshotWorker(job: SnapshotJob): Promise<void> {
-  await runStoreWorker<SnapshotResult>(SNAPSHOT_WORKER_URL, job, 'snapshot');
 }
 
 /** Runs one of the store's worker threads to its end: resolves with its {ok: true} message. */

@@ -146,6 +146,41 @@ describe('DurableDb', () => {
     expect(reopened.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 500 });
   });
 
+  it('writes its snapshots on one worker thread, started at the first and stopped on close', async () => {
+    const dir = tempDir();
+    const db = await open({ dir, migrations, snapshotThresholdBytes: 1_000_000 });
+    expect(db.snapshotThread.running).toBe(false);
+    for (let round = 1; round <= 3; round++) {
+      await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (?, ?)', [round, `item-${round}`]));
+      await db.snapshot();
+      expect(db.getStats().snapshots).toBe(round);
+    }
+    expect(db.snapshotThread.started).toBe(1);
+    expect(db.snapshotThread.running).toBe(true);
+    await db.close();
+    expect(db.snapshotThread.running).toBe(false);
+    const reopened = await open({ dir, migrations });
+    expect(reopened.getStats().replayedRecords).toBe(0);
+    expect(reopened.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 3 });
+  });
+
+  it('starts a new snapshot worker when the last one died, and loses nothing', async () => {
+    const dir = tempDir();
+    const db = await open({ dir, migrations, snapshotThresholdBytes: 1_000_000 });
+    await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['one']));
+    await db.snapshot();
+    // the worker thread dies between snapshots (as after an out-of-memory abort in it)
+    await (db.snapshotThread as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    expect(db.snapshotThread.running).toBe(false);
+    await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (2, ?)', ['two']));
+    await db.snapshot();
+    expect(db.snapshotThread.started).toBe(2);
+    await db.close();
+    const reopened = await open({ dir, migrations });
+    expect(reopened.getStats().replayedRecords).toBe(0);
+    expect(reopened.all('SELECT name FROM items ORDER BY id')).toEqual([{ name: 'one' }, { name: 'two' }]);
+  });
+
   // /dev/full (every write fails with ENOSPC) is Linux's
   it.skipIf(!existsSync('/dev/full'))(
     'refuses every write once a journal write fails, and a restart gives back exactly what was acknowledged',
