@@ -29,15 +29,27 @@ function contents(db: Database): { rows: number; ids: number; sample: string } {
   return { rows, ids, sample };
 }
 
+/** A new database with the store's settings and the test's table. */
+async function newDatabase(): Promise<Database> {
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database();
+  db.exec(SQLJS_SETTINGS);
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
+  return db;
+}
+
+/** What the table holds after `rows` rows numbered from 0. */
+function expectedContents(rows: number): ReturnType<typeof contents> {
+  return { rows, ids: (rows * (rows - 1)) / 2, sample: 'row 12345 '.padEnd(96, 'x') };
+}
+
 describe("sql.js's in-memory database file (grown in place by patches/sql.js+1.16.0.patch)", () => {
   it('keeps every row of a database grown past many file extensions, and exports the same database', async () => {
     const SQL = await loadSqlJs();
-    const db = new SQL.Database();
-    db.exec(SQLJS_SETTINGS);
-    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
+    const db = await newDatabase();
     // ~4 MB: from 1 MiB on, the file is extended by an eighth at a time, so this crosses about a dozen
     const rows = grow(db, 20);
-    const expected = { rows, ids: (rows * (rows - 1)) / 2, sample: 'row 12345 '.padEnd(96, 'x') };
+    const expected = expectedContents(rows);
     expect(contents(db)).toEqual(expected);
     expect(db.exec('PRAGMA integrity_check')[0]!.values).toEqual([['ok']]);
 
@@ -50,9 +62,7 @@ describe("sql.js's in-memory database file (grown in place by patches/sql.js+1.1
 
   it('grows a database opened from an image (the snapshot a restart loads) and keeps both parts', async () => {
     const SQL = await loadSqlJs();
-    const first = new SQL.Database();
-    first.exec(SQLJS_SETTINGS);
-    first.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
+    const first = await newDatabase();
     const half = grow(first, 10);
     const image = first.export();
     first.close();
@@ -60,11 +70,7 @@ describe("sql.js's in-memory database file (grown in place by patches/sql.js+1.1
     const db = new SQL.Database(image);
     db.exec(SQLJS_SETTINGS);
     const rows = grow(db, 10, half);
-    expect(contents(db)).toEqual({
-      rows,
-      ids: (rows * (rows - 1)) / 2,
-      sample: 'row 12345 '.padEnd(96, 'x'),
-    });
+    expect(contents(db)).toEqual(expectedContents(rows));
     expect(db.exec('PRAGMA integrity_check')[0]!.values).toEqual([['ok']]);
     db.close();
   });
