@@ -366,17 +366,19 @@ if (process.env.BENCH_ONLY === 'calculated-fields') {
  */
 async function launchFlagsOnly(): Promise<void> {
   const turns = Number(process.env.BENCH_TURNS ?? 3);
-  // BENCH_ALT_NODE_ARGS: the other side is serve as users launch it plus these flags, not plain node
-  const other: ServeLaunch = process.env.BENCH_ALT_NODE_ARGS ? 'alt' : 'plain';
+  // BENCH_ALT_NODE_ARGS: the other side is serve as users launch it plus these flags, not plain node;
+  // BENCH_REF_BIN=<other checkout>/bin/sandboard.js: that checkout's serve, as users launch it (before/after)
+  const refBin = process.env.BENCH_REF_BIN;
+  const other: ServeLaunch = process.env.BENCH_ALT_NODE_ARGS || refBin ? 'alt' : 'plain';
   const label = {
     user: 'as users launch it',
     plain: 'plain node',
-    alt: `with ${process.env.BENCH_ALT_NODE_ARGS}`,
+    alt: `${refBin ? "BENCH_REF_BIN's serve " : ''}with ${process.env.BENCH_ALT_NODE_ARGS ?? 'its flags'}`,
   };
   const runs: Record<ServeLaunch, PlatformRun[]> = { user: [], plain: [], alt: [] };
   for (let t = 0; t < turns; t++) {
     for (const launch of (t % 2 ? [other, 'user'] : ['user', other]) as ServeLaunch[]) {
-      const run = await platformRun('idle', false, undefined, launch);
+      const run = await platformRun('idle', false, launch === 'alt' ? refBin : undefined, launch);
       runs[launch].push(run);
       console.log(
         `turn ${t + 1}, ${label[launch]}: ` +
@@ -395,7 +397,7 @@ async function launchFlagsOnly(): Promise<void> {
   const gcPerSec = (r: PlatformRun) => ((r.eventLoop.gc?.totalMs ?? NaN) * 1000) / r.eventLoop.sinceMs;
   printBench({
     name: 'ingest-launch-flags',
-    ...(other === 'alt' ? { altNodeArgs: process.env.BENCH_ALT_NODE_ARGS } : {}),
+    ...(other === 'alt' ? { altNodeArgs: process.env.BENCH_ALT_NODE_ARGS, refBin } : {}),
     rssAfterIngestMB: of('user', rss),
     [`${other}RssAfterIngestMB`]: of(other, rss),
     rssSavedMB: of(other, rss) - of('user', rss),
