@@ -80,7 +80,7 @@ describe("sql.js's in-memory database file (grown in place by patches/sql.js+1.1
     // thread (tens of ms per extension on a machine with costly page faults); npm install applies it.
     const source = readFileSync(createRequire(import.meta.url).resolve('sql.js'), 'utf8');
     expect(source, 'patches/sql.js+1.16.0.patch is not applied: run npm install').toContain(
-      'a.Ua.buffer.resize(g)',
+      'maxByteLength:Math.max(k,2147483648)',
     );
   });
 });
