@@ -222,6 +222,7 @@ export class DeviceService {
       ))
         found.set(token, device);
     }
+    if (found.size > 0) this.ctx.events.emit('devicesRead', { devices: [...found.values()] });
     return connects.map((c) => (blank(c.userName) ? undefined : found.get(c.userName)));
   }
 

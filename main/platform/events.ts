@@ -42,6 +42,11 @@ export interface PlatformEventMap {
     },
   ];
   deviceSaved: [{ deviceId: string; created: boolean }];
+  /**
+   * Rows of devices just read from the store in one go (the CONNECTs of a fleet): caches keyed by device
+   * may take them instead of reading each device again. A later deviceSaved still invalidates them.
+   */
+  devicesRead: [{ devices: readonly { id: string; device_profile_id: string }[] }];
   deviceDeleted: [{ deviceId: string; name: string }];
   /** A device or asset profile was created, changed or deleted (its default rule chain or queue may differ). */
   profileChanged: [{ profileId: string }];

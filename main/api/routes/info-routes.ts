@@ -138,7 +138,10 @@ export class LiveStats {
   private count(deviceId: string, datapoints: number): void {
     const now = this.services.ctx.now();
     const keys = [TENANT_SCOPE];
-    const customerId = this.customerOf(deviceId);
+    // a customer's counters exist once one of its users asked: until then no device's customer is looked
+    // up (a fleet connecting at once would read each device's row for it)
+    const customerScopes = this.scopes.size - (this.scopes.has(TENANT_SCOPE) ? 1 : 0);
+    const customerId = customerScopes > 0 ? this.customerOf(deviceId) : undefined;
     if (customerId) keys.push(customerId);
     for (const key of keys) {
       const scope = key === TENANT_SCOPE ? this.scope(key) : this.scopes.get(key);

@@ -218,13 +218,24 @@ export class ProfileAlarmEvaluator {
       }
     };
     const onDeviceDeleted = ({ deviceId }: { deviceId: string }) => this.forget(deviceId);
+    // a fleet's CONNECTs read their devices' rows: their CONNECT events need not read them again
+    const onDevicesRead = ({
+      devices,
+    }: {
+      devices: readonly { id: string; device_profile_id: string }[];
+    }) => {
+      if (this.profileOfDevice.size + devices.length > MAX_CACHED_DEVICES) return;
+      for (const d of devices) this.profileOfDevice.set(d.id, d.device_profile_id);
+    };
     events.on('profileChanged', onProfile);
     events.on('deviceSaved', onDevice);
     events.on('deviceDeleted', onDeviceDeleted);
+    events.on('devicesRead', onDevicesRead);
     this.unsubscribe = () => {
       events.off('profileChanged', onProfile);
       events.off('deviceSaved', onDevice);
       events.off('deviceDeleted', onDeviceDeleted);
+      events.off('devicesRead', onDevicesRead);
     };
   }
 
