@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { SqlValue } from 'sql.js';
 import type { PageData, PageQuery } from '../../shared/schemas/common.ts';
 import type {
   CredentialsType,
@@ -14,7 +15,7 @@ import { ref, type PlatformContext } from './context.ts';
 import type { DeviceProfileService } from './device-profiles.ts';
 import { deleteEntityDependents } from './entity-directory.ts';
 import { badRequestParams, invalidArgument, isUniqueViolation, notFound } from './errors.ts';
-import { jsonText } from './kv-value.ts';
+import { decodeKv, jsonText } from './kv-value.ts';
 import { writeOtaColumns } from './ota-packages.ts';
 import { entityName } from './names.ts';
 import type { StoreBudget } from './store-budget.ts';
@@ -104,9 +105,14 @@ function checkBasic(
 const GATEWAY_DEVICES_SLICE_MS = 8;
 
 /** Access tokens looked up by one query (findRowsByMqttCredentials). */
+/** ThingsBoard's per-device inactivity timeout: a server attribute, in milliseconds. */
+export const INACTIVITY_TIMEOUT_KEY = 'inactivityTimeout';
+
 const TOKEN_BATCH = 64;
-const TOKENS_QUERY = `SELECT c.credentials_id AS c_token, d.* FROM device_credentials c
+// the device's inactivity timeout comes along: its CONNECT's activity tracking would read it next
+const TOKENS_QUERY = `SELECT c.credentials_id AS c_token, a.t AS a_t, a.v AS a_v, d.* FROM device_credentials c
   JOIN devices d ON d.id = c.device_id
+  LEFT JOIN attributes a ON a.entity_id = d.id AND a.scope = 'SERVER_SCOPE' AND a.key = '${INACTIVITY_TIMEOUT_KEY}'
   WHERE c.credentials_type = 'ACCESS_TOKEN' AND c.credentials_id IN (${Array(TOKEN_BATCH).fill('?').join(', ')})`;
 
 interface GatewayDeviceRequest {
@@ -210,19 +216,22 @@ export class DeviceService {
     if (this.anyBasicCredentials())
       return connects.map((c) => this.findRowByMqttCredentials(c.clientId, c.userName, c.password));
     const found = new Map<string, DeviceRow>();
+    const inactivityTimeouts = new Map<string, unknown>();
     for (let first = 0; first < connects.length; first += TOKEN_BATCH) {
       const tokens: string[] = [];
       for (let i = first; i < Math.min(first + TOKEN_BATCH, connects.length); i++)
         tokens.push(connects[i]!.userName);
       // padded to one statement text; a blank token finds nothing
       while (tokens.length < TOKEN_BATCH) tokens.push('');
-      for (const { c_token: token, ...device } of this.ctx.db.all<DeviceRow & { c_token: string }>(
-        TOKENS_QUERY,
-        tokens,
-      ))
+      for (const { c_token: token, a_t: t, a_v: v, ...device } of this.ctx.db.all<
+        DeviceRow & { c_token: string; a_t: string | null; a_v: SqlValue }
+      >(TOKENS_QUERY, tokens)) {
         found.set(token, device);
+        if (t !== null) inactivityTimeouts.set(device.id, decodeKv(t, v));
+      }
     }
-    if (found.size > 0) this.ctx.events.emit('devicesRead', { devices: [...found.values()] });
+    if (found.size > 0)
+      this.ctx.events.emit('devicesRead', { devices: [...found.values()], inactivityTimeouts });
     return connects.map((c) => (blank(c.userName) ? undefined : found.get(c.userName)));
   }
 

@@ -46,7 +46,13 @@ export interface PlatformEventMap {
    * Rows of devices just read from the store in one go (the CONNECTs of a fleet): caches keyed by device
    * may take them instead of reading each device again. A later deviceSaved still invalidates them.
    */
-  devicesRead: [{ devices: readonly { id: string; device_profile_id: string }[] }];
+  devicesRead: [
+    {
+      devices: readonly { id: string; device_profile_id: string }[];
+      /** the inactivityTimeout server attribute of those of them that have one */
+      inactivityTimeouts?: ReadonlyMap<string, unknown>;
+    },
+  ];
   deviceDeleted: [{ deviceId: string; name: string }];
   /** A device or asset profile was created, changed or deleted (its default rule chain or queue may differ). */
   profileChanged: [{ profileId: string }];

@@ -1,4 +1,4 @@
-import type { DeviceRow } from '../platform/devices.ts';
+import { INACTIVITY_TIMEOUT_KEY, type DeviceRow } from '../platform/devices.ts';
 import type { Services } from '../platform/services.ts';
 import type { RuleEngine } from '../rule-engine/rule-engine.ts';
 import { newMsg } from '../platform/tb-msg.ts';
@@ -19,8 +19,10 @@ interface PendingEvent {
   attrs: Record<string, unknown>;
 }
 
-/** ThingsBoard's per-device inactivity timeout: a server attribute, in milliseconds. */
-export const INACTIVITY_TIMEOUT_KEY = 'inactivityTimeout';
+export { INACTIVITY_TIMEOUT_KEY };
+
+/** Timeouts read with CONNECTs' credentials, kept until the next batch is written; more are not kept. */
+const MAX_PREFETCHED = 100_000;
 
 function timeoutOf(value: unknown): number | undefined {
   const n = typeof value === 'string' ? Number(value) : value;
@@ -44,6 +46,8 @@ export class DeviceActivity {
   private flushScheduled = false;
   /** devices seen for the first time: the next batch reads their stored timeouts */
   private timeoutsToRead: ActivityState[] = [];
+  /** stored timeouts (undefined: none) of devices whose CONNECT credentials were just looked up */
+  private readonly prefetched = new Map<string, unknown>();
 
   private readonly onAttributes = (e: {
     deviceId: string;
@@ -53,6 +57,25 @@ export class DeviceActivity {
     if (e.scope !== 'SERVER_SCOPE' || !(INACTIVITY_TIMEOUT_KEY in e.values)) return;
     const s = this.state.get(e.deviceId);
     if (s) s.timeoutMs = timeoutOf(e.values[INACTIVITY_TIMEOUT_KEY]);
+    if (this.prefetched.has(e.deviceId)) this.prefetched.set(e.deviceId, e.values[INACTIVITY_TIMEOUT_KEY]);
+  };
+
+  private readonly onAttributesDeleted = (e: { deviceId: string; scope: string; keys: string[] }) => {
+    if (
+      e.scope === 'SERVER_SCOPE' &&
+      e.keys.includes(INACTIVITY_TIMEOUT_KEY) &&
+      this.prefetched.has(e.deviceId)
+    )
+      this.prefetched.set(e.deviceId, undefined);
+  };
+
+  private readonly onDevicesRead = (e: {
+    devices: readonly { id: string }[];
+    inactivityTimeouts?: ReadonlyMap<string, unknown>;
+  }) => {
+    const timeouts = e.inactivityTimeouts;
+    if (!timeouts || this.prefetched.size + e.devices.length > MAX_PREFETCHED) return;
+    for (const d of e.devices) if (!this.state.has(d.id)) this.prefetched.set(d.id, timeouts.get(d.id));
   };
 
   constructor(services: Services, engine: RuleEngine, inactivityTimeoutMs: number) {
@@ -60,6 +83,8 @@ export class DeviceActivity {
     this.engine = engine;
     this.timeoutMs = inactivityTimeoutMs;
     services.ctx.events.on('attributes', this.onAttributes);
+    services.ctx.events.on('attributesDeleted', this.onAttributesDeleted);
+    services.ctx.events.on('devicesRead', this.onDevicesRead);
     // every second: a device's own timeout may be much shorter than the default
     this.timer = setInterval(() => this.sweep(), 1000);
     this.timer.unref();
@@ -100,12 +125,16 @@ export class DeviceActivity {
     }
     const state: ActivityState = { device, lastActivity: now, active: true, timeoutMs: undefined };
     this.state.set(device.id, state);
-    this.timeoutsToRead.push(state);
+    if (this.prefetched.has(device.id)) {
+      state.timeoutMs = timeoutOf(this.prefetched.get(device.id));
+      this.prefetched.delete(device.id);
+    } else this.timeoutsToRead.push(state);
     return true;
   }
 
   forget(deviceId: string): void {
     this.state.delete(deviceId);
+    this.prefetched.delete(deviceId);
   }
 
   /** Messages seen since start, for the messages/s counter. */
@@ -117,6 +146,8 @@ export class DeviceActivity {
     this.flush();
     clearInterval(this.timer);
     this.services.ctx.events.off('attributes', this.onAttributes);
+    this.services.ctx.events.off('attributesDeleted', this.onAttributesDeleted);
+    this.services.ctx.events.off('devicesRead', this.onDevicesRead);
   }
 
   private sweep(): void {
@@ -145,6 +176,8 @@ export class DeviceActivity {
 
   private flush(): void {
     this.flushScheduled = false;
+    // what is not taken up by now (a CONNECT refused or dropped) is read again if that device connects later
+    this.prefetched.clear();
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];

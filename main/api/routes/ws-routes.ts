@@ -327,6 +327,8 @@ class LiveHub {
     if (this.connectivity.size === 0) return;
     const changed = [...this.connectivity];
     this.connectivity.clear();
+    // nobody to tell: no device's customer is looked up (a fleet connecting changes thousands a tick)
+    if (this.connections.size === 0) return;
     for (const deviceId of changed) {
       const customerId = this.stats.customerOf(deviceId);
       const message: WsServerMessage = { type: 'device', deviceId, change: 'updated' };
