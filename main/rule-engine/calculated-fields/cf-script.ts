@@ -2,7 +2,14 @@ import { ScriptCompileError } from '../script/script-compile-error.ts';
 import { compileProgram } from '../script/script-program.ts';
 import { translateTbel } from '../script/tbel-translator.ts';
 import { MAX_JSON_DEPTH } from '../../../shared/limits.ts';
-import { JsonText, nestsDeeper, type SandboxScript, type ScriptSandbox } from '../script/script-sandbox.ts';
+import {
+  JsonText,
+  nestsDeeper,
+  NumbersResult,
+  ScriptError,
+  type SandboxScript,
+  type ScriptSandbox,
+} from '../script/script-sandbox.ts';
 
 /** The three parameters a calculated field's script is compiled with: ctx, the argument values, unused. */
 const ARG_NAMES = ['ctx', '__cfArgs', '__cfUnused'] as const;
@@ -50,9 +57,16 @@ export class CfScript {
   }
 }
 
-/** Calls one batch takes at most: the batch shares one time limit and one argument size limit. */
-const MAX_BATCH_CALLS = 64;
+/**
+ * Calls one batch takes at most: the batch shares one time limit and one argument size limit. A batch that
+ * hits the time limit halves the calls the next ones take (down to one), a batch that ran in time doubles
+ * them again (up to the most).
+ */
+const MAX_BATCH_CALLS = 1024;
+const FIRST_BATCH_CALLS = 64;
 const MAX_BATCH_CHARS = 60_000;
+/** doubles a batch's results may write (the rest go as JSON) */
+const BATCH_NUMBERS = 8192;
 
 interface BatchCall {
   resolve(v: unknown): void;
@@ -92,6 +106,55 @@ function compactInput(ctx: unknown, args: Record<string, unknown>): string | nul
   return `"n":${JSON.stringify(names)},"t":${JSON.stringify(ts)},"v":${JSON.stringify(values)},"l":${c.latestTs}`;
 }
 
+/** A call's answer in a batch's text: its value (v) or error (e), or a shape (s) whose values are doubles. */
+interface BatchAnswer {
+  v?: unknown;
+  e?: unknown;
+  s?: unknown;
+}
+
+/**
+ * A batch's answers as the program wrote them ({"r": answers, "s": shapes} and the doubles), each checked:
+ * null when the text, a shape or the count of doubles does not fit (nothing of the sandbox is trusted).
+ * A shape's answer becomes the object JSON would have given: NaN and infinities null, -0 as 0.
+ */
+function readBatch(out: unknown, calls: number): (BatchAnswer | null)[] | null {
+  const text = out instanceof NumbersResult ? out.text : out;
+  const numbers = out instanceof NumbersResult ? out.numbers : new Float64Array(0);
+  if (typeof text !== 'string') return null;
+  let parsed: { r?: unknown; s?: unknown };
+  try {
+    parsed = JSON.parse(text) as { r?: unknown; s?: unknown };
+  } catch {
+    return null;
+  }
+  const list = parsed?.r;
+  const shapes = parsed?.s;
+  if (!Array.isArray(list) || !Array.isArray(shapes) || list.length !== calls) return null;
+  const checked: (string[] | undefined)[] = [];
+  let at = 0;
+  const answers = (list as (BatchAnswer | null)[]).map((r) => {
+    if (!r || typeof r !== 'object') return null;
+    if (r.s === undefined) return r;
+    const i = r.s as number;
+    let keys = checked[i];
+    if (keys === undefined && Number.isInteger(i) && i >= 0 && i < shapes.length) {
+      const k = shapes[i] as unknown;
+      if (Array.isArray(k) && k.every((x) => typeof x === 'string' && x !== '__proto__'))
+        keys = k as string[];
+      checked[i] = keys;
+    }
+    if (!keys || at + keys.length > numbers.length) return null;
+    const v: Record<string, number | null> = {};
+    for (const key of keys) {
+      const n = numbers[at++]!;
+      v[key] = Number.isFinite(n) ? n + 0 : null;
+    }
+    return { v };
+  });
+  return at === numbers.length ? answers : null;
+}
+
 /**
  * The SCRIPT fields of one entity or profile as one sandbox program: the calls of a turn of the event loop
  * (every field, every entity) go to the sandbox together, each script in its own function with its own
@@ -109,6 +172,9 @@ export class CfScriptBatch {
   private last: { ctx: unknown; args: unknown; compact: string | null } | null = null;
   private pendingChars = 0;
   private scheduled = false;
+  /** batches sent and not answered: while one is, calls gather for the next (one round trip for many) */
+  private inFlight = 0;
+  private maxCalls = FIRST_BATCH_CALLS;
 
   constructor(sandbox: ScriptSandbox, scripts: { source: string; argNames: string[] }[]) {
     this.sandbox = sandbox;
@@ -118,6 +184,35 @@ export class CfScriptBatch {
     });
     const body = [
       'var __cfOut = "";',
+      'var __cfShapes = [];',
+      'var __cfShapeOut = "";',
+      'var __cfShapeCount = 0;',
+      'var __n = 0;',
+      'if (__cfF === null || __cfFBuf !== __cfNums) { __cfF = new __cfF64(__cfNums); __cfFBuf = __cfNums; }',
+      // a plain object of numbers: its values go as doubles, its keys once per field and batch ({"s": shape})
+      'function __cfPack(__f, __r) {',
+      '  if (typeof __r !== "object" || __r === null || __cfIsArray(__r)) return null;',
+      '  if (__cfProto(__r) !== __cfObjProto || __r.toJSON !== undefined) return null;',
+      '  var __ks = __cfKeys(__r);',
+      `  if (__n + __ks.length > ${BATCH_NUMBERS}) return null;`,
+      '  var __sh = __cfShapes[__f];',
+      '  var __same = __sh !== undefined && __sh.k.length === __ks.length;',
+      '  for (var __m = 0; __m < __ks.length; __m++) {',
+      '    var __k = __ks[__m];',
+      '    var __v = __r[__k];',
+      '    if (typeof __v !== "number" || __k === "__proto__") return null;',
+      '    __cfF[__n + __m] = __v;',
+      '    if (__same && __sh.k[__m] !== __k) __same = false;',
+      '  }',
+      '  if (!__same) {',
+      '    __sh = { k: __ks, t: \'{"s":\' + __cfShapeCount + "}" };',
+      '    __cfShapes[__f] = __sh;',
+      '    __cfShapeOut += (__cfShapeCount ? "," : "") + __cfQuote(__ks);',
+      '    __cfShapeCount++;',
+      '  }',
+      '  __n += __ks.length;',
+      '  return __sh.t;',
+      '}',
       'var __cfGs = __cfBatch.g;',
       'for (var __i = 0; __i < __cfGs.length; __i++) {',
       '  var __g = __cfGs[__i];',
@@ -134,7 +229,10 @@ export class CfScriptBatch {
       '        }',
       '        __x = { args: __e, latestTs: __g.l };',
       '      }',
-      '      __s = __cfQuote({ v: __cfFns[__g.f[__j]](__x, __a, null) });',
+      '      var __fi = __g.f[__j];',
+      '      var __res = __cfFns[__fi](__x, __a, null);',
+      '      __s = __cfPack(__fi, __res);',
+      '      if (__s === null) __s = __cfQuote({ v: __res });',
       '    } catch (__err) {',
       '      try { __s = __cfQuote({ e: __cfText(__err && __err.message ? __err.message : __err) }); }',
       '      catch (__e2) { __s = \'{"e":"The script threw a value that cannot be read"}\'; }',
@@ -142,13 +240,15 @@ export class CfScriptBatch {
       '    __cfOut += (__cfOut ? "," : "") + (typeof __s === "string" ? __s : "{}");',
       '  }',
       '}',
-      'return "[" + __cfOut + "]";',
+      'return [\'{"r":[\' + __cfOut + \'],"s":[\' + __cfShapeOut + "]}", __n];',
     ].join('\n');
     const program =
-      '(function () {\nvar __cfQuote = JSON.stringify; var __cfText = String;\n' +
+      '(function () {\nvar __cfQuote = JSON.stringify; var __cfText = String; var __cfIsArray = Array.isArray;\n' +
+      'var __cfKeys = Object.keys; var __cfProto = Object.getPrototypeOf; var __cfObjProto = Object.prototype;\n' +
+      'var __cfF64 = Float64Array; var __cfF = null; var __cfFBuf = null;\n' +
       `var __cfFns = [${fns.join(',\n')}];\n` +
-      `function __fn(__cfBatch, __cfMeta, __cfType) {\n${body}\n}\nreturn __fn;\n})()`;
-    this.handle = sandbox.load('TBEL', program);
+      `function __fn(__cfBatch, __cfMeta, __cfType, __cfNums) {\n${body}\n}\nreturn __fn;\n})()`;
+    this.handle = sandbox.load('TBEL', program, { numbers: BATCH_NUMBERS });
   }
 
   run(field: number, ctx: unknown, args: Record<string, unknown>): Promise<unknown> {
@@ -159,7 +259,7 @@ export class CfScriptBatch {
       const json = compact ?? `"c":${JSON.stringify(ctx)},"a":${JSON.stringify(args)}`;
       let group = compact === null ? undefined : this.byInput.get(compact);
       const chars = group ? 4 : json.length + 16;
-      if (this.pendingChars + chars > MAX_BATCH_CHARS || this.pendingCalls >= MAX_BATCH_CALLS) {
+      if (this.pendingChars + chars > MAX_BATCH_CHARS || this.pendingCalls >= this.maxCalls) {
         this.flush();
         group = undefined;
       }
@@ -172,15 +272,21 @@ export class CfScriptBatch {
       group.calls.push({ resolve, reject });
       this.pendingCalls++;
       this.pendingChars += chars;
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.flushSoon();
+    });
+  }
+
+  /** At the end of this turn, unless a batch is out: its answer sends what gathered meanwhile. */
+  private flushSoon(): void {
+    if (this.scheduled || this.inFlight > 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.inFlight === 0) this.flush();
     });
   }
 
   private flush(): void {
-    this.scheduled = false;
     const groups = this.groups;
     if (groups.length === 0) return;
     this.groups = [];
@@ -192,26 +298,31 @@ export class CfScriptBatch {
     const data = new JsonText(
       `{"g":[${groups.map((g) => `{"f":${JSON.stringify(g.fields)},${g.json}}`).join(',')}]}`,
     );
+    const sent = calls.length;
+    this.inFlight++;
+    const answered = () => {
+      this.inFlight--;
+      if (this.groups.length > 0) this.flushSoon();
+    };
     this.sandbox.invoke(this.handle, data, {}, 'CF').then(
       (out) => {
-        let results: unknown = null;
-        try {
-          results = typeof out === 'string' ? JSON.parse(out) : null;
-        } catch {
-          // answered below: no result
-        }
-        const list = Array.isArray(results) ? (results as unknown[]) : [];
+        if (sent >= this.maxCalls) this.maxCalls = Math.min(MAX_BATCH_CALLS, this.maxCalls * 2);
+        const results = readBatch(out, calls.length);
         calls.forEach((c, i) => {
-          const r = list[i] as { v?: unknown; e?: unknown } | null | undefined;
-          if (!r || typeof r !== 'object') c.reject(new Error('The script batch returned no result'));
+          const r = results?.[i];
+          if (!r) c.reject(new Error('The script batch returned no result'));
           else if (r.e !== undefined) c.reject(new Error(String(r.e)));
           else if (nestsDeeper(r.v, MAX_JSON_DEPTH))
             c.reject(new Error('Script result is nested too deeply'));
           else c.resolve(r.v);
         });
+        answered();
       },
       (err: Error) => {
+        if (err instanceof ScriptError && err.reason === 'timeout')
+          this.maxCalls = Math.max(1, Math.floor(sent / 2));
         for (const c of calls) c.reject(err);
+        answered();
       },
     );
   }

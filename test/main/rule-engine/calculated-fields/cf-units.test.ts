@@ -114,4 +114,68 @@ describe('SCRIPT fields batched into one sandbox program', () => {
       batch.release();
     }
   });
+  it('gives what JSON would give for results of numbers, of other values and of changing keys', async () => {
+    const { CfScriptBatch } = await import('../../../../main/rule-engine/calculated-fields/cf-script.ts');
+    const { testScriptSandbox } = await import('../../../../main/rule-engine/script/script-sandbox.ts');
+    const batch = new CfScriptBatch(testScriptSandbox(), [
+      {
+        source: 'if (t > 1) { return {"a": t / 4, "b": -t * 0}; } return {"b": t, "a": 1};',
+        argNames: ['t'],
+      },
+      {
+        source: 'return {"nan": t / 0 - t / 0, "inf": t / 0, "big": t * 1e308, "zero": t - t};',
+        argNames: ['t'],
+      },
+      { source: 'return {"ts": 5, "values": {"x": t}, "s": "text", "ok": true};', argNames: ['t'] },
+      { source: 'return {};', argNames: ['t'] },
+    ]);
+    try {
+      const results = await Promise.all([
+        batch.run(0, { args: {} }, { t: 2 }),
+        batch.run(0, { args: {} }, { t: 1 }),
+        batch.run(1, { args: {} }, { t: 3 }),
+        batch.run(2, { args: {} }, { t: 4 }),
+        batch.run(3, { args: {} }, { t: 5 }),
+        batch.run(0, { args: {} }, { t: 6 }),
+      ]);
+      expect(results).toEqual([
+        { a: 0.5, b: 0 },
+        { b: 1, a: 1 },
+        { nan: null, inf: null, big: null, zero: 0 },
+        { ts: 5, values: { x: 4 }, s: 'text', ok: true },
+        {},
+        { a: 1.5, b: 0 },
+      ]);
+      expect(Object.keys(results[1]!)).toEqual(['b', 'a']);
+      expect(Object.is((results[0] as { b: number }).b, -0)).toBe(false);
+    } finally {
+      batch.release();
+    }
+  });
+
+  it("computes every call of many entities sent at once, each with its own entity's values", async () => {
+    const { CfScriptBatch } = await import('../../../../main/rule-engine/calculated-fields/cf-script.ts');
+    const { ScriptSandbox } = await import('../../../../main/rule-engine/script/script-sandbox.ts');
+    const sandbox = new ScriptSandbox({ workers: 1 });
+    const batch = new CfScriptBatch(sandbox, [
+      { source: 'return {"f": t * 1.8 + 32};', argNames: ['t'] },
+      { source: 'return {"d": t - h / 2};', argNames: ['t', 'h'] },
+    ]);
+    try {
+      const calls: Promise<unknown>[] = [];
+      const expected: unknown[] = [];
+      for (let e = 0; e < 1500; e++) {
+        const t = e / 10;
+        const h = 50 + e;
+        const ctx = { args: { t: { ts: e, value: t }, h: { ts: e, value: h } }, latestTs: e };
+        const args = { t, h };
+        calls.push(batch.run(0, ctx, args), batch.run(1, ctx, args));
+        expected.push({ f: t * 1.8 + 32 }, { d: t - h / 2 });
+      }
+      expect(await Promise.all(calls)).toEqual(expected);
+    } finally {
+      batch.release();
+      await sandbox.close();
+    }
+  });
 });
