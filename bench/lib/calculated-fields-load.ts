@@ -75,13 +75,13 @@ export async function checkCalculatedOutputs(
       .join(', ');
     if (!wrong) {
       const history = await http<Record<string, unknown[]>>(
-        `/api/plugins/telemetry/DEVICE/${deviceId}/values/timeseries?keys=${keys.join(',')}&startTs=0&endTs=${Date.now() + 86_400_000}&limit=100000`,
+        `/api/plugins/telemetry/DEVICE/${deviceId}/values/timeseries?keys=temperature,${keys.join(',')}&startTs=0&endTs=${Date.now() + 86_400_000}&limit=100000`,
         { token },
       );
       const points = keys.map((k) => history[k]?.length ?? 0);
       if (points.some((n) => n === 0))
         throw new Error(`calculated fields wrote no history: ${points.join('/')}`);
-      return `${CALCULATED_FIELDS} outputs match their formulas; ${Math.min(...points)}-${Math.max(...points)} points each`;
+      return `${CALCULATED_FIELDS} outputs match their formulas; ${Math.min(...points)}-${Math.max(...points)} points each, of ${history.temperature?.length ?? 0} input points`;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
