@@ -54,6 +54,8 @@ interface Compiled {
   argList: [string, CfArgument][];
   expression: MathExpression | null;
   script: Pick<CfScript, 'run' | 'release'> | null;
+  /** the batch program a SCRIPT field runs in, and its place there (see batchScripts) */
+  batch: { program: CfScriptBatch; index: number } | null;
   /** TBEL conditions of an ALARM field, by rule (severity or CLEAR) */
   conditions: Map<string, CfScript>;
   /** the output key of a single-output field (its own result does not trigger it) */
@@ -345,6 +347,7 @@ export class CalculatedFieldEngine {
       argList: Object.entries(args),
       expression: null,
       script: null,
+      batch: null,
       conditions: new Map(),
       outputs: new Set(),
       groupKey: null,
@@ -395,6 +398,7 @@ export class CalculatedFieldEngine {
     batch.warm();
     scripted.forEach((c, i) => {
       c.script!.release();
+      c.batch = { program: batch, index: i };
       c.script = {
         run: (ctx, args) => batch.run(i, ctx, args),
         release: () => (i === 0 ? batch.release() : undefined),
@@ -625,8 +629,18 @@ export class CalculatedFieldEngine {
     const scriptCtx = () => (script ??= this.scriptCtx(lead, state));
     let vars: Record<string, number> | undefined;
     const numbers = () => (vars ??= this.numbers(state));
+    // the scripts of one batch program go in one call for all (one promise, one set of arguments)
+    let batched: Compiled[] | null = null;
     for (const c of members) {
       this.computed++;
+      if (
+        c.type === 'SCRIPT' &&
+        c.batch &&
+        (batched === null || batched[0]!.batch!.program === c.batch.program)
+      ) {
+        (batched ??= []).push(c);
+        continue;
+      }
       try {
         const done =
           c.type === 'SIMPLE'
@@ -636,6 +650,38 @@ export class CalculatedFieldEngine {
       } catch (err) {
         this.failed(c, entity, err);
       }
+    }
+    if (batched && this.ready(lead, state)) {
+      const scripts = batched;
+      const { ctx, args } = scriptCtx();
+      out.push(
+        scripts[0]!
+          .batch!.program.runMany(
+            scripts.map((c) => c.batch!.index),
+            ctx,
+            args,
+          )
+          .then((outcomes) => {
+            const pending: Promise<void>[] = [];
+            outcomes.forEach((o, k) => {
+              const c = scripts[k]!;
+              const failed = (err: unknown) => this.failed(c, entity, err);
+              try {
+                if (!o.ok) {
+                  const d = this.debug(c, entity, args, null, o.error.message);
+                  if (d) pending.push(d.then(() => failed(o.error), failed));
+                  else failed(o.error);
+                  return;
+                }
+                const d = this.scriptResult(c, entity, state, ts, depth, args, o.value);
+                if (d) pending.push(d.catch(failed));
+              } catch (err) {
+                failed(err);
+              }
+            });
+            return pending.length > 0 ? Promise.all(pending).then(() => undefined) : undefined;
+          }),
+      );
     }
     return out;
   }
@@ -892,16 +938,32 @@ export class CalculatedFieldEngine {
       await this.debug(c, entity, args, null, (err as Error).message);
       throw err;
     }
-    if (!isObject(result)) {
-      await this.debug(c, entity, args, result, 'The script must return an object of output keys and values');
-      return;
-    }
+    await this.scriptResult(c, entity, state, ts, depth, args, result);
+  }
+
+  /** A script's result: emitted when it is an object of output keys (or {ts, values}), else a debug error. */
+  private scriptResult(
+    c: Compiled,
+    entity: EntityRef,
+    state: FieldState,
+    ts: number,
+    depth: number,
+    args: Record<string, unknown>,
+    result: unknown,
+  ): Promise<void> | undefined {
+    if (!isObject(result))
+      return this.debug(
+        c,
+        entity,
+        args,
+        result,
+        'The script must return an object of output keys and values',
+      );
     const values = isObject(result.values) && typeof result.ts === 'number' ? result.values : result;
     const at =
       typeof result.ts === 'number' && isObject(result.values) ? result.ts : this.useTs(c, state, ts);
     if (Object.keys(values).length > 0) this.emit(c, entity, values, at, depth);
-    const debugged = this.debug(c, entity, args, result, null);
-    if (debugged) await debugged;
+    return this.debug(c, entity, args, result, null);
   }
 
   private zonesOf(c: Compiled, entity: EntityRef, group: string, state: FieldState): Zone[] {

@@ -68,6 +68,9 @@ const MAX_BATCH_CHARS = 60_000;
 /** doubles a batch's results may write (the rest go as JSON) */
 const BATCH_NUMBERS = 8192;
 
+/** A field's outcome in runMany: its result, or why it failed. */
+export type ScriptOutcome = { ok: true; value: unknown } | { ok: false; error: Error };
+
 interface BatchCall {
   resolve(v: unknown): void;
   reject(e: Error): void;
@@ -252,28 +255,54 @@ export class CfScriptBatch {
   }
 
   run(field: number, ctx: unknown, args: Record<string, unknown>): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const last = this.last;
-      const compact = last && last.ctx === ctx && last.args === args ? last.compact : compactInput(ctx, args);
-      this.last = { ctx, args, compact };
-      const json = compact ?? `"c":${JSON.stringify(ctx)},"a":${JSON.stringify(args)}`;
-      let group = compact === null ? undefined : this.byInput.get(compact);
-      const chars = group ? 4 : json.length + 16;
-      if (this.pendingChars + chars > MAX_BATCH_CHARS || this.pendingCalls >= this.maxCalls) {
-        this.flush();
-        group = undefined;
-      }
-      if (!group) {
-        group = { json, fields: [], calls: [] };
-        this.groups.push(group);
-        if (compact !== null) this.byInput.set(compact, group);
-      }
-      group.fields.push(field);
-      group.calls.push({ resolve, reject });
-      this.pendingCalls++;
-      this.pendingChars += chars;
-      this.flushSoon();
+    return new Promise((resolve, reject) => this.add(field, ctx, args, { resolve, reject }));
+  }
+
+  /**
+   * Several fields on the same ctx and arguments (an entity's fields of one state): one promise for all,
+   * each field's outcome in its place.
+   */
+  runMany(fields: number[], ctx: unknown, args: Record<string, unknown>): Promise<ScriptOutcome[]> {
+    return new Promise((resolve) => {
+      const out: ScriptOutcome[] = new Array<ScriptOutcome>(fields.length);
+      let left = fields.length;
+      const settle = (k: number, o: ScriptOutcome) => {
+        out[k] = o;
+        if (--left === 0) resolve(out);
+      };
+      fields.forEach((f, k) =>
+        this.add(f, ctx, args, {
+          resolve: (value) => settle(k, { ok: true, value }),
+          reject: (error) => settle(k, { ok: false, error }),
+        }),
+      );
     });
+  }
+
+  private add(field: number, ctx: unknown, args: Record<string, unknown>, call: BatchCall): void {
+    const last = this.last;
+    const compact = last && last.ctx === ctx && last.args === args ? last.compact : compactInput(ctx, args);
+    this.last = { ctx, args, compact };
+    let group = compact === null ? undefined : this.byInput.get(compact);
+    const json = group ? '' : (compact ?? `"c":${JSON.stringify(ctx)},"a":${JSON.stringify(args)}`);
+    const chars = group ? 4 : json.length + 16;
+    if (this.pendingChars + chars > MAX_BATCH_CHARS || this.pendingCalls >= this.maxCalls) {
+      this.flush();
+      if (group) {
+        this.add(field, ctx, args, call);
+        return;
+      }
+    }
+    if (!group) {
+      group = { json, fields: [], calls: [] };
+      this.groups.push(group);
+      if (compact !== null) this.byInput.set(compact, group);
+    }
+    group.fields.push(field);
+    group.calls.push(call);
+    this.pendingCalls++;
+    this.pendingChars += chars;
+    this.flushSoon();
   }
 
   /** At the end of this turn, unless a batch is out: its answer sends what gathered meanwhile. */

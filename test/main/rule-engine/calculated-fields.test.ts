@@ -222,6 +222,67 @@ describe('calculated fields', () => {
     }
   });
 
+  it("an entity's scripts run in one sandbox call, each saving its own result, a failing one only failing itself", async () => {
+    p = platform();
+    token = await p.login();
+    const d = await device();
+    const immediate = { type: 'IMMEDIATE', saveTimeSeries: true, saveLatest: true, sendWsUpdate: true };
+    const args = { t: arg('t'), h: arg('h') };
+    const script = (name: string, expression: string, debug = false) =>
+      saveField({
+        entityId: d.ref,
+        type: 'SCRIPT',
+        name,
+        ...(debug ? { debugSettings: { failuresEnabled: true } } : {}),
+        configuration: {
+          type: 'SCRIPT',
+          arguments: args,
+          expression,
+          output: { type: 'TIME_SERIES', strategy: immediate },
+        },
+      });
+    await saveField({
+      entityId: d.ref,
+      type: 'SIMPLE',
+      name: 'Fahrenheit',
+      configuration: {
+        type: 'SIMPLE',
+        arguments: args,
+        expression: 't * 1.8 + 32',
+        output: { name: 'f', type: 'TIME_SERIES', decimalsByDefault: 1, strategy: immediate },
+      },
+    });
+    await script('Ratio', 'return {"ratio": t / h, "half": h / 2};');
+    await script('Label', 'return {"label": t > 15 ? "hot" : "cold", "ts": 1};');
+    const failing = await script(
+      'Guard',
+      'if (t > 15) { raiseError("too hot: " + t); } return {"ok": t};',
+      true,
+    );
+    const client = await connect(p.urls.mqtt, d.token, 4);
+    const first = savedTelemetry(d.ref.id, ['f', 'ratio', 'half', 'label', 'ts', 'ok']);
+    await publishOk(client, 'v1/devices/me/telemetry', { t: 10, h: 4 });
+    expect(await first).toEqual({ f: 50, ratio: 2.5, half: 2, label: 'cold', ts: 1, ok: 10 });
+    const second = savedTelemetry(d.ref.id, ['f', 'ratio', 'half', 'label', 'ts']);
+    await publishOk(client, 'v1/devices/me/telemetry', { t: 20, h: 8 });
+    expect(await second).toEqual({ f: 68, ratio: 2.5, half: 4, label: 'hot', ts: 1 });
+    await p.calculatedFields.settled();
+    const latest = await okJson<Record<string, { value: unknown }[]>>(
+      p.http(
+        `/api/plugins/telemetry/DEVICE/${d.ref.id}/values/timeseries?keys=ok,ratio&useStrictDataTypes=true`,
+        {
+          token,
+        },
+      ),
+    );
+    expect(latest.ok?.[0]?.value).toBe(10);
+    expect(latest.ratio?.[0]?.value).toBe(2.5);
+    const debug = await okJson<{ body: { error: string | null } }>(
+      p.http(`/api/calculatedField/${failing.id.id}/debug`, { token }),
+    );
+    expect(debug.body.error).toContain('too hot: 20');
+  });
+
   it('GEOFENCING: entering and leaving a polygon zone reports ENTERED / LEFT and INSIDE / OUTSIDE', async () => {
     p = platform();
     token = await p.login();
