@@ -8,9 +8,10 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { DurableDb, type DurableDbOptions, type Migration } from '../../../main/store/durable-db.ts';
+import { describe, expect, it } from 'vitest';
+import { DurableDb, type Migration } from '../../../main/store/durable-db.ts';
 import { journalFileName } from '../../../main/store/journal.ts';
+import { openedStores } from '../../helpers/opened-stores.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
 const migrations: Migration[] = [
@@ -21,19 +22,7 @@ const migrations: Migration[] = [
   },
 ];
 
-/**
- * Stores a test opens; those a test leaves open (as a crash would) are closed after it, newest first, so
- * that no file handle is left for the garbage collector.
- */
-const opened: DurableDb[] = [];
-async function open(options: DurableDbOptions): Promise<DurableDb> {
-  const db = await DurableDb.open(options);
-  opened.push(db);
-  return db;
-}
-afterEach(async () => {
-  for (const db of opened.splice(0).reverse()) await db.close();
-});
+const open = openedStores();
 
 function journalFiles(dir: string): string[] {
   return readdirSync(dir).filter((f) => f.startsWith('journal-'));

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DurableDb, type DurableDbOptions, type Migration } from '../../../main/store/durable-db.ts';
+import type { DurableDb, Migration } from '../../../main/store/durable-db.ts';
 import { exportSchemaImage } from '../../../main/store/schema-image.ts';
 import { SNAPSHOT_FILE } from '../../../main/store/snapshot-file.ts';
+import { openedStores } from '../../helpers/opened-stores.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
 /** migrations that count their runs, so a test sees whether the image stood in for them */
@@ -30,14 +31,8 @@ function counted(): { migrations: Migration[]; runs: number[] } {
   return { migrations, runs };
 }
 
-const opened: DurableDb[] = [];
-async function open(options: DurableDbOptions): Promise<DurableDb> {
-  const db = await DurableDb.open(options);
-  opened.push(db);
-  return db;
-}
-afterEach(async () => {
-  for (const db of opened.splice(0).reverse()) await db.close();
+const open = openedStores();
+afterEach(() => {
   vi.restoreAllMocks();
 });
 
@@ -103,7 +98,6 @@ describe('a schema image', () => {
     const first = await open({ dir, migrations });
     await first.write((w) => w.run('INSERT INTO items (id, name) VALUES (1, ?)', ['old']));
     await first.close();
-    opened.length = 0;
     const image = await imageOf(migrations);
     const again = await open({ dir, migrations, schemaImage: () => image });
     expect(again.all('SELECT name FROM items')).toEqual([{ name: 'old' }]);
