@@ -34,7 +34,7 @@ import {
   type RuleProgress,
 } from './cf-alarm-rules.ts';
 import { computeMetrics, type AggMetric, type Row } from './cf-metrics.ts';
-import { CfScript, CfScriptBatch, looksLikeScript } from './cf-script.ts';
+import { CfScript, CfScriptBatch, looksLikeScript, type ScriptOutcome } from './cf-script.ts';
 import { insideZone, parseZone, type Zone } from './geofencing.ts';
 
 /** A change of an entity's data: time series points, or attributes of a scope. */
@@ -665,18 +665,11 @@ export class CalculatedFieldEngine {
             const pending: Promise<void>[] = [];
             outcomes.forEach((o, k) => {
               const c = scripts[k]!;
-              const failed = (err: unknown) => this.failed(c, entity, err);
               try {
-                if (!o.ok) {
-                  const d = this.debug(c, entity, args, null, o.error.message);
-                  if (d) pending.push(d.then(() => failed(o.error), failed));
-                  else failed(o.error);
-                  return;
-                }
-                const d = this.scriptResult(c, entity, state, ts, depth, args, o.value);
-                if (d) pending.push(d.catch(failed));
+                const d = this.scriptOutcome(c, entity, state, ts, depth, args, o);
+                if (d) pending.push(d.catch((err: unknown) => this.failed(c, entity, err)));
               } catch (err) {
-                failed(err);
+                this.failed(c, entity, err);
               }
             });
             return pending.length > 0 ? Promise.all(pending).then(() => undefined) : undefined;
@@ -931,14 +924,34 @@ export class CalculatedFieldEngine {
   ): Promise<void> {
     if (!this.ready(c, state)) return;
     const { ctx, args } = scriptCtx();
-    let result: unknown;
+    let outcome: ScriptOutcome;
     try {
-      result = await c.script!.run(ctx, args);
+      outcome = { ok: true, value: await c.script!.run(ctx, args) };
     } catch (err) {
-      await this.debug(c, entity, args, null, (err as Error).message);
-      throw err;
+      outcome = { ok: false, error: err as Error };
     }
-    await this.scriptResult(c, entity, state, ts, depth, args, result);
+    await this.scriptOutcome(c, entity, state, ts, depth, args, outcome);
+  }
+
+  /**
+   * A script's outcome: its result (scriptResult), or its error shown in a debug event and then thrown;
+   * undefined when nothing is left to wait for.
+   */
+  private scriptOutcome(
+    c: Compiled,
+    entity: EntityRef,
+    state: FieldState,
+    ts: number,
+    depth: number,
+    args: Record<string, unknown>,
+    outcome: ScriptOutcome,
+  ): Promise<void> | undefined {
+    if (outcome.ok) return this.scriptResult(c, entity, state, ts, depth, args, outcome.value);
+    const debugged = this.debug(c, entity, args, null, outcome.error.message);
+    if (!debugged) throw outcome.error;
+    return debugged.then(() => {
+      throw outcome.error;
+    });
   }
 
   /** A script's result: emitted when it is an object of output keys (or {ts, values}), else a debug error. */
