@@ -1,21 +1,18 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrations } from '../../../main/platform/migrations.ts';
 import { loadSchemaImage } from '../../../main/platform/schema-image.ts';
-import { DurableDb } from '../../../main/store/durable-db.ts';
+import type { DurableDb } from '../../../main/store/durable-db.ts';
 import { SNAPSHOT_FILE } from '../../../main/store/snapshot-file.ts';
+import { openedStores } from '../../helpers/opened-stores.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
-const opened: DurableDb[] = [];
-afterEach(async () => {
-  for (const db of opened.splice(0).reverse()) await db.close();
-});
+const openStore = openedStores();
 
 async function open(schemaImage?: () => Uint8Array | null): Promise<{ db: DurableDb; dir: string }> {
   const dir = tempDir();
-  const db = await DurableDb.open({ dir, migrations, ...(schemaImage ? { schemaImage } : {}) });
-  opened.push(db);
+  const db = await openStore({ dir, migrations, ...(schemaImage ? { schemaImage } : {}) });
   return { db, dir };
 }
 
