@@ -34,7 +34,14 @@ import {
   type RuleProgress,
 } from './cf-alarm-rules.ts';
 import { computeMetrics, type AggMetric, type Row } from './cf-metrics.ts';
-import { CfScript, CfScriptBatch, looksLikeScript, type ScriptOutcome } from './cf-script.ts';
+import type { ArithmeticScript } from './cf-arithmetic.ts';
+import {
+  arithmeticOfCfScript,
+  CfScript,
+  CfScriptBatch,
+  looksLikeScript,
+  type ScriptOutcome,
+} from './cf-script.ts';
 import { insideZone, parseZone, type Zone } from './geofencing.ts';
 
 /** A change of an entity's data: time series points, or attributes of a scope. */
@@ -54,6 +61,8 @@ interface Compiled {
   argList: [string, CfArgument][];
   expression: MathExpression | null;
   script: Pick<CfScript, 'run' | 'release'> | null;
+  /** a SCRIPT field that only returns arithmetic of its arguments: computed here when they are numbers */
+  arithmetic: ArithmeticScript | null;
   /** the batch program a SCRIPT field runs in, and its place there (see batchScripts) */
   batch: { program: CfScriptBatch; index: number } | null;
   /** TBEL conditions of an ALARM field, by rule (severity or CLEAR) */
@@ -74,6 +83,13 @@ interface Job {
   depth: number;
   /** a group's fields to compute (null: a single field) */
   members: Set<Compiled> | null;
+}
+
+/** The jobs of one key (field or group, and entity), one at a time: the last one's end, and the one waiting. */
+interface Queue {
+  tail: Promise<void>;
+  pending: number;
+  waiting: Job | null;
 }
 
 interface GlobalIndex {
@@ -157,14 +173,7 @@ export class CalculatedFieldEngine {
   /** by entity, then by field id (no key made per update); statesCount bounds them all */
   private readonly states = new Map<string, EntityStates>();
   private statesCount = 0;
-  private readonly queues = new Map<
-    string,
-    {
-      tail: Promise<void>;
-      pending: number;
-      waiting: Job | null;
-    }
-  >();
+  private readonly queues = new Map<string, Queue>();
   private readonly profiles = new Map<string, string | null>();
   /** entity|key -> depth of the chain that produced it, so a field's own result does not loop forever */
   private readonly produced = new Map<string, number>();
@@ -347,6 +356,7 @@ export class CalculatedFieldEngine {
       argList: Object.entries(args),
       expression: null,
       script: null,
+      arithmetic: null,
       batch: null,
       conditions: new Map(),
       outputs: new Set(),
@@ -359,8 +369,10 @@ export class CalculatedFieldEngine {
       (type === 'PROPAGATION' && config.applyExpressionToResolvedArguments && !looksLikeScript(expr))
     )
       c.expression = compileMathExpression(expr, argNames);
-    else if (type === 'SCRIPT' || (type === 'PROPAGATION' && config.applyExpressionToResolvedArguments))
+    else if (type === 'SCRIPT' || (type === 'PROPAGATION' && config.applyExpressionToResolvedArguments)) {
       c.script = new CfScript(this.sandbox, expr, argNames);
+      if (type === 'SCRIPT') c.arithmetic = arithmeticOfCfScript(expr, argNames);
+    }
     if (
       (c.expression && type === 'SIMPLE') ||
       (c.script && type === 'SCRIPT' && c.argList.every(([, a]) => a.refEntityKey.type !== 'TS_ROLLING'))
@@ -592,8 +604,14 @@ export class CalculatedFieldEngine {
   private enqueueGroup(members: Compiled[], entity: EntityRef, updates: DataUpdate[], depth: number): void {
     const lead = members[0]!;
     const key = `${lead.groupKey}|${entity.id}`;
-    if (!this.queues.has(key) && members.every((c) => c.type === 'SIMPLE')) {
-      this.computeGroup(lead, members, entity, updates, depth);
+    if (!this.queues.has(key) && members.every((c) => c.type === 'SIMPLE' || c.arithmetic)) {
+      // formulas and arithmetic scripts are computed now; a script whose arguments are not all numbers goes
+      // to the sandbox, and the group's next updates wait for it (in order, as queued ones do)
+      const scripts = this.computeGroup(lead, members, entity, updates, depth, true);
+      if (scripts.length > 0)
+        this.track(key, entity, this.queueOf(key), Promise.all(scripts), (err) =>
+          this.failed(lead, entity, err),
+        );
       return;
     }
     this.schedule(
@@ -613,6 +631,7 @@ export class CalculatedFieldEngine {
     entity: EntityRef,
     updates: DataUpdate[],
     depth: number,
+    onlySandbox = false,
   ): Promise<void>[] {
     const out: Promise<void>[] = [];
     let state: FieldState;
@@ -633,6 +652,17 @@ export class CalculatedFieldEngine {
     let batched: Compiled[] | null = null;
     for (const c of members) {
       this.computed++;
+      const now = c.arithmetic?.evaluate((n) => singleValue(state, n));
+      if (now) {
+        try {
+          const done = this.scriptResult(c, entity, state, ts, depth, scriptCtx().args, now);
+          const caught = done?.catch((err: unknown) => this.failed(c, entity, err));
+          if (caught && !onlySandbox) out.push(caught);
+        } catch (err) {
+          this.failed(c, entity, err);
+        }
+        continue;
+      }
       if (
         c.type === 'SCRIPT' &&
         c.batch &&
@@ -646,7 +676,8 @@ export class CalculatedFieldEngine {
           c.type === 'SIMPLE'
             ? this.runSimple(c, entity, state, ts, depth, numbers)
             : this.runScript(c, entity, state, ts, depth, scriptCtx);
-        if (done) out.push(done.catch((err: unknown) => this.failed(c, entity, err)));
+        const caught = done?.catch((err: unknown) => this.failed(c, entity, err));
+        if (caught && (c.type !== 'SIMPLE' || !onlySandbox)) out.push(caught);
       } catch (err) {
         this.failed(c, entity, err);
       }
@@ -698,11 +729,7 @@ export class CalculatedFieldEngine {
     run: (job: Job) => Promise<unknown>,
     fail: (err: unknown) => void,
   ): void {
-    let q = this.queues.get(key);
-    if (!q) {
-      q = { tail: Promise.resolve(), pending: 0, waiting: null };
-      this.queues.set(key, q);
-    }
+    const q = this.queueOf(key);
     const waiting = q.waiting;
     if (waiting && coalesce) {
       waiting.updates.push(...job.updates);
@@ -715,26 +742,49 @@ export class CalculatedFieldEngine {
       this.failures++;
       return;
     }
-    q.pending++;
-    this.running.set(entity.id, (this.running.get(entity.id) ?? 0) + 1);
-    const queue = q;
     const mine: Job = { ...job, updates: [...job.updates] };
-    queue.waiting = mine;
+    q.waiting = mine;
+    this.track(
+      key,
+      entity,
+      q,
+      q.tail.then(() => {
+        if (q.waiting === mine) q.waiting = null;
+        return run(mine);
+      }),
+      fail,
+    );
+  }
+
+  private queueOf(key: string): Queue {
+    let q = this.queues.get(key);
+    if (!q) {
+      q = { tail: Promise.resolve(), pending: 0, waiting: null };
+      this.queues.set(key, q);
+    }
+    return q;
+  }
+
+  /** Work of the queue's key, running or waiting: the key's next jobs and the entity's results wait for it. */
+  private track(
+    key: string,
+    entity: EntityRef,
+    queue: Queue,
+    work: Promise<unknown>,
+    fail: (err: unknown) => void,
+  ): void {
+    queue.pending++;
+    this.running.set(entity.id, (this.running.get(entity.id) ?? 0) + 1);
     const finish = () => {
       queue.pending--;
       this.done(entity.id);
       if (queue.pending === 0 && this.queues.get(key) === queue) this.queues.delete(key);
     };
-    q.tail = q.tail
-      .then(() => {
-        if (queue.waiting === mine) queue.waiting = null;
-        return run(mine);
-      })
-      .then(finish, (err: unknown) => {
-        fail(err);
-        finish();
-      });
-    this.idle = q.tail;
+    queue.tail = work.then(finish, (err: unknown) => {
+      fail(err);
+      finish();
+    });
+    this.idle = queue.tail;
   }
 
   /** One of the entity's fields is done: its results go out once none is queued or running. */
@@ -924,6 +974,8 @@ export class CalculatedFieldEngine {
   ): Promise<void> {
     if (!this.ready(c, state)) return;
     const { ctx, args } = scriptCtx();
+    const now = c.arithmetic?.evaluate((n) => singleValue(state, n));
+    if (now) return this.scriptResult(c, entity, state, ts, depth, args, now);
     let outcome: ScriptOutcome;
     try {
       outcome = { ok: true, value: await c.script!.run(ctx, args) };
@@ -1352,6 +1404,12 @@ export class CalculatedFieldEngine {
       error,
     });
   }
+}
+
+/** A single-valued argument's value in the state (undefined when absent or rolling). */
+function singleValue(state: FieldState, name: string): unknown {
+  const v = state.args.get(name);
+  return v?.kind === 'single' ? v.value : undefined;
 }
 
 function readsAny(keys: Set<string>, values: Record<string, unknown>): boolean {

@@ -1,6 +1,7 @@
 import { ScriptCompileError } from '../script/script-compile-error.ts';
 import { compileProgram } from '../script/script-program.ts';
 import { translateTbel } from '../script/tbel-translator.ts';
+import { arithmeticScriptOf, type ArithmeticScript } from './cf-arithmetic.ts';
 import { MAX_JSON_DEPTH } from '../../../shared/limits.ts';
 import {
   JsonText,
@@ -20,8 +21,24 @@ const ARG_NAMES = ['ctx', '__cfArgs', '__cfUnused'] as const;
  * ctx.latestTs. Runs in the rule engine's QuickJS sandbox with its limits.
  */
 export function compileCfScript(source: string, argNames: string[]): string {
-  const prelude = argNames.map((n) => `var ${n} = __cfArgs.${n};`).join(' ');
-  return compileProgram('TBEL', `${prelude}\n${source}`, ARG_NAMES);
+  return compileProgram('TBEL', withPrelude(source, argNames), ARG_NAMES);
+}
+
+/** The script with its arguments bound: `var <arg> = __cfArgs.<arg>;` each, then the user's lines. */
+const withPrelude = (source: string, argNames: readonly string[]) =>
+  `${argNames.map((n) => `var ${n} = __cfArgs.${n};`).join(' ')}\n${source}`;
+
+/** The script's body as the sandbox runs it (translated TBEL); throws ScriptCompileError. */
+const translateCfScript = (source: string, argNames: readonly string[]) =>
+  translateTbel(withPrelude(source, argNames), ARG_NAMES);
+
+/** The script as arithmetic computed without the sandbox (cf-arithmetic.ts), or null when it is more. */
+export function arithmeticOfCfScript(source: string, argNames: readonly string[]): ArithmeticScript | null {
+  try {
+    return arithmeticScriptOf(translateCfScript(source, argNames), argNames);
+  } catch {
+    return null;
+  }
 }
 
 /** null, or why the script does not compile (line numbers are the user's). */
@@ -181,10 +198,10 @@ export class CfScriptBatch {
 
   constructor(sandbox: ScriptSandbox, scripts: { source: string; argNames: string[] }[]) {
     this.sandbox = sandbox;
-    const fns = scripts.map(({ source, argNames }) => {
-      const prelude = argNames.map((n) => `var ${n} = __cfArgs.${n};`).join(' ');
-      return `function (${ARG_NAMES.join(', ')}) {\n${translateTbel(`${prelude}\n${source}`, ARG_NAMES)}\n}`;
-    });
+    const fns = scripts.map(
+      ({ source, argNames }) =>
+        `function (${ARG_NAMES.join(', ')}) {\n${translateCfScript(source, argNames)}\n}`,
+    );
     const body = [
       'var __cfOut = "";',
       'var __cfShapes = [];',
