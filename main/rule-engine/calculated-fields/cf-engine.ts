@@ -107,7 +107,8 @@ interface OutboxEntry {
   ts: number;
   immediate: boolean;
   values: Record<string, unknown>;
-  fieldIds: Set<string>;
+  /** the fields whose results it holds (the rule engine message says them; IMMEDIATE writes do not) */
+  fieldIds: Set<string> | null;
 }
 
 interface FieldState {
@@ -648,14 +649,17 @@ export class CalculatedFieldEngine {
     const scriptCtx = () => (script ??= this.scriptCtx(lead, state));
     let vars: Record<string, number> | undefined;
     const numbers = () => (vars ??= this.numbers(state));
+    const valueOf = (n: string) => singleValue(state, n);
     // the scripts of one batch program go in one call for all (one promise, one set of arguments)
     let batched: Compiled[] | null = null;
     for (const c of members) {
       this.computed++;
-      const now = c.arithmetic?.evaluate((n) => singleValue(state, n));
+      const now = c.arithmetic?.evaluate(valueOf);
       if (now) {
         try {
-          const done = this.scriptResult(c, entity, state, ts, depth, scriptCtx().args, now);
+          // the arguments as the script would get them: only a debug event shows them
+          const args = debugs(c.field, null) ? scriptCtx().args : {};
+          const done = this.scriptResult(c, entity, state, ts, depth, args, now);
           const caught = done?.catch((err: unknown) => this.failed(c, entity, err));
           if (caught && !onlySandbox) out.push(caught);
         } catch (err) {
@@ -1285,8 +1289,7 @@ export class CalculatedFieldEngine {
     if (this.produced.size >= MAX_PRODUCED) this.produced.clear();
     // only a key some field reads can start a chain
     const { argKeys } = this.globalIndex();
-    for (const key of Object.keys(values))
-      if (argKeys.has(key)) this.produced.set(`${entity.id}|${key}`, depth + 1);
+    for (const key in values) if (argKeys.has(key)) this.produced.set(`${entity.id}|${key}`, depth + 1);
     const scope = output.type === 'ATTRIBUTES' ? (output.scope ?? 'SERVER_SCOPE') : null;
     const immediate = output.strategy?.type === 'IMMEDIATE';
     let byEntity = this.outbox.get(entity.id);
@@ -1300,7 +1303,7 @@ export class CalculatedFieldEngine {
     );
     if (pending) {
       for (const key in values) pending.values[key] = values[key];
-      pending.fieldIds.add(c.field.id.id);
+      pending.fieldIds?.add(c.field.id.id);
     } else
       byEntity.push({
         entity,
@@ -1308,7 +1311,7 @@ export class CalculatedFieldEngine {
         ts,
         immediate,
         values: { ...values },
-        fieldIds: new Set([c.field.id.id]),
+        fieldIds: immediate ? null : new Set([c.field.id.id]),
       });
     if ((this.running.get(entity.id) ?? 0) === 0) this.flush(entity.id);
   }
@@ -1328,7 +1331,7 @@ export class CalculatedFieldEngine {
         });
         continue;
       }
-      const ids = [...o.fieldIds].join(',');
+      const ids = [...o.fieldIds!].join(',');
       this.submit(
         o.scope
           ? newMsg('POST_ATTRIBUTES_REQUEST', o.entity, o.values, { scope: o.scope, calculatedFieldId: ids })
@@ -1387,10 +1390,7 @@ export class CalculatedFieldEngine {
     result: unknown,
     error: string | null,
   ): Promise<void> | undefined {
-    const d = c.field.debugSettings;
-    const all =
-      d?.allEnabled === true || (typeof d?.allEnabledUntil === 'number' && d.allEnabledUntil > Date.now());
-    if (!all && !(error && d?.failuresEnabled)) return;
+    if (!debugs(c.field, error)) return;
     return this.services.calculatedFields.addDebugEvent(c.field.id.id, entity, {
       calculatedFieldId: c.field.id.id,
       entityId: entity.id,
@@ -1410,6 +1410,14 @@ export class CalculatedFieldEngine {
 function singleValue(state: FieldState, name: string): unknown {
   const v = state.args.get(name);
   return v?.kind === 'single' ? v.value : undefined;
+}
+
+/** Whether a run of the field with this outcome (an error, or none) writes a debug event. */
+function debugs(field: CalculatedField, error: string | null): boolean {
+  const d = field.debugSettings;
+  const all =
+    d?.allEnabled === true || (typeof d?.allEnabledUntil === 'number' && d.allEnabledUntil > Date.now());
+  return all || (!!error && !!d?.failuresEnabled);
 }
 
 function readsAny(keys: Set<string>, values: Record<string, unknown>): boolean {
