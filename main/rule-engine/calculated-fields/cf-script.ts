@@ -1,5 +1,6 @@
 import { ScriptCompileError } from '../script/script-compile-error.ts';
 import { compileProgram } from '../script/script-program.ts';
+import { tokenize } from '../script/tbel-lexer.ts';
 import { translateTbel } from '../script/tbel-translator.ts';
 import { arithmeticScriptOf, type ArithmeticScript } from './cf-arithmetic.ts';
 import { MAX_JSON_DEPTH } from '../../../shared/limits.ts';
@@ -126,6 +127,20 @@ function compactInput(ctx: unknown, args: Record<string, unknown>): string | nul
   return `"n":${JSON.stringify(names)},"t":${JSON.stringify(ts)},"v":${JSON.stringify(values)},"l":${c.latestTs}`;
 }
 
+/**
+ * How often each identifier occurs in a translated script (property names included: it only over-counts),
+ * or null when its text cannot be read so (it may then name anything).
+ */
+function namesIn(body: string): Map<string, number> | null {
+  const names = new Map<string, number>();
+  try {
+    for (const t of tokenize(body)) if (t.kind === 'ident') names.set(t.text, (names.get(t.text) ?? 0) + 1);
+  } catch {
+    return null;
+  }
+  return names;
+}
+
 /** A call's answer in a batch's text: its value (v) or error (e), or a shape (s) whose values are doubles. */
 interface BatchAnswer {
   v?: unknown;
@@ -198,10 +213,13 @@ export class CfScriptBatch {
 
   constructor(sandbox: ScriptSandbox, scripts: { source: string; argNames: string[] }[]) {
     this.sandbox = sandbox;
-    const fns = scripts.map(
-      ({ source, argNames }) =>
-        `function (${ARG_NAMES.join(', ')}) {\n${translateCfScript(source, argNames)}\n}`,
-    );
+    const bodies = scripts.map(({ source, argNames }) => translateCfScript(source, argNames));
+    const fns = bodies.map((body) => `function (${ARG_NAMES.join(', ')}) {\n${body}\n}`);
+    // What a script does not name it cannot reach: a call of a script that never names ctx gets none built,
+    // and when no script names __cfArgs beyond its prelude, a group's calls share one arguments object.
+    const named = bodies.map(namesIn);
+    const needsCtx = named.map((n) => !n || n.has('ctx'));
+    const ownArgs = named.some((n, i) => !n || (n.get('__cfArgs') ?? 0) > scripts[i]!.argNames.length);
     const body = [
       'var __cfOut = "";',
       'var __cfShapes = [];',
@@ -236,20 +254,27 @@ export class CfScriptBatch {
       'var __cfGs = __cfBatch.g;',
       'for (var __i = 0; __i < __cfGs.length; __i++) {',
       '  var __g = __cfGs[__i];',
+      '  var __shared = null;',
       '  for (var __j = 0; __j < __g.f.length; __j++) {',
       '    var __s;',
       '    try {',
+      '      var __fi = __g.f[__j];',
       '      var __x = __g.c, __a = __g.a;',
       '      if (__g.n) {',
-      '        var __e = {};',
-      '        __a = {};',
-      '        for (var __k = 0; __k < __g.n.length; __k++) {',
-      '          __e[__g.n[__k]] = { ts: __g.t[__k], value: __g.v[__k] };',
-      '          __a[__g.n[__k]] = __g.v[__k];',
+      `        __a = ${ownArgs ? 'null' : '__shared'};`,
+      '        if (__a === null) {',
+      '          __a = {};',
+      '          for (var __k = 0; __k < __g.n.length; __k++) __a[__g.n[__k]] = __g.v[__k];',
+      '          __shared = __a;',
       '        }',
-      '        __x = { args: __e, latestTs: __g.l };',
+      '        __x = null;',
+      '        if (__cfCtx[__fi]) {',
+      '          var __e = {};',
+      '          for (var __q = 0; __q < __g.n.length; __q++)',
+      '            __e[__g.n[__q]] = { ts: __g.t[__q], value: __g.v[__q] };',
+      '          __x = { args: __e, latestTs: __g.l };',
+      '        }',
       '      }',
-      '      var __fi = __g.f[__j];',
       '      var __res = __cfFns[__fi](__x, __a, null);',
       '      __s = __cfPack(__fi, __res);',
       '      if (__s === null) __s = __cfQuote({ v: __res });',
@@ -267,6 +292,7 @@ export class CfScriptBatch {
       'var __cfKeys = Object.keys; var __cfProto = Object.getPrototypeOf; var __cfObjProto = Object.prototype;\n' +
       'var __cfF64 = Float64Array; var __cfF = null; var __cfFBuf = null;\n' +
       `var __cfFns = [${fns.join(',\n')}];\n` +
+      `var __cfCtx = ${JSON.stringify(needsCtx)};\n` +
       `function __fn(__cfBatch, __cfMeta, __cfType, __cfNums) {\n${body}\n}\nreturn __fn;\n})()`;
     this.handle = sandbox.load('TBEL', program, { numbers: BATCH_NUMBERS });
   }

@@ -114,6 +114,37 @@ describe('SCRIPT fields batched into one sandbox program', () => {
       batch.release();
     }
   });
+  it('gives ctx only to the scripts naming it, and no script a change another made to its arguments', async () => {
+    const { CfScriptBatch } = await import('../../../../main/rule-engine/calculated-fields/cf-script.ts');
+    const { testScriptSandbox } = await import('../../../../main/rule-engine/script/script-sandbox.ts');
+    const plain = [
+      { source: 't = t * 2; return {"a": t};', argNames: ['t'] },
+      { source: 'return {"b": t, "l": ctx.latestTs, "v": ctx.args.t.value};', argNames: ['t'] },
+      { source: 'return {"c": t + 1};', argNames: ['t'] },
+    ];
+    const meddling = [
+      { source: '__cfArgs.t = 100; return {"a": t};', argNames: ['t'] },
+      { source: 'return {"b": __cfArgs.t + t};', argNames: ['t'] },
+    ];
+    const ctx = { args: { t: { ts: 7, value: 3 } }, latestTs: 9 };
+    for (const [scripts, expected] of [
+      [plain, [{ a: 6 }, { b: 3, l: 9, v: 3 }, { c: 4 }]],
+      [meddling, [{ a: 3 }, { b: 6 }]],
+    ] as const) {
+      const batch = new CfScriptBatch(testScriptSandbox(), [...scripts]);
+      try {
+        const outcomes = await batch.runMany(
+          scripts.map((_, i) => i),
+          ctx,
+          { t: 3 },
+        );
+        expect(outcomes).toEqual(expected.map((value) => ({ ok: true, value })));
+      } finally {
+        batch.release();
+      }
+    }
+  });
+
   it('gives what JSON would give for results of numbers, of other values and of changing keys', async () => {
     const { CfScriptBatch } = await import('../../../../main/rule-engine/calculated-fields/cf-script.ts');
     const { testScriptSandbox } = await import('../../../../main/rule-engine/script/script-sandbox.ts');
