@@ -96,6 +96,50 @@ describe('calculated fields', () => {
     refEntityKey: { key, type, ...(type === 'ATTRIBUTE' ? { scope: 'SERVER_SCOPE' } : {}) },
     ...extra,
   });
+  /** A SCRIPT field of the entity over t and h, saving its results at once (IMMEDIATE). */
+  const immediateScript = (
+    entityId: Ref,
+    name: string,
+    expression: string,
+    debugSettings?: Record<string, unknown>,
+  ) =>
+    saveField({
+      entityId,
+      type: 'SCRIPT',
+      name,
+      ...(debugSettings ? { debugSettings } : {}),
+      configuration: {
+        type: 'SCRIPT',
+        arguments: { t: arg('t'), h: arg('h') },
+        expression,
+        output: {
+          type: 'TIME_SERIES',
+          strategy: { type: 'IMMEDIATE', saveTimeSeries: true, saveLatest: true, sendWsUpdate: true },
+        },
+      },
+    });
+  /** The device's time series writes carrying one of the keys, as they happen (stop() when done). */
+  function writesOf(deviceId: string, keys: string[]) {
+    const writes: { ts: number; values: Record<string, unknown> }[] = [];
+    let wrote = () => {};
+    const onTs = (e: { deviceId: string; entries: { ts: number; values: Record<string, unknown> }[] }) => {
+      if (e.deviceId !== deviceId) return;
+      for (const x of e.entries) if (keys.some((k) => k in x.values)) writes.push(x);
+      wrote();
+    };
+    const { events } = p.services.ctx;
+    events.on('telemetry', onTs);
+    return {
+      writes,
+      /** resolves once n writes were made */
+      written: (n: number) =>
+        new Promise<void>((resolve) => {
+          wrote = () => writes.length >= n && resolve();
+          wrote();
+        }),
+      stop: () => events.off('telemetry', onTs),
+    };
+  }
 
   it('SIMPLE: the docs example converts °F to °C with two decimals, saved as telemetry by the root chain', async () => {
     p = platform();
@@ -168,57 +212,33 @@ describe('calculated fields', () => {
       sendWsUpdate: true,
       processCfs: true,
     };
-    const args = { t: arg('t'), h: arg('h') };
     await saveField({
       entityId: d.ref,
       type: 'SIMPLE',
       name: 'Sum',
       configuration: {
         type: 'SIMPLE',
-        arguments: args,
+        arguments: { t: arg('t'), h: arg('h') },
         expression: 't + h',
         output: { name: 'sum', type: 'TIME_SERIES', strategy: immediate },
       },
     });
-    await saveField({
-      entityId: d.ref,
-      type: 'SCRIPT',
-      name: 'Difference',
-      configuration: {
-        type: 'SCRIPT',
-        arguments: args,
-        expression: 'return {"diff": t - h};',
-        output: { type: 'TIME_SERIES', strategy: immediate },
-      },
-    });
+    await immediateScript(d.ref, 'Difference', 'return {"diff": t - h};');
     // the results' writes, as the telemetry events of the device carrying an output
-    const writes: Record<string, unknown>[] = [];
-    let wrote = () => {};
-    const onTs = (e: { deviceId: string; entries: { values: Record<string, unknown> }[] }) => {
-      if (e.deviceId !== d.ref.id) return;
-      for (const x of e.entries) if ('sum' in x.values || 'diff' in x.values) writes.push(x.values);
-      wrote();
-    };
-    const written = (n: number) =>
-      new Promise<void>((resolve) => {
-        wrote = () => writes.length >= n && resolve();
-        wrote();
-      });
-    const { events } = p.services.ctx;
-    events.on('telemetry', onTs);
+    const results = writesOf(d.ref.id, ['sum', 'diff']);
     try {
       const client = await connect(p.urls.mqtt, d.token, 4);
       await publishOk(client, 'v1/devices/me/telemetry', { t: 10, h: 4 });
-      await written(1);
+      await results.written(1);
       await publishOk(client, 'v1/devices/me/telemetry', { t: 20 });
-      await written(2);
+      await results.written(2);
       await p.calculatedFields.settled();
-      expect(writes).toEqual([
+      expect(results.writes.map((w) => w.values)).toEqual([
         { sum: 14, diff: 6 },
         { sum: 24, diff: 16 },
       ]);
     } finally {
-      events.off('telemetry', onTs);
+      results.stop();
     }
   });
 
@@ -226,46 +246,18 @@ describe('calculated fields', () => {
     p = platform();
     token = await p.login();
     const d = await device();
-    const immediate = { type: 'IMMEDIATE', saveTimeSeries: true, saveLatest: true, sendWsUpdate: true };
-    const args = { t: arg('t'), h: arg('h') };
-    const script = (name: string, expression: string, debug = false) =>
-      saveField({
-        entityId: d.ref,
-        type: 'SCRIPT',
-        name,
-        ...(debug ? { debugSettings: { allEnabled: true } } : {}),
-        configuration: {
-          type: 'SCRIPT',
-          arguments: args,
-          expression,
-          output: { type: 'TIME_SERIES', strategy: immediate },
-        },
-      });
-    const diff = await script('Difference', 'return {"diff": t - h};', true);
-    await script('Sum', 'return {"sum": t + h};');
-    const writes: { ts: number; values: Record<string, unknown> }[] = [];
-    let wrote = () => {};
-    const onTs = (e: { deviceId: string; entries: { ts: number; values: Record<string, unknown> }[] }) => {
-      if (e.deviceId !== d.ref.id) return;
-      for (const x of e.entries) if ('sum' in x.values || 'diff' in x.values) writes.push(x);
-      wrote();
-    };
-    const written = (n: number) =>
-      new Promise<void>((resolve) => {
-        wrote = () => writes.length >= n && resolve();
-        wrote();
-      });
-    const { events } = p.services.ctx;
-    events.on('telemetry', onTs);
+    const diff = await immediateScript(d.ref, 'Difference', 'return {"diff": t - h};', { allEnabled: true });
+    await immediateScript(d.ref, 'Sum', 'return {"sum": t + h};');
+    const results = writesOf(d.ref.id, ['sum', 'diff']);
     try {
       const client = await connect(p.urls.mqtt, d.token, 4);
       await publishOk(client, 'v1/devices/me/telemetry', { ts: 1000, values: { t: 10, h: 4 } });
       // a text value goes to the sandbox (TBEL's + joins it); the number after it waits for that result
       await publishOk(client, 'v1/devices/me/telemetry', { ts: 2000, values: { t: '3' } });
       await publishOk(client, 'v1/devices/me/telemetry', { ts: 3000, values: { t: 5 } });
-      await written(3);
+      await results.written(3);
       await p.calculatedFields.settled();
-      expect(writes).toEqual([
+      expect(results.writes).toEqual([
         { ts: 1000, values: { diff: 6, sum: 14 } },
         { ts: 2000, values: { diff: -1, sum: '34' } },
         { ts: 3000, values: { diff: 1, sum: 9 } },
@@ -276,7 +268,7 @@ describe('calculated fields', () => {
       expect(JSON.parse(debug.body.arguments)).toEqual({ t: 5, h: 4 });
       expect(JSON.parse(debug.body.result)).toEqual({ diff: 1 });
     } finally {
-      events.off('telemetry', onTs);
+      results.stop();
     }
   });
 
@@ -287,18 +279,7 @@ describe('calculated fields', () => {
     const immediate = { type: 'IMMEDIATE', saveTimeSeries: true, saveLatest: true, sendWsUpdate: true };
     const args = { t: arg('t'), h: arg('h') };
     const script = (name: string, expression: string, debug = false) =>
-      saveField({
-        entityId: d.ref,
-        type: 'SCRIPT',
-        name,
-        ...(debug ? { debugSettings: { failuresEnabled: true } } : {}),
-        configuration: {
-          type: 'SCRIPT',
-          arguments: args,
-          expression,
-          output: { type: 'TIME_SERIES', strategy: immediate },
-        },
-      });
+      immediateScript(d.ref, name, expression, debug ? { failuresEnabled: true } : undefined);
     await saveField({
       entityId: d.ref,
       type: 'SIMPLE',
