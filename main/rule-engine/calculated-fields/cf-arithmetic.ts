@@ -4,6 +4,13 @@ import { tokenize, type Token } from '../script/tbel-lexer.ts';
 type Expr = (args: readonly number[]) => number;
 
 /**
+ * The most output keys and operators (numbers, names, operations) computed here: a result far below the
+ * sandbox's size limit, an evaluation far from any stack limit. Larger scripts go to the sandbox.
+ */
+const MAX_KEYS = 64;
+const MAX_NODES = 512;
+
+/**
  * A SCRIPT field whose translated program is only `return {key: arithmetic, ...};` over its arguments:
  * numbers, the arguments, unary and binary + - * / % and parentheses. With every argument a finite number,
  * the sandbox can do nothing but JavaScript's double arithmetic on them (no call, no loop, no allocation
@@ -60,6 +67,7 @@ class Parser {
   private readonly tokens: Token[];
   private readonly argNames: readonly string[];
   private pos = 0;
+  private nodes = 0;
 
   constructor(tokens: Token[], argNames: readonly string[]) {
     this.tokens = tokens;
@@ -76,7 +84,7 @@ class Parser {
       const key = k.kind === 'string' ? k.value! : k.kind === 'ident' ? k.text : null;
       // keys JavaScript would reorder (array indices) or treat otherwise (__proto__) go to the sandbox
       if (key === null || /^\d+$/.test(key) || key === '__proto__' || keys.includes(key)) return null;
-      if (!this.take(':')) return null;
+      if (keys.length >= MAX_KEYS || !this.take(':')) return null;
       const e = this.additive();
       if (!e) return null;
       keys.push(key);
@@ -127,6 +135,7 @@ class Parser {
   }
 
   private unary(): Expr | null {
+    if (++this.nodes > MAX_NODES) return null;
     if (this.take('-')) {
       const e = this.unary();
       return e && ((a) => -e(a));

@@ -84,6 +84,15 @@ describe('arithmetic SCRIPT fields', () => {
     expect(arithmeticOfCfScript(source, ARGS)).toBeNull();
   });
 
+  it('leaves scripts of very many keys or operations to the sandbox (and its limits)', () => {
+    const keys = (n: number) =>
+      `return {${Array.from({ length: n }, (_, i) => `"k${i}": t * ${i}`).join(', ')}};`;
+    expect(arithmeticOfCfScript(keys(64), ARGS)?.evaluate(() => 2)).toMatchObject({ k63: 126 });
+    expect(arithmeticOfCfScript(keys(65), ARGS)).toBeNull();
+    expect(arithmeticOfCfScript(`return {"s": ${Array(200).fill('t').join(' + ')}};`, ARGS)).not.toBeNull();
+    expect(arithmeticOfCfScript(`return {"s": ${Array(600).fill('t').join(' + ')}};`, ARGS)).toBeNull();
+  });
+
   it('leaves arguments that are not finite numbers, or missing, to the sandbox', () => {
     const a = arithmeticOfCfScript('return {"s": t + h};', ARGS)!;
     for (const t of ['2', true, null, undefined, Number.NaN, Number.POSITIVE_INFINITY, { v: 1 }])
