@@ -459,7 +459,12 @@ class Translator {
     const t = this.peek();
     if (t.kind === 'punct' && ['!', '-', '+', '~', '++', '--'].includes(t.text)) {
       this.next();
-      return `${t.text}${this.unary()}`;
+      const operand = this.unary();
+      // `- -x` and `+ +x` keep their space: written together they are JavaScript's -- and ++
+      const merges =
+        (t.text.endsWith('-') && operand.startsWith('-')) ||
+        (t.text.endsWith('+') && operand.startsWith('+'));
+      return merges ? `${t.text} ${operand}` : `${t.text}${operand}`;
     }
     return this.postfix();
   }

@@ -43,6 +43,7 @@ describe('arithmetic SCRIPT fields', () => {
     'return {b: -t * 2 + h % 4 / 2, "a": +(t + h) * (t - -h)};',
     'return {"big": t * 1e3 * 0x10 * 2L * 1.5f * 1.5d, "sum": t + h};',
     '// a comment\nreturn {\n  "x": (t)\n};',
+    'return {"n": - -t, "p": + +h, "m": -(-t) - +h};',
   ];
 
   it.each(scripts)('gives the sandbox’s result for %s', async (source) => {
@@ -70,7 +71,7 @@ describe('arithmetic SCRIPT fields', () => {
     ['a call', 'return {"a": Math.abs(t)};'],
     ['a comparison', 'return {"a": t > h ? 1 : 0};'],
     ['a string', 'return {"a": "x" + t};'],
-    ['a double minus (translated to a decrement)', 'return {"a": - -t};'],
+    ['a decrement', 'return {"a": --t};'],
     ['a variable', 'var x = t * 2; return {"a": x};'],
     ['an unknown name', 'return {"a": y};'],
     ['__proto__', 'return {"__proto__": t};'],

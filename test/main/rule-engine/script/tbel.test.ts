@@ -486,6 +486,14 @@ describe('TBEL: the examples of ThingsBoard’s documentation', () => {
   });
 });
 
+describe('TBEL: unary operators', () => {
+  it('negates twice where a minus follows a minus, leaving the variable as it was', async () => {
+    await expect(
+      tbel('var t = msg.t; var n = - -t; var p = + +t; return [n, p, t, -(-t), - --t, t];', { t: 5 }),
+    ).resolves.toEqual([5, 5, 5, 5, -4, 4]);
+  });
+});
+
 describe('TBEL: the scripts of ThingsBoard’s default chains and node defaults', () => {
   const telemetry = { temperature: 25 };
   it('the log node script', async () => {
