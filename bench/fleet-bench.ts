@@ -2,8 +2,11 @@
  * npm run bench:fleet — fleets to the machine's ceiling against a real `sandboard serve` (fresh data dir).
  *
  * Direct phase: FLEET_DEVICES devices (default: the open-file limit less 1,000, at most 19,000), each a real
- * MQTT 3.1.1 client, connect at once (a storm) from FLEET_PROCS load processes. Measured: the storm's
- * length (connectStormS), refused connections, REST p99 while it lasts (restDuringStormMs: GET
+ * MQTT 3.1.1 client (lib/lean-mqtt-client.ts; FLEET_CLIENT=mqttjs makes them mqtt.js clients, whose CPU
+ * in the load processes competes more with serve's), connect at once (a storm) from FLEET_PROCS load
+ * processes. Measured: the storm's length (connectStormS), refused connections, the CPU the load processes
+ * spent on it (loadCpuPerConnectMs) and how long serve's main thread was runnable but waited for a core
+ * (serveMainThreadWaitS), REST p99 while it lasts (restDuringStormMs: GET
  * /api/tenant/deviceInfos and /api/auth/user one after the other, every 50 ms), then one QoS 1 publish per
  * device over 10 s (pubackP99Ms) and serve's RSS. restStormRatio compares REST p99 during the storm with
  * the same calls on the idle platform in this run.
@@ -61,6 +64,8 @@ const fdLimit = hasPrlimit ? raiseTo : limits.soft;
 
 const DEVICES = Number(process.env.FLEET_DEVICES ?? Math.min(19_000, fdLimit - 1_000));
 const PROCS = Number(process.env.FLEET_PROCS ?? 4);
+/** FLEET_CLIENT=mqttjs: direct devices as mqtt.js clients instead of the lean ones (same packets, more CPU) */
+const DIRECT_CLIENT = process.env.FLEET_CLIENT === 'mqttjs' ? 'mqttjs' : 'lean';
 const GATEWAYS = Number(process.env.FLEET_GATEWAYS ?? 100);
 const GATEWAY_DEVICES = Number(process.env.FLEET_GATEWAY_DEVICES ?? 1_000);
 const PUBLISH_SPREAD_MS = Number(process.env.FLEET_SPREAD_S ?? 10) * 1000;
@@ -178,6 +183,14 @@ const mainThreadCpuMs = (pid: number) => {
   const [user, system] = cpuSplitMs(`/proc/${pid}/task/${pid}/stat`);
   return user + system;
 };
+/** ms the main thread was runnable but waited for a core (NaN without scheduler statistics). */
+function mainThreadWaitMs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -378,18 +391,27 @@ async function main(): Promise<void> {
     // direct phase: the storm
     const timeWaitS = await waitOutTimeWait(DEVICES);
     for (const slice of split(tokens, PROCS))
-      loadChildren.push(await startLoadChild({ mode: 'direct', url: serve.urls.mqtt, tokens: slice }));
+      loadChildren.push(
+        await startLoadChild({ mode: 'direct', url: serve.urls.mqtt, tokens: slice, client: DIRECT_CLIENT }),
+      );
     const stormProbe = probeRest(http, token, 50);
     const overflowsBefore = listenOverflows();
     const stormCpuBefore = processCpuMs(pid);
     const stormSysBefore = systemCpuMs(pid);
     const stormMainBefore = mainThreadCpuMs(pid);
+    const stormWaitBefore = mainThreadWaitMs(pid);
+    const loadCpuBefore = loadChildren.map((c) => processCpuMs(c.child.pid) ?? NaN);
     for (const c of loadChildren) c.send({ cmd: 'connect' });
     const connected = await Promise.all(loadChildren.map((c) => c.next('connected')));
     const connectStormS = Math.max(...connected.map((r) => r.lastMs)) / 1000;
     const stormCpuMs = (processCpuMs(pid) ?? NaN) - (stormCpuBefore ?? NaN);
     const stormSysMs = systemCpuMs(pid) - stormSysBefore;
     const stormMainMs = mainThreadCpuMs(pid) - stormMainBefore;
+    const stormWaitMs = mainThreadWaitMs(pid) - stormWaitBefore;
+    const loadCpuMs = loadChildren.reduce(
+      (sum, c, i) => sum + (processCpuMs(c.child.pid) ?? NaN) - loadCpuBefore[i]!,
+      0,
+    );
     const storm = await stormProbe.stop();
     const stormListenOverflows = listenOverflows() - overflowsBefore;
     const connections = connected.reduce((n, r) => n + r.ok, 0);
@@ -479,6 +501,8 @@ async function main(): Promise<void> {
       serveCpuPerConnectMs: stormCpuMs / Math.max(1, connections),
       serveSystemCpuPerConnectMs: stormSysMs / Math.max(1, connections),
       serveMainThreadCpuPerConnectMs: stormMainMs / Math.max(1, connections),
+      serveMainThreadWaitS: stormWaitMs / 1000,
+      loadCpuPerConnectMs: loadCpuMs / Math.max(1, connections),
       serveCpuPerPublishMs: publishCpuMs / Math.max(1, pubacks.length),
       restDuringStormMs,
       restDuringStormMaxMs: Math.max(...storm.latencies),
@@ -511,6 +535,11 @@ async function main(): Promise<void> {
       'serve CPU per connection (storm CPU / connections)': [result.serveCpuPerConnectMs, 'ms'],
       '  of which in the kernel': [result.serveSystemCpuPerConnectMs, 'ms'],
       '  of which on the main thread': [result.serveMainThreadCpuPerConnectMs, 'ms'],
+      'serve main thread runnable but waiting for a core during the storm': [
+        result.serveMainThreadWaitS,
+        's',
+      ],
+      'load processes CPU per connection (the MQTT clients)': [result.loadCpuPerConnectMs, 'ms'],
       'serve CPU per publish (QoS 1, during the spread)': [result.serveCpuPerPublishMs, 'ms'],
       'REST p99 during the storm': [
         restDuringStormMs,

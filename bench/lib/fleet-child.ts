@@ -5,13 +5,18 @@
  * sends one QoS 1 publish per device spread over `spreadMs` and reports the PUBACK latencies, `end`
  * disconnects and exits.
  *
- * argv[2]: JSON {mode: 'direct', url, tokens: string[]} or
+ * Direct devices are lean MQTT 3.1.1 clients (lean-mqtt-client.ts: the same packets as mqtt.js, at a
+ * fraction of its CPU, which would otherwise take the cores serve needs during the storm); gateways are
+ * mqtt.js clients. `client: 'mqttjs'` makes the direct devices mqtt.js clients too, to compare.
+ *
+ * argv[2]: JSON {mode: 'direct', url, tokens: string[], client: 'lean' | 'mqttjs'} or
  *          {mode: 'gateway', url, gateways: {token, prefix}[], devicesPerGateway, window}.
  */
 import mqtt, { type MqttClient } from 'mqtt';
+import { LeanMqttClient } from './lean-mqtt-client.ts';
 
 export type FleetChildConfig =
-  | { mode: 'direct'; url: string; tokens: string[] }
+  | { mode: 'direct'; url: string; tokens: string[]; client: 'lean' | 'mqttjs' }
   | {
       mode: 'gateway';
       url: string;
@@ -30,6 +35,8 @@ export type FleetReport =
 
 const config = JSON.parse(process.argv[2]!) as FleetChildConfig;
 const clients: MqttClient[] = [];
+const devices: LeanMqttClient[] = [];
+const KEEPALIVE_S = 600;
 const send = (report: FleetReport) => process.send!(report);
 
 function connectOne(username: string): Promise<MqttClient> {
@@ -38,7 +45,7 @@ function connectOne(username: string): Promise<MqttClient> {
       protocolVersion: 4,
       username,
       clean: true,
-      keepalive: 600,
+      keepalive: KEEPALIVE_S,
       reconnectPeriod: 0,
       connectTimeout: 60_000,
     });
@@ -55,6 +62,23 @@ function connectOne(username: string): Promise<MqttClient> {
   });
 }
 
+function connectDevice(username: string): Promise<LeanMqttClient> {
+  const url = new URL(config.url);
+  return LeanMqttClient.connect({
+    host: url.hostname,
+    port: Number(url.port || 1883),
+    clientId: `fleet_${username}`,
+    username,
+    keepaliveS: KEEPALIVE_S,
+    connectTimeoutMs: 60_000,
+  });
+}
+
+// keep alive: a PINGREQ from every device that sent nothing for half its keep alive
+setInterval(() => {
+  for (const d of devices) d.pingIfIdle((KEEPALIVE_S * 1000) / 2);
+}, 10_000).unref();
+
 const publish = (client: MqttClient, topic: string, body: unknown) =>
   client.publishAsync(topic, JSON.stringify(body), { qos: 1 });
 
@@ -66,9 +90,10 @@ async function connectAll(): Promise<void> {
   const usernames = config.mode === 'direct' ? config.tokens : config.gateways.map((g) => g.token);
   await Promise.all(
     usernames.map((u) =>
-      connectOne(u).then(
+      (config.mode === 'direct' && config.client === 'lean' ? connectDevice(u) : connectOne(u)).then(
         (c) => {
-          clients.push(c);
+          if (c instanceof LeanMqttClient) devices.push(c);
+          else clients.push(c);
           lastMs = performance.now() - started;
         },
         (err: Error & { code?: string | number }) => {
@@ -102,7 +127,7 @@ async function connectAll(): Promise<void> {
   const emfile = [...errors.keys()].some((k) => k.includes('EMFILE'));
   send({
     type: 'connected',
-    ok: clients.length,
+    ok: clients.length + devices.length,
     refused,
     errors: [...errors].map(([k, n]) => `${n}x ${k}`).slice(0, 5),
     lastMs,
@@ -124,8 +149,13 @@ async function publishAll(spreadMs: number): Promise<void> {
   };
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   if (config.mode === 'direct') {
-    const gap = spreadMs / Math.max(1, clients.length);
+    const gap = spreadMs / Math.max(1, devices.length + clients.length);
     const pending: Promise<void>[] = [];
+    for (const [i, device] of devices.entries()) {
+      const body = JSON.stringify({ temperature: 20 + (i % 10) });
+      pending.push(timed(() => device.publish('v1/devices/me/telemetry', body)));
+      if (i % 50 === 49) await sleep(gap * 50);
+    }
     for (const [i, client] of clients.entries()) {
       pending.push(timed(() => publish(client, 'v1/devices/me/telemetry', { temperature: 20 + (i % 10) })));
       if (i % 50 === 49) await sleep(gap * 50);
@@ -154,6 +184,7 @@ process.on('message', (msg: FleetCommand) => {
   else if (msg.cmd === 'publish') void publishAll(msg.spreadMs);
   else {
     for (const c of clients) c.end(true);
+    for (const d of devices) d.end();
     send({ type: 'ended' });
     setImmediate(() => process.exit(0));
   }
