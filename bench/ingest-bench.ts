@@ -18,14 +18,18 @@
  * only serve as users launch it against plain node, in turns (see launchFlagsOnly). serve is launched as
  * users launch it (bench/lib/serve-child.ts); BENCH_SERVE_NODE_ARGS adds Node flags (--trace-gc, --cpu-prof),
  * BENCH_SERVE_LOG=<file> keeps its output, BENCH_HEAP_SNAPSHOT=1 signals it for a heap snapshot after each
- * run (with --heapsnapshot-signal=SIGUSR2 in BENCH_SERVE_NODE_ARGS). Last line: BENCH {"name":"ingest",...}.
+ * run (with --heapsnapshot-signal=SIGUSR2 in BENCH_SERVE_NODE_ARGS), BENCH_SMAPS=<file> keeps its memory map
+ * after the run. Each run says what holds serve's memory right after it (the network thread's V8 heap, each
+ * WebAssembly memory, the other anonymous pages, code; from /proc/PID/smaps and the eventLoop endpoint) and
+ * once it has been idle long enough for its snapshot thread to stop. Last line: BENCH {"name":"ingest",...}.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MqttClient } from 'mqtt';
 import type { EventLoopDelay } from '../shared/schemas/sandboard.ts';
 import { SQLJS_SETTINGS } from '../main/store/durable-db.ts';
+import { SNAPSHOT_THREAD_IDLE_MS } from '../main/store/snapshot-thread.ts';
 import { percentile, printBench, printFigures, round } from './lib/bench-output.ts';
 import {
   connectClients,
@@ -42,6 +46,7 @@ import {
 } from './lib/gateway-load.ts';
 import { benchHttp, createBenchGateways, tenantToken } from './lib/bench-http.ts';
 import { processCpuMs } from './lib/proc-cpu.ts';
+import { processMemory, type ProcessMemory } from './lib/process-memory.ts';
 import { startRawAedes } from './lib/raw-aedes.ts';
 import { rawSqljsInsertRate, type RawRow } from './lib/raw-sqljs.ts';
 import { startServeChild, type ServeLaunch } from './lib/serve-child.ts';
@@ -121,6 +126,10 @@ async function rawAedesRun(): Promise<LoadResult> {
 interface PlatformRun extends LoadResult {
   rssAfterConnectMB: number;
   rssAfterIngestMB: number;
+  /** serve's memory map after the run: its WebAssembly memories, code, the other anonymous pages */
+  mapAfterIngest: ProcessMemory;
+  /** the same, once serve has been idle long enough for its snapshot thread to stop */
+  mapIdle: ProcessMemory;
   peakMB: number;
   connectMs: number;
   /** CPU time the server used during the whole load run (warm-up included) */
@@ -223,6 +232,10 @@ async function platformRun(
     const eventLoop = await http<EventLoopDelay>(eventLoopPath, { token });
     const snapshotDuringRun = snapshotWritten();
     const afterIngest = memoryOf(serve.child.pid!);
+    const mapAfterIngest = processMemory(serve.child.pid!);
+    // BENCH_SMAPS=<file>: serve's memory map after the run is copied there (diagnostics)
+    if (process.env.BENCH_SMAPS)
+      writeFileSync(process.env.BENCH_SMAPS, readFileSync(`/proc/${serve.child.pid}/smaps`));
     // BENCH_SERVE_NODE_ARGS='--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=<dir>' BENCH_HEAP_SNAPSHOT=1: a
     // heap snapshot of serve after the run (diagnostics: what the memory holds)
     if (process.env.BENCH_HEAP_SNAPSHOT) {
@@ -246,6 +259,9 @@ async function platformRun(
     if (stored.some((n) => n < expected)) {
       throw new Error(`${deviceName(0, 0)}: ${stored.join('/')} points stored, ${expected} acknowledged`);
     }
+    // idle: the snapshot thread stops after SNAPSHOT_THREAD_IDLE_MS without snapshots; what that gives back
+    await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_THREAD_IDLE_MS + 2_000));
+    const mapIdle = processMemory(serve.child.pid!);
     const calculatedCheck = calculatedFields ? await checkCalculatedOutputs(http, token, device.id.id) : null;
     await closeClients(clients);
     if (watcher && watcher.received() === 0) throw new Error('the inspector WebSocket received no message');
@@ -258,6 +274,8 @@ async function platformRun(
       threads,
       rssAfterConnectMB: afterConnect.rssMB,
       rssAfterIngestMB: afterIngest.rssMB,
+      mapAfterIngest,
+      mapIdle,
       peakMB: afterIngest.peakMB,
       connectMs,
       serverCpuMs,
@@ -296,16 +314,43 @@ function threadsDuring(pid: number, before: Map<string, number>): string {
   return `${before.size} -> ${after.size} (${ended} ended), CPU ms ${busy.join(' ')}`;
 }
 
-/** RSS split into the V8 heap, what lies outside it (sql.js's WebAssembly heap, buffers) and the rest. */
-function memoryBreakdown(delay: EventLoopDelay): string {
-  const m = delay.memory;
+/**
+ * RSS after the run, split by serve's memory map (each WebAssembly memory: sql.js's copies of the database)
+ * and by what the network thread reports (its V8 heap, the store's image, array buffers): the rest of the
+ * anonymous pages are the worker threads' heaps, malloc's arenas and the threads' stacks.
+ */
+function memoryBreakdown(run: PlatformRun): string {
+  const m = run.eventLoop.memory;
+  const map = run.mapAfterIngest;
   if (!m) return 'not reported';
-  const other = m.rssMB - m.heapTotalMB - m.externalMB;
+  const r = Math.round;
   return (
-    `RSS ${Math.round(m.rssMB)} MB = V8 heap ${Math.round(m.heapTotalMB)} (live ${Math.round(m.heapUsedMB)})` +
-    ` + outside the heap ${Math.round(m.externalMB)} (array buffers ${Math.round(m.arrayBuffersMB)}; the store's` +
-    ` image ${Math.round(m.storeMB)}) + code, threads and allocator ${Math.round(other)}`
+    `RSS ${r(map.rssMB)} MB = main V8 heap ${r(m.heapTotalMB)} (live ${r(m.heapUsedMB)})` +
+    ` + WebAssembly memories [${map.wasmMB.map(r).join(', ')}] (the store's image ${r(m.storeMB)})` +
+    ` + other anonymous ${r(map.otherAnonymousMB - m.heapTotalMB)} (array buffers ${r(m.arrayBuffersMB)}, worker heaps, malloc, stacks; threads: ${map.threads})` +
+    ` + code and files ${r(map.fileMB)};` +
+    ` idle ${Math.round(SNAPSHOT_THREAD_IDLE_MS / 1000) + 2} s later: RSS ${r(run.mapIdle.rssMB)} MB, WebAssembly [${run.mapIdle.wasmMB.map(r).join(', ')}], threads: ${run.mapIdle.threads}`
   );
+}
+
+/** The fields of memoryBreakdown, for BENCH lines. */
+function memoryFields(run: PlatformRun): Record<string, number | undefined> {
+  const m = run.eventLoop.memory;
+  const map = run.mapAfterIngest;
+  return {
+    heapTotalMB: m?.heapTotalMB,
+    heapUsedMB: m?.heapUsedMB,
+    externalMB: m?.externalMB,
+    arrayBuffersMB: m?.arrayBuffersMB,
+    storeMB: m?.storeMB,
+    wasmMemories: map.wasmMB.length,
+    wasmMB: map.wasmMB.reduce((a, b) => a + b, 0),
+    largestWasmMB: map.wasmMB[0] ?? 0,
+    otherAnonymousMB: map.otherAnonymousMB - (m?.heapTotalMB ?? 0),
+    codeMB: map.fileMB,
+    rssIdleMB: run.mapIdle.rssMB,
+    idleWasmMB: run.mapIdle.wasmMB.reduce((a, b) => a + b, 0),
+  };
 }
 
 /** The network thread's GC pauses over a run: the longest (its kind), and all of them. */
@@ -386,7 +431,7 @@ async function launchFlagsOnly(): Promise<void> {
           `RSS after the run ${Math.round(run.rssAfterIngestMB)} MB (peak ${Math.round(run.peakMB)}), ` +
           `event loop p99 / max ${run.eventLoop.p99Ms} / ${run.eventLoop.maxMs} ms, ` +
           `longest GC pause / all ${gcPauses(run.eventLoop)}, ` +
-          `snapshot ${run.snapshotDuringRun ? 'yes' : 'no'} (${Math.round(run.loadExtendedMs / 1000)} s more load for one); ${memoryBreakdown(run.eventLoop)}; ` +
+          `snapshot ${run.snapshotDuringRun ? 'yes' : 'no'} (${Math.round(run.loadExtendedMs / 1000)} s more load for one); ${memoryBreakdown(run)}; ` +
           `threads ${run.threads}; load ${loadavg()[0]!.toFixed(1)}`,
       );
     }
@@ -495,7 +540,7 @@ printFigures({
   "sandboard: the network thread's longest GC pause (its kind) / all its GC pauses during the run": gcPauses(
     platform.eventLoop,
   ),
-  'sandboard: what holds the memory after the run': memoryBreakdown(platform.eventLoop),
+  'sandboard: what holds the memory after the run': memoryBreakdown(platform),
   'sandboard: a snapshot was written during the run': `${platform.snapshotDuringRun ? 'yes' : 'no'}${
     platform.loadExtendedMs > 0
       ? ` (the load went on ${Math.round(platform.loadExtendedMs / 1000)} s more for one)`
@@ -541,9 +586,6 @@ printBench({
   gcPauseMsPerSec:
     platform.eventLoop.gc && (platform.eventLoop.gc.totalMs * 1000) / platform.eventLoop.sinceMs,
   snapshotDuringRun: platform.snapshotDuringRun,
-  heapTotalMB: platform.eventLoop.memory?.heapTotalMB,
-  heapUsedMB: platform.eventLoop.memory?.heapUsedMB,
-  externalMB: platform.eventLoop.memory?.externalMB,
-  storeMB: platform.eventLoop.memory?.storeMB,
+  ...memoryFields(platform),
   loadAverage: loadAfter,
 });
