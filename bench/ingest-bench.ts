@@ -439,6 +439,8 @@ async function launchFlagsOnly(): Promise<void> {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const of = (launch: ServeLaunch, f: (r: PlatformRun) => number) => median(runs[launch].map(f));
   const rss = (r: PlatformRun) => r.rssAfterIngestMB;
+  const rssIdle = (r: PlatformRun) => r.mapIdle.rssMB;
+  const heapTotal = (r: PlatformRun) => r.eventLoop.memory?.heapTotalMB ?? NaN;
   const gcPerSec = (r: PlatformRun) => ((r.eventLoop.gc?.totalMs ?? NaN) * 1000) / r.eventLoop.sinceMs;
   printBench({
     name: 'ingest-launch-flags',
@@ -446,6 +448,10 @@ async function launchFlagsOnly(): Promise<void> {
     rssAfterIngestMB: of('user', rss),
     [`${other}RssAfterIngestMB`]: of(other, rss),
     rssSavedMB: of(other, rss) - of('user', rss),
+    rssIdleMB: of('user', rssIdle),
+    [`${other}RssIdleMB`]: of(other, rssIdle),
+    heapTotalMB: of('user', heapTotal),
+    [`${other}HeapTotalMB`]: of(other, heapTotal),
     datapointsPerSecRatio: of('user', (r) => r.datapointsPerSec) / of(other, (r) => r.datapointsPerSec),
     cpuRatio: of('user', perServerCpuSecOf) / of(other, perServerCpuSecOf),
     datapointsPerServerCpuSec: of('user', perServerCpuSecOf),
