@@ -13,6 +13,7 @@ import {
   type ThingsBoardPart,
 } from '../../../shared/schemas/sandbox.ts';
 import type { AttachedLine } from './sandbox-attachments.ts';
+import { TsRowColumns } from './ts-row-columns.ts';
 
 /** A sandbox file read whole and checked line by line, ready to plan and apply. */
 export interface ParsedSandbox {
@@ -20,7 +21,7 @@ export interface ParsedSandbox {
   /** rows by table, each chunk with the line it came from (for messages) */
   tables: Map<string, { line: number; rows: SandboxRow[] }[]>;
   latest: SandboxTsRow[];
-  history: SandboxTsRow[];
+  history: TsRowColumns;
   thingsboard: ThingsBoardPart[];
   /** lines of the kinds the store does not hold (recordings), by kind, for their attachments */
   attached: Map<string, AttachedLine[]>;
@@ -105,7 +106,7 @@ export async function readSandbox(input: Readable, o: ReadOptions): Promise<Pars
   const parsed: Omit<ParsedSandbox, 'header'> = {
     tables: new Map(),
     latest: [],
-    history: [],
+    history: new TsRowColumns(),
     thingsboard: [],
     attached: new Map(),
   };
