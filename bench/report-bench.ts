@@ -15,8 +15,7 @@ import { join } from 'node:path';
 import { compileStatsQuery, inlineParams } from '../main/analytics/report-compiler.ts';
 import { prepareReport, trackTextKeys } from '../main/analytics/report-runner.ts';
 import { buildReportSpec } from '../main/analytics/report-spec.ts';
-import { configFromEnv } from '../main/config.ts';
-import { startPlatform } from '../main/app/start-platform.ts';
+import { startInProcessPlatform } from './lib/in-process-platform.ts';
 import type { TsEntry } from '../main/platform/telemetry-repository.ts';
 import { loadSqlJs } from '../main/store/sqljs.ts';
 import type { ReportResponse, TableView, TableViewConfig } from '../shared/schemas/table-view.ts';
@@ -49,14 +48,7 @@ async function prepareDataDir(
   dataDir: string,
 ): Promise<{ viewId: string; config: TableViewConfig; loadMs: number }> {
   const started = performance.now();
-  const platform = await startPlatform({
-    ...configFromEnv({}),
-    dataDir,
-    httpPort: 0,
-    mqttPort: 0,
-    analyticsPort: 0,
-    logLevel: 'silent',
-  });
+  const platform = await startInProcessPlatform(dataDir);
   try {
     const { services } = platform;
     const profileId = await services.ctx.db.write((w) => {
@@ -123,14 +115,7 @@ async function prepareDataDir(
  * store: cold workers (each seeds its read replica) then CONCURRENCY x 2 reports, as a user opening views.
  */
 async function reportStall(dataDir: string, viewId: string): Promise<number> {
-  const platform = await startPlatform({
-    ...configFromEnv({}),
-    dataDir,
-    httpPort: 0,
-    mqttPort: 0,
-    analyticsPort: 0,
-    logLevel: 'silent',
-  });
+  const platform = await startInProcessPlatform(dataDir);
   try {
     const { token } = await json<{ token: string }>(
       fetch(`${platform.urls.http}/api/auth/login`, {

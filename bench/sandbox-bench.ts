@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromEnv } from '../main/config.ts';
 import { openServices } from '../main/app/domain.ts';
-import { startPlatform } from '../main/app/start-platform.ts';
+import { startInProcessPlatform } from './lib/in-process-platform.ts';
 import { migrations } from '../main/platform/migrations.ts';
 import type { Services } from '../main/platform/services.ts';
 import type { TsEntry } from '../main/platform/telemetry-repository.ts';
@@ -86,14 +86,7 @@ async function populate(s: Services, devices: number, perDevice: number): Promis
  * The longest event-loop stall of each load, over HTTP as the UI does.
  */
 async function demoLoadStalls(): Promise<Record<string, number>> {
-  const platform = await startPlatform({
-    ...configFromEnv({}),
-    dataDir: tempDir(),
-    httpPort: 0,
-    mqttPort: 0,
-    analyticsPort: 0,
-    logLevel: 'silent',
-  });
+  const platform = await startInProcessPlatform(tempDir());
   try {
     const base = platform.urls.http;
     const post = async (path: string, body?: unknown, token?: string) => {
