@@ -649,23 +649,22 @@ export class CalculatedFieldEngine {
     const scriptCtx = () => (script ??= this.scriptCtx(lead, state));
     let vars: Record<string, number> | undefined;
     const numbers = () => (vars ??= this.numbers(state));
-    const valueOf = (n: string) => singleValue(state, n);
     // the scripts of one batch program go in one call for all (one promise, one set of arguments)
     let batched: Compiled[] | null = null;
     for (const c of members) {
       this.computed++;
-      const now = c.arithmetic?.evaluate(valueOf);
-      if (now) {
+      if (c.arithmetic) {
         try {
-          // the arguments as the script would get them: only a debug event shows them
-          const args = debugs(c.field, null) ? scriptCtx().args : {};
-          const done = this.scriptResult(c, entity, state, ts, depth, args, now);
-          const caught = done?.catch((err: unknown) => this.failed(c, entity, err));
-          if (caught && !onlySandbox) out.push(caught);
+          const done = this.arithmeticResult(c, entity, state, ts, depth, scriptCtx);
+          if (done !== null) {
+            const caught = done?.catch((err: unknown) => this.failed(c, entity, err));
+            if (caught && !onlySandbox) out.push(caught);
+            continue;
+          }
         } catch (err) {
           this.failed(c, entity, err);
+          continue;
         }
-        continue;
       }
       if (
         c.type === 'SCRIPT' &&
@@ -977,9 +976,9 @@ export class CalculatedFieldEngine {
     scriptCtx = () => this.scriptCtx(c, state),
   ): Promise<void> {
     if (!this.ready(c, state)) return;
+    const computed = this.arithmeticResult(c, entity, state, ts, depth, scriptCtx);
+    if (computed !== null) return computed;
     const { ctx, args } = scriptCtx();
-    const now = c.arithmetic?.evaluate((n) => singleValue(state, n));
-    if (now) return this.scriptResult(c, entity, state, ts, depth, args, now);
     let outcome: ScriptOutcome;
     try {
       outcome = { ok: true, value: await c.script!.run(ctx, args) };
@@ -987,6 +986,25 @@ export class CalculatedFieldEngine {
       outcome = { ok: false, error: err as Error };
     }
     await this.scriptOutcome(c, entity, state, ts, depth, args, outcome);
+  }
+
+  /**
+   * An arithmetic SCRIPT field's result computed here when its arguments are all numbers (the arguments as the
+   * script would get them are only built for a debug event, the one place they show); null when the sandbox
+   * must run it.
+   */
+  private arithmeticResult(
+    c: Compiled,
+    entity: EntityRef,
+    state: FieldState,
+    ts: number,
+    depth: number,
+    scriptCtx: () => { args: Record<string, unknown> },
+  ): Promise<void> | undefined | null {
+    const now = c.arithmetic?.evaluate((n) => singleValue(state, n));
+    if (!now) return null;
+    const args = debugs(c.field, null) ? scriptCtx().args : {};
+    return this.scriptResult(c, entity, state, ts, depth, args, now);
   }
 
   /**
