@@ -14,6 +14,13 @@ const SNAPSHOT_WORKER_URL = new URL(
 export const SNAPSHOT_THREAD_IDLE_MS = 10_000;
 
 /**
+ * The snapshot thread's young generation, at most (V8 takes a third of it for each of its two halves):
+ * what it allocates on its V8 heap (a journal file's records, as they are applied) dies at once, and left to
+ * itself V8 grows that generation to 16 MiB, resident for as long as the thread runs.
+ */
+const YOUNG_GENERATION_MB = 6;
+
+/**
  * The store's snapshot worker thread, started at the first snapshot and kept for the next ones while they
  * come: a worker's start (a V8 isolate, our modules, sql.js's WebAssembly) cost about a third of a snapshot's
  * CPU when each snapshot started its own. One snapshot at a time (the store never asks for two at once).
@@ -58,7 +65,9 @@ export class SnapshotThread {
   }
 
   private start(): Worker {
-    const worker = new Worker(SNAPSHOT_WORKER_URL);
+    const worker = new Worker(SNAPSHOT_WORKER_URL, {
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
     this.started++;
     this.worker = worker;
     worker.on('message', (result: SnapshotResult) => {

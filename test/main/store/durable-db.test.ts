@@ -153,6 +153,30 @@ describe('DurableDb', () => {
     expect(reopened.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 3 });
   });
 
+  it("builds a snapshot from the replacing image, not from the snapshot thread's copy of the old database", async () => {
+    const dir = tempDir();
+    const db = await open({ dir, migrations, snapshotThresholdBytes: 1_000_000 });
+    await db.write((w) => w.run("INSERT INTO items (id, name) VALUES (1, 'start')"));
+    const image = join(tempDir(), 'image.sqlite');
+    await db.saveImage(image);
+    await db.write((w) => {
+      w.run("UPDATE items SET name = 'changed' WHERE id = 1");
+      w.run("INSERT INTO items (id, name) VALUES (2, 'later')");
+    });
+    await db.snapshot();
+    await db.replaceDatabase(image);
+    await db.write((w) => w.run("INSERT INTO items (id, name) VALUES (3, 'after')"));
+    await db.snapshot();
+    expect(db.snapshotThread.started).toBe(1);
+    // no close(): as after a crash, the last snapshot is the database
+    const reopened = await open({ dir, migrations });
+    expect(reopened.getStats().replayedRecords).toBe(0);
+    expect(reopened.all('SELECT id, name FROM items ORDER BY id')).toEqual([
+      { id: 1, name: 'start' },
+      { id: 3, name: 'after' },
+    ]);
+  });
+
   it('starts a new snapshot worker when the last one died, and loses nothing', async () => {
     const dir = tempDir();
     const db = await open({ dir, migrations, snapshotThresholdBytes: 1_000_000 });
