@@ -322,13 +322,15 @@ function threadsDuring(pid: number, before: Map<string, number>): string {
 function memoryBreakdown(run: PlatformRun): string {
   const m = run.eventLoop.memory;
   const map = run.mapAfterIngest;
+  const a = map.anonymous;
   if (!m) return 'not reported';
   const r = Math.round;
   return (
     `RSS ${r(map.rssMB)} MB = main V8 heap ${r(m.heapTotalMB)} (live ${r(m.heapUsedMB)})` +
     ` + WebAssembly memories [${map.wasmMB.map(r).join(', ')}] (the store's image ${r(m.storeMB)})` +
     ` + other anonymous ${r(map.otherAnonymousMB - m.heapTotalMB)} (array buffers ${r(m.arrayBuffersMB)}, worker heaps, malloc, stacks; threads: ${map.threads})` +
-    ` + code and files ${r(map.fileMB)};` +
+    ` + code and files ${r(map.fileMB)}; all anonymous pages but WebAssembly's by kind: V8 heap pages of all threads ${r(a.v8PagesMB)},` +
+    ` sql.js's database files [${a.sqljsFilesMB.map(r).join(', ')}], malloc arenas ${r(a.mallocMB)}, the rest ${r(a.restMB)} (mapped blocks of 1 MiB or more, large objects, stacks);` +
     ` idle ${Math.round(SNAPSHOT_THREAD_IDLE_MS / 1000) + 2} s later: RSS ${r(run.mapIdle.rssMB)} MB, WebAssembly [${run.mapIdle.wasmMB.map(r).join(', ')}], threads: ${run.mapIdle.threads}`
   );
 }
@@ -348,6 +350,9 @@ function memoryFields(run: PlatformRun): Record<string, number | undefined> {
     largestWasmMB: map.wasmMB[0] ?? 0,
     otherAnonymousMB: map.otherAnonymousMB - (m?.heapTotalMB ?? 0),
     codeMB: map.fileMB,
+    v8PagesMB: map.anonymous.v8PagesMB,
+    sqljsFilesMB: map.anonymous.sqljsFilesMB.reduce((a, b) => a + b, 0),
+    mallocMB: map.anonymous.mallocMB,
     rssIdleMB: run.mapIdle.rssMB,
     idleWasmMB: run.mapIdle.wasmMB.reduce((a, b) => a + b, 0),
   };
