@@ -28,6 +28,18 @@ function journalFiles(dir: string): string[] {
   return readdirSync(dir).filter((f) => f.startsWith('journal-'));
 }
 
+/** Saves an image of db holding item 1 'start', then changes item 1 and adds item 2; returns the image's path. */
+async function savedImageThenChanged(db: DurableDb): Promise<string> {
+  await db.write((w) => w.run("INSERT INTO items (id, name) VALUES (1, 'start')"));
+  const image = join(tempDir(), 'image.sqlite');
+  await db.saveImage(image);
+  await db.write((w) => {
+    w.run("UPDATE items SET name = 'changed' WHERE id = 1");
+    w.run("INSERT INTO items (id, name) VALUES (2, 'later')");
+  });
+  return image;
+}
+
 describe('DurableDb', () => {
   it('replays acknowledged writes from the journal after the process loses its memory', async () => {
     const dir = tempDir();
@@ -156,13 +168,7 @@ describe('DurableDb', () => {
   it("builds a snapshot from the replacing image, not from the snapshot thread's copy of the old database", async () => {
     const dir = tempDir();
     const db = await open({ dir, migrations, snapshotThresholdBytes: 1_000_000 });
-    await db.write((w) => w.run("INSERT INTO items (id, name) VALUES (1, 'start')"));
-    const image = join(tempDir(), 'image.sqlite');
-    await db.saveImage(image);
-    await db.write((w) => {
-      w.run("UPDATE items SET name = 'changed' WHERE id = 1");
-      w.run("INSERT INTO items (id, name) VALUES (2, 'later')");
-    });
+    const image = await savedImageThenChanged(db);
     await db.snapshot();
     await db.replaceDatabase(image);
     await db.write((w) => w.run("INSERT INTO items (id, name) VALUES (3, 'after')"));
@@ -375,13 +381,7 @@ describe('DurableDb replication', () => {
   it('replaces the whole database with a saved image, and the replacement survives a restart', async () => {
     const dir = tempDir();
     const db = await open({ dir, migrations });
-    await db.write((w) => w.run("INSERT INTO items (id, name) VALUES (1, 'start')"));
-    const image = join(tempDir(), 'image.sqlite');
-    await db.saveImage(image);
-    await db.write((w) => {
-      w.run("UPDATE items SET name = 'changed' WHERE id = 1");
-      w.run("INSERT INTO items (id, name) VALUES (2, 'later')");
-    });
+    const image = await savedImageThenChanged(db);
     await db.replaceDatabase(image);
     expect(db.all('SELECT id, name FROM items ORDER BY id')).toEqual([{ id: 1, name: 'start' }]);
     await db.write((w) => w.run("INSERT INTO items (id, name) VALUES (3, 'after')"));
