@@ -13,9 +13,14 @@
  *
  * Gateway phase: FLEET_GATEWAYS gateways (100) of FLEET_GATEWAY_DEVICES devices (1,000) announce their
  * devices (v1/gateway/connect creates them) and send one telemetry message per 100 devices. Measured:
- * gatewayDevices, gatewayRssMB, the device list page and its text search on the settled platform
- * (deviceListMs, deviceSearchMs: medians of 10), and the longest CONNECT of a direct device while the
- * gateways' devices were being created (connectDuringCreationMs).
+ * gatewayDevices, gatewayRssMB (right after the burst) with what holds it (gatewayHeapMB, gatewayWasmMB,
+ * gatewayOtherAnonymousMB) and gatewaySettledRssMB (the fleet still connected, quiet for 20 s), the device
+ * list page and its text search on the settled platform (deviceListMs, deviceSearchMs: medians of 10), and
+ * the longest CONNECT of a direct device while the gateways' devices were being created
+ * (connectDuringCreationMs).
+ *
+ * serve is launched as `sandboard serve` launches the core: with scripts/start-plan.ts's CORE_NODE_FLAGS
+ * and CORE_ENV (FLEET_SERVE_NODE_ARGS adds flags; FLEET_SERVE_LOG=<file> keeps its output).
  *
  * serve and the load processes get the hard open-file limit as their soft one (prlimit); the bench says so
  * when the hard limit is lower than the fleet needs. net.core.somaxconn and net.ipv4.tcp_max_syn_backlog
@@ -25,12 +30,15 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
+import { CORE_ENV, CORE_NODE_FLAGS } from '../scripts/start-plan.ts';
+import type { EventLoopDelay } from '../shared/schemas/sandboard.ts';
+import { processMemory } from './lib/process-memory.ts';
 import { percentile, printBench, printFigures } from './lib/bench-output.ts';
 import { processCpuMs } from './lib/proc-cpu.ts';
 import { benchHttp, tenantToken, type BenchHttp } from './lib/bench-http.ts';
@@ -69,6 +77,8 @@ const DIRECT_CLIENT = process.env.FLEET_CLIENT === 'mqttjs' ? 'mqttjs' : 'lean';
 const GATEWAYS = Number(process.env.FLEET_GATEWAYS ?? 100);
 const GATEWAY_DEVICES = Number(process.env.FLEET_GATEWAY_DEVICES ?? 1_000);
 const PUBLISH_SPREAD_MS = Number(process.env.FLEET_SPREAD_S ?? 10) * 1000;
+/** how long the connected gateway fleet stays quiet before gatewaySettledRssMB is read */
+const SETTLE_MS = 20_000;
 const TARGETS = {
   connectStormS: 10,
   restDuringStormMs: 100,
@@ -168,6 +178,11 @@ async function waitOutTimeWait(connections: number): Promise<number> {
     await sleep(1_000);
     waiting = timeWaitSockets();
   }
+  if (waiting + connections + 1_000 > ports)
+    console.log(
+      `still ${waiting} sockets in TIME_WAIT after 70 s, of ${ports} local ports: the storm may fail to get ` +
+        'ports (EADDRNOTAVAIL); widen net.ipv4.ip_local_port_range or run again in a minute',
+    );
   return (performance.now() - started) / 1000;
 }
 
@@ -201,6 +216,7 @@ async function startServe(dataDir: string) {
   // FLEET_SERVE_NODE_ARGS: node flags for serve, e.g. --cpu-prof to see where a storm's time goes
   const nodeArgs = (process.env.FLEET_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const [cmd, args] = withNofile(process.execPath, [
+    ...CORE_NODE_FLAGS,
     ...nodeArgs,
     BIN,
     'serve',
@@ -213,8 +229,11 @@ async function startServe(dataDir: string) {
     '--analytics-port',
     '0',
   ]);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // launched as `sandboard serve` launches the core (bin/sandboard.js's shebang)
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...CORE_ENV, ...process.env } });
   let stderr = '';
+  if (process.env.FLEET_SERVE_LOG)
+    child.stdout!.on('data', (d: Buffer) => appendFileSync(process.env.FLEET_SERVE_LOG!, d));
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const urls = await new Promise<{ http: string; mqtt: string }>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -487,6 +506,11 @@ async function main(): Promise<void> {
       http('/api/tenant/deviceInfos?pageSize=20&page=0&textSearch=FGW7%20Device%2099', { token }),
     );
     const gatewayRssMB = rssOf(pid);
+    const gatewayMemory = processMemory(pid);
+    const gatewayHeap = (await http<EventLoopDelay>('/api/sandboard/eventLoop', { token })).memory;
+    // the fleet stays connected and quiet: what serve holds once the burst is over
+    await sleep(SETTLE_MS);
+    const gatewaySettledRssMB = rssOf(pid);
     for (const c of gwChildren) c.send({ cmd: 'end' });
     await Promise.all(gwChildren.map((c) => c.next('ended')));
     loadChildren.length = 0;
@@ -521,6 +545,11 @@ async function main(): Promise<void> {
       connectDuringCreationMs: duringCreation.times.length ? Math.max(...duringCreation.times) : Number.NaN,
       connectDuringCreationFailed: duringCreation.failures,
       gatewayRssMB,
+      gatewayHeapMB: gatewayHeap?.heapTotalMB ?? Number.NaN,
+      gatewayHeapUsedMB: gatewayHeap?.heapUsedMB ?? Number.NaN,
+      gatewayWasmMB: gatewayMemory.wasmMB.reduce((a, b) => a + b, 0),
+      gatewayOtherAnonymousMB: gatewayMemory.otherAnonymousMB,
+      gatewaySettledRssMB,
       deviceListMs,
       deviceListNameMs,
       deviceSearchMs,
@@ -556,6 +585,19 @@ async function main(): Promise<void> {
       'REST p99 during creation': [result.restDuringCreationP99Ms, 'ms'],
       'longest direct CONNECT during creation': [result.connectDuringCreationMs, 'ms'],
       'serve RSS with the gateways': [gatewayRssMB, `MB (target <= ${TARGETS.gatewayRssMB})`],
+      "  of which the network thread's V8 heap": [
+        result.gatewayHeapMB,
+        `MB (${result.gatewayHeapUsedMB} MB in use, garbage included)`,
+      ],
+      '  of which WebAssembly memories (sql.js)': [
+        result.gatewayWasmMB,
+        `MB [${gatewayMemory.wasmMB.map((m) => m.toFixed(0)).join(', ')}]`,
+      ],
+      '  anonymous memory besides (all V8 heaps, array buffers, malloc; the heap above included)': [
+        result.gatewayOtherAnonymousMB,
+        `MB; threads: ${gatewayMemory.threads}`,
+      ],
+      [`serve RSS once the connected fleet was quiet ${SETTLE_MS / 1000} s`]: [gatewaySettledRssMB, 'MB'],
       'device list (newest first)': [deviceListMs, `ms median (target <= ${TARGETS.deviceListMs})`],
       'device list (by name)': [deviceListNameMs, 'ms median'],
       'device search': [deviceSearchMs, `ms median (target <= ${TARGETS.deviceListMs})`],
