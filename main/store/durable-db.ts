@@ -746,7 +746,10 @@ export class DurableDb {
     const covered = listJournalFiles(this.dir)
       .filter((file) => file.firstSeq <= seq && file.path !== this.journal.path)
       .map((file) => file.path);
-    await this.snapshotThread.run({ dir: this.dir, files: covered, seq, snapshotSeq: this.snapshotSeq });
+    await this.snapshotThread.run(
+      { dir: this.dir, files: covered, seq, snapshotSeq: this.snapshotSeq },
+      this.sizeBytes().allocatedBytes,
+    );
     this.snapshotSeq = seq;
     this.removeCoveredFiles(covered);
     this.stats.snapshots++;

@@ -8,9 +8,10 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DurableDb, type Migration } from '../../../main/store/durable-db.ts';
 import { journalFileName } from '../../../main/store/journal.ts';
+import { SNAPSHOT_THREAD_KEPT_MAX_STORE_BYTES } from '../../../main/store/snapshot-thread.ts';
 import { openedStores } from '../../helpers/opened-stores.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
@@ -181,6 +182,24 @@ describe('DurableDb', () => {
       { id: 1, name: 'start' },
       { id: 3, name: 'after' },
     ]);
+  });
+
+  it("ends its snapshot worker after each snapshot of a big store (the worker's copies of it would stay)", async () => {
+    const dir = tempDir();
+    const db = await open({ dir, migrations, snapshotThresholdBytes: Number.MAX_SAFE_INTEGER });
+    const big = 'x'.repeat(4 * 2 ** 20);
+    for (let id = 1; id <= 9; id++)
+      await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (?, ?)', [id, `${id}${big}`]));
+    expect(db.sizeBytes().allocatedBytes).toBeGreaterThan(SNAPSHOT_THREAD_KEPT_MAX_STORE_BYTES);
+    await db.snapshot();
+    await vi.waitFor(() => expect(db.snapshotThread.running).toBe(false));
+    await db.write((w) => w.run('INSERT INTO items (id, name) VALUES (10, ?)', ['ten']));
+    await db.snapshot();
+    expect(db.snapshotThread.started).toBe(2);
+    await db.close();
+    const reopened = await open({ dir, migrations });
+    expect(reopened.getStats().replayedRecords).toBe(0);
+    expect(reopened.get('SELECT COUNT(*) AS n FROM items')).toEqual({ n: 10 });
   });
 
   it('starts a new snapshot worker when the last one died, and loses nothing', async () => {
