@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=1048576 node --max-semi-space-size=16 --min-semi-space-size=16 --no-allocation-site-pretenuring
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=1048576 node --max-semi-space-size=16 --min-semi-space-size=16
 // (the platform core's launch settings, as scripts/start-plan.ts's CORE_NODE_FLAGS and CORE_ENV say why)
 // Sandboard's command line. The core is TypeScript run by Node 24's built-in type stripping.
 const [major] = process.versions.node.split('.').map(Number);

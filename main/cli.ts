@@ -4,7 +4,7 @@ import type { Platform } from './app/start-platform.ts';
 import { configFromEnv, type PlatformConfig } from './config.ts';
 import { beginStore } from './app/store.ts';
 import { DataDirLockedError } from './store/data-dir-lock.ts';
-import { workersGetDefaultYoungGeneration } from './store/worker-heap.ts';
+import { withoutAllocationSitePretenuring, workersGetDefaultYoungGeneration } from './store/worker-heap.ts';
 import { describeStopCause, watchStopTriggers } from './stop-triggers.ts';
 import { VERSION } from './version.ts';
 
@@ -163,6 +163,7 @@ async function serve(argv: string[]): Promise<void> {
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   workersGetDefaultYoungGeneration();
+  withoutAllocationSitePretenuring();
   try {
     switch (command) {
       case 'serve':

@@ -87,20 +87,9 @@ export interface StartPlanInput {
  * core starts); at most two malloc arenas instead of eight per core for the worker
  * threads; and blocks of 1 MiB or more always mapped on their own, so that freeing one (a snapshot's
  * export, a journal frame) returns it to the system (glibc otherwise raises that threshold to the largest
- * block freed, up to 32 MiB, and keeps such blocks). And no allocation-site pretenuring: V8 otherwise
- * allocates straight in the old generation the objects of every allocation site whose objects survived a
- * young collection. Under steady ingest tens of sites are so marked (--trace-pretenuring), though their
- * objects die soon after, such as those of messages waiting for their fsync: the old generation filled with
- * about 22 MB/s of garbage, and V8 lets it grow to four times its live size between full collections (a
- * 186 MB heap for 50-60 MB live). Without pretenuring such objects die young: about 3 MB/s reach the old
- * generation and the heap stays about 100 MB, at the same datapoints per CPU-second.
- * bench:ingest BENCH_ONLY=launch-flags measures them.
+ * block freed, up to 32 MiB, and keeps such blocks). bench:ingest BENCH_ONLY=launch-flags measures them.
  */
-export const CORE_NODE_FLAGS = [
-  '--max-semi-space-size=16',
-  '--min-semi-space-size=16',
-  '--no-allocation-site-pretenuring',
-];
+export const CORE_NODE_FLAGS = ['--max-semi-space-size=16', '--min-semi-space-size=16'];
 export const CORE_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '1048576' };
 
 /** Electron's switch that turns Chromium's sandbox off (needed as root, or without user namespaces). */

@@ -40,14 +40,10 @@ export interface CoreChild {
 
 /**
  * The core's launch settings, the same as `sandboard serve`'s everywhere else (scripts/start-plan.ts's
- * CORE_NODE_FLAGS and CORE_ENV, which say why; a test keeps them equal): less young-generation, old-generation
- * and malloc arena memory kept by the core and its worker threads. A malloc setting the user set wins.
+ * CORE_NODE_FLAGS and CORE_ENV, which say why; a test keeps them equal): less young-generation and malloc
+ * arena memory kept by the core and its worker threads. A malloc setting the user set wins.
  */
-export const CORE_EXEC_ARGV = [
-  '--max-semi-space-size=16',
-  '--min-semi-space-size=16',
-  '--no-allocation-site-pretenuring',
-];
+export const CORE_EXEC_ARGV = ['--max-semi-space-size=16', '--min-semi-space-size=16'];
 export const CORE_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '1048576' };
 
 export type ForkCore = (modulePath: string, args: string[], options: ForkOptions) => CoreChild;
