@@ -231,6 +231,3 @@ try {
 } finally {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
-// The demo loads' platform leaves two worker MessagePorts open after stop() (not yet found which), which would
-// keep this process alive after its figures.
-process.exit(process.exitCode ?? 0);

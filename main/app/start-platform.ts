@@ -12,6 +12,7 @@ import { setupConnectors } from './connectors.ts';
 import { setupDomain } from './domain.ts';
 import { setupEventLoopMonitor } from './event-loop.ts';
 import { setupHttp } from './http.ts';
+import { closeSimulatorSandbox } from '../simulator/device-script.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { setupMqtt, setupMqttClients, setupTransportCore } from './mqtt.ts';
 import { setupRecordings } from './recordings.ts';
@@ -55,6 +56,8 @@ function urlHost(host: string): string {
  */
 export async function startPlatform(config: PlatformConfig, store?: StoreOpening): Promise<Platform> {
   const life = new Lifecycle();
+  // first registered, so it runs last: after the simulations that use it have stopped
+  life.onStop(() => closeSimulatorSandbox());
   try {
     const db = await setupStore(config, life, store);
     performance.mark('start: store open');

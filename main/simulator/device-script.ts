@@ -358,6 +358,13 @@ export function simulatorSandbox(): ScriptSandbox {
   return sandbox;
 }
 
+/** Ends the simulator's sandbox workers (a stopped platform leaves none running); the next script starts new ones. */
+export async function closeSimulatorSandbox(): Promise<void> {
+  const closing = sandbox;
+  sandbox = null;
+  await closing?.close();
+}
+
 /** A script failure as the simulation page lists it. */
 export interface DeviceScriptError {
   device: string | null;
