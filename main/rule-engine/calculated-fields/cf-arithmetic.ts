@@ -36,18 +36,29 @@ export class ArithmeticScript {
     const args: number[] = [];
     for (const n of this.argNames) {
       const v = values(n);
+      if (!isScriptNumber(v)) return null;
       // the sandbox gets its arguments as JSON: -0 arrives as 0
-      if (typeof v !== 'number' || !Number.isFinite(v)) return null;
       args.push(v + 0);
     }
     const out: Record<string, number | null> = {};
+    this.resultInto(args, out);
+    return out;
+  }
+
+  /**
+   * Writes the result's keys, in the script's order, into `out` (which may hold other fields' results): for
+   * arguments in the order of the field's argument names, each one a finite number with -0 made 0.
+   */
+  resultInto(args: readonly number[], out: Record<string, unknown>): void {
     for (let i = 0; i < this.keys.length; i++) {
       const r = this.exprs[i]!(args);
       out[this.keys[i]!] = Number.isFinite(r) ? r + 0 : null;
     }
-    return out;
   }
 }
+
+/** Whether an argument's value is one an arithmetic script computes without the sandbox. */
+export const isScriptNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /**
  * The arithmetic of a translated script body (the `var <arg> = __cfArgs.<arg>;` prelude, then the user's

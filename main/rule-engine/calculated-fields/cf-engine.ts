@@ -34,7 +34,7 @@ import {
   type RuleProgress,
 } from './cf-alarm-rules.ts';
 import { computeMetrics, type AggMetric, type Row } from './cf-metrics.ts';
-import type { ArithmeticScript } from './cf-arithmetic.ts';
+import { isScriptNumber, type ArithmeticScript } from './cf-arithmetic.ts';
 import {
   arithmeticOfCfScript,
   CfScript,
@@ -74,7 +74,33 @@ interface Compiled {
    * an entity's fields of one key keep one state and are computed together (see enqueueGroup).
    */
   groupKey: string | null;
+  /** how its results leave (strategy, scope, which ts): a group's fields leaving alike can leave as one */
+  leaves: string;
 }
+
+/** An entity's SIMPLE and SCRIPT fields of one groupKey, its own and its profile's, in their order. */
+interface Group {
+  members: Compiled[];
+  /** no member's output is one of their (common) arguments: whether one member is triggered says it for all */
+  uniform: boolean;
+  /** every member a formula or an arithmetic script: computed at once when nothing of the group is queued */
+  formulas: boolean;
+  /** formulas leaving alike: their results can be computed into one object and emitted once (computeFormulas) */
+  together: boolean;
+  /** members with debug settings that may ask for a debug event of every run (its own arguments and result) */
+  debugging: Compiled[];
+}
+
+/** The fields an update of an entity may trigger, as onData walks them: alone in their order, then by group. */
+interface Dispatch {
+  own: Compiled[];
+  inherited: Compiled[];
+  singles: Compiled[];
+  groups: Group[];
+}
+
+/** The fields of an entity that has none (one list for all such entities). */
+const NO_FIELDS: Compiled[] = [];
 
 /** A queued computation of a field (or of a group of fields) for an entity. */
 interface Job {
@@ -176,6 +202,8 @@ export class CalculatedFieldEngine {
   private statesCount = 0;
   private readonly queues = new Map<string, Queue>();
   private readonly profiles = new Map<string, string | null>();
+  /** by the list of own fields (or, for entities without, of their profile's): see dispatchOf */
+  private readonly dispatches = new WeakMap<Compiled[], Dispatch>();
   /** entity|key -> depth of the chain that produced it, so a field's own result does not loop forever */
   private readonly produced = new Map<string, number>();
   private global: GlobalIndex | null = null;
@@ -200,18 +228,20 @@ export class CalculatedFieldEngine {
   private toSave: { target: TelemetryTarget; entries: TsEntry[] }[] = [];
   /** the latest saveSoon write, until it is durable */
   private saving: Promise<void> = Promise.resolve();
-  /** entities' time series numbers (they never change once given; a deleted device's is dropped) */
-  private readonly nums = new Map<string, number>();
-  private readonly numOf = (entity: EntityRef): number => {
-    let num = this.nums.get(entity.id);
-    if (num === undefined) {
-      num = this.services.directory.telemetryNum(entity.entityType, entity.id);
-      if (num === NO_TELEMETRY_NUM) return num;
-      if (this.nums.size > this.maxStates) this.nums.clear();
-      this.nums.set(entity.id, num);
+  /** entities' time series targets (numbers never change once given; a deleted device's is dropped) */
+  private readonly targets = new Map<string, TelemetryTarget>();
+  private readonly targetOf = (entity: EntityRef): TelemetryTarget => {
+    let target = this.targets.get(entity.id);
+    if (target === undefined) {
+      const num = this.services.directory.telemetryNum(entity.entityType, entity.id);
+      target = { id: entity.id, num, entityType: entity.entityType };
+      if (num === NO_TELEMETRY_NUM) return target;
+      if (this.targets.size > this.maxStates) this.targets.clear();
+      this.targets.set(entity.id, target);
     }
-    return num;
+    return target;
   };
+  private readonly numOf = (entity: EntityRef): number => this.targetOf(entity).num;
   /** fields of each entity queued or running (its results go out when none is) */
   private readonly running = new Map<string, number>();
   computed = 0;
@@ -233,11 +263,7 @@ export class CalculatedFieldEngine {
       return entries.some((x) => readsAny(argKeys, x.values));
     };
     const onTs = (e: { deviceId: string; entries: { ts: number; values: Record<string, unknown> }[] }) => {
-      if (read(e.entries))
-        this.onData(
-          { entityType: 'DEVICE', id: e.deviceId },
-          e.entries.map((x) => ({ kind: 'ts', ...x })),
-        );
+      if (read(e.entries)) this.onData({ entityType: 'DEVICE', id: e.deviceId }, e.entries.map(tsUpdate));
     };
     const onAttr = (e: {
       deviceId: string;
@@ -253,11 +279,7 @@ export class CalculatedFieldEngine {
       entityId: string;
       entries: { ts: number; values: Record<string, unknown> }[];
     }) => {
-      if (read(e.entries))
-        this.onData(
-          { entityType: e.entityType, id: e.entityId },
-          e.entries.map((x) => ({ kind: 'ts', ...x })),
-        );
+      if (read(e.entries)) this.onData({ entityType: e.entityType, id: e.entityId }, e.entries.map(tsUpdate));
     };
     const onEntityAttr = (e: {
       entityType: string;
@@ -271,7 +293,7 @@ export class CalculatedFieldEngine {
       ]);
     const onDevice = (e: { deviceId: string }) => this.profiles.delete(e.deviceId);
     const onDeviceDeleted = (e: { deviceId: string }) => {
-      this.nums.delete(e.deviceId);
+      this.targets.delete(e.deviceId);
       this.toSave = this.toSave.filter((i) => i.target.id !== e.deviceId);
     };
     events.on('telemetry', onTs);
@@ -362,6 +384,7 @@ export class CalculatedFieldEngine {
       conditions: new Map(),
       outputs: new Set(),
       groupKey: null,
+      leaves: leavesOf(config),
     };
     c.outputs = outputKeysOf(c);
     const expr = typeof config.expression === 'string' ? config.expression : '';
@@ -431,6 +454,7 @@ export class CalculatedFieldEngine {
         }
       }
       this.batchScripts(list);
+      if (list.length === 0) list = NO_FIELDS;
       if (this.compiled.size > this.maxStates) this.compiled.clear();
       this.compiled.set(entityId, list);
     }
@@ -478,6 +502,40 @@ export class CalculatedFieldEngine {
     return p;
   }
 
+  /**
+   * The fields of an entity whose own fields are `own` and its profile's `inherited`, grouped as onData
+   * walks them; made once for the profile's entities without fields of their own, once for an entity with.
+   */
+  private dispatchOf(own: Compiled[], inherited: Compiled[]): Dispatch {
+    const anchor = own.length === 0 ? inherited : own;
+    let d = this.dispatches.get(anchor);
+    if (d && d.inherited === inherited && (d.own === own || (d.own.length === 0 && own.length === 0)))
+      return d;
+    const singles: Compiled[] = [];
+    const byKey = new Map<string, Compiled[]>();
+    for (const c of [...own, ...inherited]) {
+      if (c.type === 'RELATED_ENTITIES_AGGREGATION') continue;
+      if (c.groupKey === null) singles.push(c);
+      else byKey.set(c.groupKey, [...(byKey.get(c.groupKey) ?? []), c]);
+    }
+    const groups = [...byKey.values()].map((members): Group => {
+      const formulas = members.every((c) => c.type === 'SIMPLE' || c.arithmetic);
+      return {
+        members,
+        uniform: members.every((c) => c.argList.every(([, a]) => !c.outputs.has(a.refEntityKey.key))),
+        formulas,
+        together: formulas && members.every((c) => c.leaves === members[0]!.leaves),
+        debugging: members.filter((c) => {
+          const settings = c.field.debugSettings;
+          return settings?.allEnabled === true || typeof settings?.allEnabledUntil === 'number';
+        }),
+      };
+    });
+    d = { own, inherited, singles, groups };
+    this.dispatches.set(anchor, d);
+    return d;
+  }
+
   /** The entity's data changed: queue the fields it triggers. */
   onData(entity: EntityRef, updates: DataUpdate[]): void {
     // most writes (a field's own results among them) carry no key any field reads
@@ -496,27 +554,23 @@ export class CalculatedFieldEngine {
     if (depth >= this.maxChainDepth) return;
     const own = this.fieldsOf(entity.id);
     const profileId = this.profileOf(entity);
-    const inherited = profileId ? this.fieldsOf(profileId) : [];
+    const dispatch = this.dispatchOf(own, profileId ? this.fieldsOf(profileId) : NO_FIELDS);
     // held while its fields are queued, so that fields computed at once still leave as one write
     this.running.set(entity.id, (this.running.get(entity.id) ?? 0) + 1);
     try {
-      let groups: Map<string, Compiled[]> | null = null;
-      for (const list of [own, inherited])
-        for (const c of list) {
-          if (c.type === 'RELATED_ENTITIES_AGGREGATION' || !this.triggers(c, entity, updates, false))
-            continue;
-          if (c.groupKey === null) this.enqueue(c, entity, updates, depth);
-          else {
-            groups ??= new Map();
-            const members = groups.get(c.groupKey);
-            if (members) members.push(c);
-            else groups.set(c.groupKey, [c]);
-          }
-        }
-      if (groups)
-        for (const members of groups.values())
-          if (members.length === 1) this.enqueue(members[0]!, entity, updates, depth);
-          else this.enqueueGroup(members, entity, updates, depth);
+      for (const c of dispatch.singles)
+        if (this.triggers(c, entity, updates, false)) this.enqueue(c, entity, updates, depth);
+      for (const group of dispatch.groups) {
+        const all = group.members;
+        const members = group.uniform
+          ? this.triggers(all[0]!, entity, updates, false)
+            ? all
+            : NO_FIELDS
+          : all.filter((c) => this.triggers(c, entity, updates, false));
+        if (members.length === 1) this.enqueue(members[0]!, entity, updates, depth);
+        else if (members.length > 1)
+          this.enqueueGroup(members, entity, updates, depth, members === all ? group : null);
+      }
     } finally {
       this.done(entity.id);
     }
@@ -602,27 +656,108 @@ export class CalculatedFieldEngine {
    * Fields of the entity reading the same arguments (one groupKey): one state, the arguments applied once,
    * formulas computed at once when nothing of the group is queued, the scripts' calls made from one ctx.
    */
-  private enqueueGroup(members: Compiled[], entity: EntityRef, updates: DataUpdate[], depth: number): void {
+  private enqueueGroup(
+    members: Compiled[],
+    entity: EntityRef,
+    updates: DataUpdate[],
+    depth: number,
+    group: Group | null,
+  ): void {
     const lead = members[0]!;
-    const key = `${lead.groupKey}|${entity.id}`;
-    if (!this.queues.has(key) && members.every((c) => c.type === 'SIMPLE' || c.arithmetic)) {
+    const keyOf = () => `${lead.groupKey}|${entity.id}`;
+    const idle = this.queues.size === 0 || !this.queues.has(keyOf());
+    if (idle && (group ? group.formulas : members.every((c) => c.type === 'SIMPLE' || c.arithmetic))) {
       // formulas and arithmetic scripts are computed now; a script whose arguments are not all numbers goes
       // to the sandbox, and the group's next updates wait for it (in order, as queued ones do)
-      const scripts = this.computeGroup(lead, members, entity, updates, depth, true);
-      if (scripts.length > 0)
+      const state = this.groupState(lead, entity, updates);
+      if (!state) return;
+      const ts = tsOf(updates);
+      if (
+        group?.together &&
+        !group.debugging.some((c) => debugs(c.field, null)) &&
+        this.computeFormulas(lead, members, entity, state, ts, depth)
+      )
+        return;
+      const scripts = this.computeGroup(lead, members, entity, state, ts, depth, true);
+      if (scripts.length > 0) {
+        const key = keyOf();
         this.track(key, entity, this.queueOf(key), Promise.all(scripts), (err) =>
           this.failed(lead, entity, err),
         );
+      }
       return;
     }
     this.schedule(
-      key,
+      keyOf(),
       entity,
       { updates, reread: false, depth, members: new Set(members) },
       true,
-      (job) => Promise.all(this.computeGroup(lead, job.members!, entity, job.updates, job.depth)),
+      (job) => {
+        const state = this.groupState(lead, entity, job.updates);
+        return Promise.all(
+          state ? this.computeGroup(lead, job.members!, entity, state, tsOf(job.updates), job.depth) : [],
+        );
+      },
       (err) => this.failed(lead, entity, err),
     );
+  }
+
+  /** The group's state with the updates applied (null, the failure counted, when its arguments can't be read). */
+  private groupState(lead: Compiled, entity: EntityRef, updates: DataUpdate[]): FieldState | null {
+    try {
+      const found = this.stateOf(lead, entity, lead.groupKey!);
+      if (!found.fresh) this.apply(lead, entity, found.state, updates);
+      return found.state;
+    } catch (err) {
+      this.failed(lead, entity, err);
+      return null;
+    }
+  }
+
+  /**
+   * A group of formulas and arithmetic scripts leaving alike, computed into one object and emitted once: the
+   * same values in the same order as an emit per field. False, having changed nothing, when a field needs
+   * more than that (an argument missing, or not a number for a script; a formula's error or result that is
+   * not a number): computeGroup then computes each field as usual.
+   */
+  private computeFormulas(
+    lead: Compiled,
+    members: Compiled[],
+    entity: EntityRef,
+    state: FieldState,
+    ts: number,
+    depth: number,
+  ): boolean {
+    if (!this.ready(lead, state)) return false;
+    const values: Record<string, unknown> = {};
+    let vars: Record<string, number> | undefined;
+    let args: number[] | undefined;
+    try {
+      for (const c of members) {
+        if (c.arithmetic) {
+          if (!args) {
+            args = [];
+            for (const n of lead.argNames) {
+              const v = singleValue(state, n);
+              if (!isScriptNumber(v)) return false;
+              // the sandbox gets its arguments as JSON: -0 arrives as 0
+              args.push(v + 0);
+            }
+          }
+          c.arithmetic.resultInto(args, values);
+        } else {
+          const value = c.expression!.evaluate((vars ??= this.numbers(state)));
+          if (!Number.isFinite(value)) return false;
+          const output = c.field.configuration.output as CfOutput;
+          values[String(output.name)] = round(value, output.decimalsByDefault);
+        }
+      }
+    } catch {
+      return false;
+    }
+    this.computed += members.length;
+    this.emit(lead, entity, values, this.useTs(lead, state, ts), depth, members);
+    return true;
   }
 
   /** Computes a group's fields: formulas now, scripts' results when the sandbox answers (the promises). */
@@ -630,21 +765,12 @@ export class CalculatedFieldEngine {
     lead: Compiled,
     members: Iterable<Compiled>,
     entity: EntityRef,
-    updates: DataUpdate[],
+    state: FieldState,
+    ts: number,
     depth: number,
     onlySandbox = false,
   ): Promise<void>[] {
     const out: Promise<void>[] = [];
-    let state: FieldState;
-    try {
-      const found = this.stateOf(lead, entity, lead.groupKey!);
-      state = found.state;
-      if (!found.fresh) this.apply(lead, entity, state, updates);
-    } catch (err) {
-      this.failed(lead, entity, err);
-      return out;
-    }
-    const ts = tsOf(updates);
     let script: ReturnType<CalculatedFieldEngine['scriptCtx']> | undefined;
     const scriptCtx = () => (script ??= this.scriptCtx(lead, state));
     let vars: Record<string, number> | undefined;
@@ -1300,6 +1426,8 @@ export class CalculatedFieldEngine {
     values: Record<string, unknown>,
     ts: number,
     depth: number,
+    /** the fields whose results `values` holds, when several (then a new object the outbox may keep) */
+    together: readonly Compiled[] | null = null,
   ): void {
     const output = (c.field.configuration.output ?? { type: 'TIME_SERIES' }) as CfOutput & {
       strategy?: { type?: string };
@@ -1321,15 +1449,17 @@ export class CalculatedFieldEngine {
     );
     if (pending) {
       for (const key in values) pending.values[key] = values[key];
-      pending.fieldIds?.add(c.field.id.id);
+      if (pending.fieldIds)
+        if (together) for (const f of together) pending.fieldIds.add(f.field.id.id);
+        else pending.fieldIds.add(c.field.id.id);
     } else
       byEntity.push({
         entity,
         scope,
         ts,
         immediate,
-        values: { ...values },
-        fieldIds: immediate ? null : new Set([c.field.id.id]),
+        values: together ? values : { ...values },
+        fieldIds: immediate ? null : new Set(together ? together.map((f) => f.field.id.id) : [c.field.id.id]),
       });
     if ((this.running.get(entity.id) ?? 0) === 0) this.flush(entity.id);
   }
@@ -1368,10 +1498,7 @@ export class CalculatedFieldEngine {
    * datapoints per statement: the same rows as a write per entity, for far less of the store's time.
    */
   private saveSoon(o: OutboxEntry): void {
-    this.toSave.push({
-      target: { id: o.entity.id, num: this.numOf(o.entity), entityType: o.entity.entityType },
-      entries: [{ ts: o.ts, values: o.values }],
-    });
+    this.toSave.push({ target: this.targetOf(o.entity), entries: [{ ts: o.ts, values: o.values }] });
     if (this.toSave.length > 1) return;
     this.saving = new Promise<void>((resolve) =>
       setImmediate(() => {
@@ -1443,10 +1570,22 @@ function readsAny(keys: Set<string>, values: Record<string, unknown>): boolean {
   return false;
 }
 
+const tsUpdate = (x: { ts: number; values: Record<string, unknown> }): DataUpdate => ({
+  kind: 'ts',
+  ts: x.ts,
+  values: x.values,
+});
+
 /** The newest ts of the updates (now when there are none: a re-read). */
 const tsOf = (updates: DataUpdate[]) => updates.reduce((m, u) => Math.max(m, u.ts), 0) || Date.now();
 
 const isInstanceTarget = (entityType: string) => entityType === 'DEVICE' || entityType === 'ASSET';
+
+function leavesOf(config: Record<string, unknown>): string {
+  const output = (config.output ?? { type: 'TIME_SERIES' }) as CfOutput & { strategy?: { type?: string } };
+  const scope = output.type === 'ATTRIBUTES' ? (output.scope ?? 'SERVER_SCOPE') : '';
+  return `${output.strategy?.type === 'IMMEDIATE'}|${scope}|${config.useLatestTs === true}`;
+}
 
 function outputKeysOf(c: Compiled): Set<string> {
   const out = c.field.configuration.output as CfOutput | undefined;
