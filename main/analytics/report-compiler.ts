@@ -315,11 +315,12 @@ function allPartialColumns(keys: KeyPlan[]): string[] {
 // Statements
 
 /** Bounds of the selected data in range and a density estimate (the 64th point of each series), for the plan. */
-export function compileStatsQuery(spec: ReportSpec): CompiledQuery {
+/** history: the table of time series, or the view adding packed rows (telemetry-packs.ts) when there are some */
+export function compileStatsQuery(spec: ReportSpec, history: HistoryTable = 'ts_kv'): CompiledQuery {
   const p = new Params();
   const keys = [...new Set(spec.measures.map((m) => m.key))];
   const range = `k.ts >= ${int(spec.startTs)} AND k.ts < ${int(spec.endTs)}`;
-  const series = `FROM ts_kv k WHERE k.entity_num = devs.num AND k.key_id = ks.kid AND ${range}`;
+  const series = `FROM ${history} k WHERE k.entity_num = devs.num AND k.key_id = ks.kid AND ${range}`;
   const sql = `WITH ${devicesCte(spec, p)},
 ks(kid) AS (SELECT key_id FROM ts_key WHERE key IN ${p.list(keys)}),
 st AS (SELECT (SELECT MIN(k.ts) ${series}) AS lo, (SELECT MAX(k.ts) ${series}) AS hi,
@@ -350,12 +351,15 @@ export function choosePlan(spec: ReportSpec, stats: PlanStats): ReportPlan {
  * The report statement. Columns: c0.. (dimensions), lbl (date, when the spec has one), m0.. (measures).
  * textKeys: the keys that may hold text values (null: unknown, any may); the others skip the type filter.
  */
+export type HistoryTable = 'ts_kv' | 'ts_kv_all';
+
 export function compileReportQuery(
   spec: ReportSpec,
   plan: ReportPlan,
   bounds: { lo: number; hi: number },
   limit: number,
   textKeys: ReadonlySet<string> | null = null,
+  history: HistoryTable = 'ts_kv',
 ): CompiledQuery {
   const p = new Params();
   const keys = keyPlans(spec, p, textKeys);
@@ -382,7 +386,7 @@ export function compileReportQuery(
       const values = br.partials.map((x) => PARTIAL_SQL[x]).join(', ');
       const filter = br.typeFilter ? ` AND ${NUMERIC}` : '';
       return (
-        `(SELECT CASE WHEN COUNT(*) > 0 THEN json_array(${values}) END FROM ts_kv k ` +
+        `(SELECT CASE WHEN COUNT(*) > 0 THEN json_array(${values}) END FROM ${history} k ` +
         `WHERE k.entity_num = devs.num AND k.key_id = ${keys[br.key]!.kid} AND k.ts >= b.lo AND k.ts < b.hi${filter}) AS j${j}`
       );
     });
@@ -403,7 +407,7 @@ export function compileReportQuery(
       });
       const filter = br.typeFilter ? ` AND ${NUMERIC}` : '';
       return (
-        `SELECT k.entity_num AS e, ${g} AS g, ${values.join(', ')} FROM devs CROSS JOIN ts_kv k ON k.entity_num = devs.num ` +
+        `SELECT k.entity_num AS e, ${g} AS g, ${values.join(', ')} FROM devs CROSS JOIN ${history} k ON k.entity_num = devs.num ` +
         `WHERE k.key_id = ${keys[br.key]!.kid} AND k.ts >= ${LO} AND k.ts < ${HI}${filter} GROUP BY k.entity_num, g`
       );
     });
@@ -425,7 +429,7 @@ export function compileReportQuery(
   let source = 'dg';
   const lookups: string[] = [];
   const at = (i: number, ts: string, name: string) =>
-    `(SELECT k.v FROM ts_kv k WHERE k.entity_num = dg.e AND k.key_id = ${keys[i]!.kid} AND k.ts = dg.${col(i, ts)}) AS ${col(i, name)}`;
+    `(SELECT k.v FROM ${history} k WHERE k.entity_num = dg.e AND k.key_id = ${keys[i]!.kid} AND k.ts = dg.${col(i, ts)}) AS ${col(i, name)}`;
   keys.forEach((k, i) => {
     if (k.delta) lookups.push(at(i, 't0', 'v0'), at(i, 't1', 'v1'));
     if (k.latest) lookups.push(at(i, 'tl', 'vl'));
@@ -472,7 +476,7 @@ export function compileReportQuery(
         const rowLabel = date ? date.label(date.trunc('k.ts')) : 'NULL';
         ctes.push(
           `${u} AS (SELECT ${dims.map((d) => `devs.${d} AS ${d}, `).join('')}${rowLabel} AS lbl, COUNT(DISTINCT k.v) AS u ` +
-            `FROM devs CROSS JOIN ts_kv k ON k.entity_num = devs.num WHERE k.key_id = ${keys[i]!.kid} AND k.ts >= ${LO} AND k.ts < ${HI} ` +
+            `FROM devs CROSS JOIN ${history} k ON k.entity_num = devs.num WHERE k.key_id = ${keys[i]!.kid} AND k.ts >= ${LO} AND k.ts < ${HI} ` +
             `GROUP BY ${[...dims, 'lbl'].join(', ')})`,
         );
         uniq.push(u);

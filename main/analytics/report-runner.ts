@@ -10,6 +10,7 @@ import {
   choosePlan,
   compileReportQuery,
   compileStatsQuery,
+  type HistoryTable,
   type CompiledQuery,
   type PlanStats,
   type ReportPlan,
@@ -37,8 +38,13 @@ function query(db: Database, q: CompiledQuery): SqlValue[][] {
   }
 }
 
+/** The history reports read: ts_kv, or the view adding packed rows once some are (telemetry-packs.ts). */
+function historyTable(db: Database): HistoryTable {
+  return query(db, { sql: 'SELECT 1 FROM ts_keyset LIMIT 1', params: {} }).length > 0 ? 'ts_kv_all' : 'ts_kv';
+}
+
 export function planStats(db: Database, spec: ReportSpec): PlanStats {
-  const [row] = query(db, compileStatsQuery(spec));
+  const [row] = query(db, compileStatsQuery(spec, historyTable(db)));
   const n = (v: SqlValue | undefined) => (v === null || v === undefined ? null : Number(v));
   return {
     devices: n(row?.[0]) ?? 0,
@@ -86,7 +92,11 @@ export function prepareReport(
   if (stats.lo === null || stats.hi === null) return null;
   const plan = choosePlan(spec, stats);
   const bounds = { lo: stats.lo, hi: stats.hi };
-  return { plan, stats, query: compileReportQuery(spec, plan, bounds, spec.maxRows + 1, textKeys(db)) };
+  return {
+    plan,
+    stats,
+    query: compileReportQuery(spec, plan, bounds, spec.maxRows + 1, textKeys(db), historyTable(db)),
+  };
 }
 
 function text(v: SqlValue): string | null {

@@ -372,7 +372,7 @@ export class DeviceProfileService {
     const sql =
       kind === 'attributes'
         ? `SELECT DISTINCT a.key AS key FROM attributes a JOIN devices d ON d.id = a.entity_id ${filter} ORDER BY a.key`
-        : `SELECT DISTINCT k.key AS key FROM ts_kv_latest l JOIN ts_key k ON k.key_id = l.key_id
+        : `SELECT DISTINCT k.key AS key FROM ts_latest_all l JOIN ts_key k ON k.key_id = l.key_id
            JOIN devices d ON d.num = l.entity_num ${filter} ORDER BY k.key`;
     return this.ctx.db.all<{ key: string }>(sql, profileId ? [profileId] : []).map((r) => r.key);
   }

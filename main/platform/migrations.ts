@@ -1,4 +1,5 @@
 import type { Migration } from '../store/durable-db.ts';
+import { PACKED_SCHEMA } from './telemetry-packs.ts';
 
 /** Numbered schema migrations, applied in order at start and recorded in _migrations. */
 export const migrations: Migration[] = [
@@ -338,6 +339,14 @@ export const migrations: Migration[] = [
         w.run(`ALTER TABLE ${table} ADD COLUMN firmware_id TEXT`);
         w.run(`ALTER TABLE ${table} ADD COLUMN software_id TEXT`);
       }
+    },
+  },
+  {
+    version: 102,
+    name: 'packed time series',
+    up(w) {
+      // calculated fields' results of a message: one row for all their keys (telemetry-packs.ts)
+      for (const sql of PACKED_SCHEMA) w.run(sql);
     },
   },
 ];

@@ -1,6 +1,16 @@
 import type { SqlValue } from 'sql.js';
 import type { DurableDb, Param, Writer } from '../store/durable-db.ts';
 import { decodeKv, encodeKv, kvAsString, type KvValue } from './kv-value.ts';
+import {
+  deletePacksSql,
+  isPackable,
+  KeysetRegistry,
+  MAX_PACKED_KEYS,
+  MIN_PACKED_KEYS,
+  TELEMETRY_TABLES,
+  unpackHistorySql,
+  UNPACK_LATEST,
+} from './telemetry-packs.ts';
 
 export interface TsEntry {
   ts: number;
@@ -24,20 +34,28 @@ export interface HistoryQuery {
   orderBy: 'ASC' | 'DESC';
 }
 
-/** a series of ts_kv (its primary key's first two columns) */
+/** a series of ts_kv or ts_pack (its primary key's first two columns: the entity, then the key or keyset) */
 interface SeriesCursor {
   entityNum: number;
-  keyId: number;
+  series: number;
 }
-const FIRST_SERIES: SeriesCursor = { entityNum: Number.MIN_SAFE_INTEGER, keyId: Number.MIN_SAFE_INTEGER };
-/** datapoints a retention write drops at most (a series visited counts as one): a few ms of work */
+const FIRST_SERIES: SeriesCursor = { entityNum: Number.MIN_SAFE_INTEGER, series: Number.MIN_SAFE_INTEGER };
+/** rows a retention write drops at most (a series visited counts as one): a few ms of work */
 export const PURGE_ROWS_PER_WRITE = 2000;
-/** the first series at or after (?, ?), by a seek on the primary key */
-const NEXT_SERIES =
-  'SELECT entity_num, key_id FROM ts_kv WHERE (entity_num, key_id) >= (?, ?) ORDER BY entity_num, key_id LIMIT 1';
-/** the series' points before ?3, at most ?4 + 1 of them, oldest first (the subquery bounds the range) */
-const PURGE_SERIES = `DELETE FROM ts_kv WHERE entity_num = ?1 AND key_id = ?2 AND ts < ?3 AND ts <= COALESCE(
-  (SELECT ts FROM ts_kv WHERE entity_num = ?1 AND key_id = ?2 AND ts < ?3 ORDER BY ts LIMIT 1 OFFSET ?4), ?3)`;
+/** How retention walks a table of history: its series one by one, each by seeks on the primary key. */
+interface PurgedTable {
+  /** the first series at or after (?, ?) */
+  next: string;
+  /** the series' rows before ?3, at most ?4 + 1 of them, oldest first (the subquery bounds the range) */
+  purge: string;
+}
+const purgedTable = (table: string, series: string): PurgedTable => ({
+  next: `SELECT entity_num, ${series} AS series FROM ${table} WHERE (entity_num, ${series}) >= (?, ?) ORDER BY entity_num, ${series} LIMIT 1`,
+  purge: `DELETE FROM ${table} WHERE entity_num = ?1 AND ${series} = ?2 AND ts < ?3 AND ts <= COALESCE(
+  (SELECT ts FROM ${table} WHERE entity_num = ?1 AND ${series} = ?2 AND ts < ?3 ORDER BY ts LIMIT 1 OFFSET ?4), ?3)`,
+});
+const PURGED_ROWS = purgedTable('ts_kv', 'key_id');
+const PURGED_PACKS = purgedTable('ts_pack', 'keyset');
 const INSERT_TS = 'INSERT OR REPLACE INTO ts_kv (entity_num, key_id, ts, t, v) VALUES (?, ?, ?, ?, ?)';
 /** saveMany's datapoints per statement: sql.js costs per statement more than per row */
 const ROWS_PER_INSERT = 64;
@@ -51,11 +69,13 @@ export class TelemetryRepository {
   /** saveMany's statements by their number of rows */
   private readonly insertSql: string[] = [];
   private readonly db: DurableDb;
+  private readonly keysets: KeysetRegistry;
   private deletedEntities = 0;
 
   constructor(db: DurableDb) {
     this.db = db;
     this.loadKeys();
+    this.keysets = new KeysetRegistry(db);
   }
 
   /** Forgets what it cached of the database, which was replaced as a whole (trainer reset). */
@@ -64,6 +84,7 @@ export class TelemetryRepository {
     this.keyNames.clear();
     this.deletedEntities++;
     this.loadKeys();
+    this.keysets.load();
   }
 
   private loadKeys(): void {
@@ -107,20 +128,28 @@ export class TelemetryRepository {
   }
 
   /**
-   * Stores several entities' entries inside the caller's write as save() does, up to ROWS_PER_INSERT
-   * datapoints per statement (the rows, their order and ts_kv_latest are the same); returns the count.
+   * Stores several entities' entries inside the caller's write, as save() would for every reader, up to
+   * ROWS_PER_INSERT datapoints per statement; an entry of numbers only (calculated fields' results) is
+   * packed into one row (telemetry-packs.ts). Returns the number of datapoints stored.
    */
   saveMany(w: Writer, items: { num: number; entries: TsEntry[] }[]): number {
     let params: Param[] = [];
     let rows = 0;
     let count = 0;
+    const packs: (number | string)[] = [];
     const insert = () => {
       w.run((this.insertSql[rows] ??= insertRowsSql(rows)), params);
       params = [];
       rows = 0;
     };
     for (const { num, entries } of items)
-      for (const entry of entries)
+      for (const entry of entries) {
+        const packed = this.pack(w, entry.values);
+        if (packed) {
+          packs.push(num, packed.keyset, entry.ts, packed.vals);
+          count += packed.count;
+          continue;
+        }
         for (const key in entry.values) {
           const value = entry.values[key];
           if (value === undefined) continue;
@@ -129,18 +158,54 @@ export class TelemetryRepository {
           count++;
           if (++rows === ROWS_PER_INSERT) insert();
         }
+      }
     if (rows > 0) insert();
+    if (packs.length > 0) this.keysets.insert(w, packs);
     return count;
   }
 
+  /** An entry's values as a packed row (its keyset, its numbers as a JSON array), or null when not packable. */
+  private pack(
+    w: Writer,
+    values: Record<string, unknown>,
+  ): { keyset: number; vals: string; count: number } | null {
+    const keyIds: number[] = [];
+    let signature = '';
+    let vals = '';
+    for (const key in values) {
+      const v = values[key];
+      if (v === undefined) continue;
+      if (!isPackable(v) || keyIds.length === MAX_PACKED_KEYS) return null;
+      const keyId = this.keyId(w, key);
+      signature += keyIds.length === 0 ? String(keyId) : `,${keyId}`;
+      vals += keyIds.length === 0 ? String(v + 0) : `,${v + 0}`;
+      keyIds.push(keyId);
+    }
+    if (keyIds.length < MIN_PACKED_KEYS) return null;
+    const keyset = this.keysets.ensure(w, keyIds, signature);
+    return keyset ? { keyset: keyset.id, vals: `[${vals}]`, count: keyIds.length } : null;
+  }
+
   keys(entityNum: number): string[] {
+    const ids = this.db
+      .all<{ key_id: number }>('SELECT key_id FROM ts_kv_latest WHERE entity_num = ?', [entityNum])
+      .map((r) => r.key_id);
+    for (const p of this.packedLatest(entityNum)) ids.push(...p.keyset.keyIds);
+    return [...new Set(ids.map((id) => this.keyNames.get(id) ?? ''))].filter(Boolean).sort();
+  }
+
+  /** The entity's newest packed row of each keyset (none unless calculated fields wrote some). */
+  private packedLatest(entityNum: number) {
+    if (this.keysets.size === 0) return [];
     return this.db
-      .all<{ key_id: number }>('SELECT key_id FROM ts_kv_latest WHERE entity_num = ? ORDER BY key_id', [
-        entityNum,
-      ])
-      .map((r) => this.keyNames.get(r.key_id) ?? '')
-      .filter(Boolean)
-      .sort();
+      .all<{ keyset: number; ts: number; vals: string }>(
+        'SELECT keyset, ts, vals FROM ts_pack_latest WHERE entity_num = ?',
+        [entityNum],
+      )
+      .flatMap((r) => {
+        const keyset = this.keysets.get(r.keyset);
+        return keyset ? [{ keyset, ts: r.ts, values: JSON.parse(r.vals) as number[] }] : [];
+      });
   }
 
   latest(entityNum: number, keys?: string[]): Map<string, TsPoint & { raw: string }> {
@@ -155,6 +220,15 @@ export class TelemetryRepository {
       if (!key || (wanted && !wanted.has(key))) continue;
       out.set(key, { ts: row.ts, value: decodeKv(row.t, row.v), raw: kvAsString(row.t, row.v) });
     }
+    for (const p of this.packedLatest(entityNum))
+      p.keyset.keyIds.forEach((keyId, pos) => {
+        const key = this.keyNames.get(keyId);
+        if (!key || (wanted && !wanted.has(key))) return;
+        const had = out.get(key);
+        if (had && had.ts > p.ts) return;
+        const value = p.values[pos]!;
+        out.set(key, { ts: p.ts, value, raw: String(value) });
+      });
     return out;
   }
 
@@ -186,6 +260,17 @@ export class TelemetryRepository {
     for (const key of keys) {
       const keyId = this.keyIds.get(key);
       if (keyId === undefined) continue;
+      // packed rows holding the key become rows, so that the key's go and the others' stay
+      for (const { keyset } of this.keysets.holding(keyId)) {
+        const params =
+          range === 'all' ? [entityNum, keyset.id] : [entityNum, keyset.id, range.startTs, range.endTs];
+        w.run(unpackHistorySql(range !== 'all'), params);
+        w.run(deletePacksSql(range !== 'all'), params);
+        if (latest.deleteLatest) {
+          w.run(UNPACK_LATEST, [entityNum, keyset.id]);
+          w.run('DELETE FROM ts_pack_latest WHERE entity_num = ? AND keyset = ?', [entityNum, keyset.id]);
+        }
+      }
       if (range === 'all') {
         w.run('DELETE FROM ts_kv WHERE entity_num = ? AND key_id = ?', [entityNum, keyId]);
       } else {
@@ -223,8 +308,7 @@ export class TelemetryRepository {
 
   deleteEntity(w: Writer, entityNum: number): void {
     this.deletedEntities++;
-    w.run('DELETE FROM ts_kv WHERE entity_num = ?', [entityNum]);
-    w.run('DELETE FROM ts_kv_latest WHERE entity_num = ?', [entityNum]);
+    for (const t of TELEMETRY_TABLES) w.run(`DELETE FROM ${t} WHERE entity_num = ?`, [entityNum]);
   }
 
   /**
@@ -234,12 +318,15 @@ export class TelemetryRepository {
    */
   async purgeOlderThan(cutoffTs: number, rowsPerWrite = PURGE_ROWS_PER_WRITE): Promise<number> {
     let total = 0;
-    let next: SeriesCursor | null = FIRST_SERIES;
-    while (next) {
-      const from: SeriesCursor = next;
-      const chunk = await this.db.write((w) => this.purgeChunk(w, cutoffTs, from, rowsPerWrite));
-      total += chunk.deleted;
-      next = chunk.next;
+    for (const table of [PURGED_ROWS, PURGED_PACKS]) {
+      if (table === PURGED_PACKS && this.keysets.size === 0) break;
+      let next: SeriesCursor | null = FIRST_SERIES;
+      while (next) {
+        const from: SeriesCursor = next;
+        const chunk = await this.db.write((w) => this.purgeChunk(w, table, cutoffTs, from, rowsPerWrite));
+        total += chunk.deleted;
+        next = chunk.next;
+      }
     }
     return total;
   }
@@ -250,6 +337,7 @@ export class TelemetryRepository {
    */
   private purgeChunk(
     w: Writer,
+    table: PurgedTable,
     cutoffTs: number,
     from: SeriesCursor,
     budget: number,
@@ -258,18 +346,19 @@ export class TelemetryRepository {
     let deleted = 0;
     let spent = 0;
     while (spent < budget) {
-      const series = w.get<{ entity_num: number; key_id: number }>(NEXT_SERIES, [
+      const found = w.get<{ entity_num: number; series: number }>(table.next, [
         cursor.entityNum,
-        cursor.keyId,
+        cursor.series,
       ]);
-      if (!series) return { deleted, next: null };
+      if (!found) return { deleted, next: null };
       const left = budget - spent;
-      const n = w.run(PURGE_SERIES, [series.entity_num, series.key_id, cutoffTs, left - 1]);
-      deleted += n;
+      const n = w.run(table.purge, [found.entity_num, found.series, cutoffTs, left - 1]);
+      // a packed row holds a datapoint of each key of its keyset
+      deleted += table === PURGED_PACKS ? n * (this.keysets.get(found.series)?.keyIds.length ?? 1) : n;
       spent += n + 1;
       // the series may hold more old points than this step may drop: the next step goes on with it
-      if (n >= left) return { deleted, next: { entityNum: series.entity_num, keyId: series.key_id } };
-      cursor = { entityNum: series.entity_num, keyId: series.key_id + 1 };
+      if (n >= left) return { deleted, next: { entityNum: found.entity_num, series: found.series } };
+      cursor = { entityNum: found.entity_num, series: found.series + 1 };
     }
     return { deleted, next: cursor };
   }
@@ -289,20 +378,71 @@ export class TelemetryRepository {
       if (oldest !== undefined)
         out.push({ entityNum: s.entity_num, keyId: s.key_id, oldest, newest: end('DESC')! });
     }
+    if (this.keysets.size === 0) return out;
+    for (const s of this.db.all<{ entity_num: number; keyset: number }>(
+      'SELECT entity_num, keyset FROM ts_pack_latest',
+    )) {
+      const end = (order: 'ASC' | 'DESC') =>
+        this.db.get<{ ts: number }>(
+          `SELECT ts FROM ts_pack WHERE entity_num = ? AND keyset = ? ORDER BY ts ${order} LIMIT 1`,
+          [s.entity_num, s.keyset],
+        )?.ts;
+      const oldest = end('ASC');
+      if (oldest === undefined) continue;
+      const newest = end('DESC')!;
+      for (const keyId of this.keysets.get(s.keyset)?.keyIds ?? [])
+        out.push({ entityNum: s.entity_num, keyId, oldest, newest });
+    }
     return out;
   }
 
   countDatapoints(): number {
-    return Number(this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ts_kv')?.n ?? 0);
+    let n = Number(this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ts_kv')?.n ?? 0);
+    if (this.keysets.size === 0) return n;
+    for (const r of this.db.all<{ keyset: number; n: number }>(
+      'SELECT keyset, COUNT(*) AS n FROM ts_pack GROUP BY keyset',
+    ))
+      n += r.n * (this.keysets.get(r.keyset)?.keyIds.length ?? 0);
+    return n;
   }
 
   private rawHistory(entityNum: number, keyId: number, q: HistoryQuery) {
+    const order = q.orderBy === 'ASC' ? 'ASC' : 'DESC';
     const rows = this.db.all<{ ts: number; t: string; v: SqlValue }>(
       `SELECT ts, t, v FROM ts_kv WHERE entity_num = ? AND key_id = ? AND ts >= ? AND ts < ?
-       ORDER BY ts ${q.orderBy === 'ASC' ? 'ASC' : 'DESC'} LIMIT ?`,
+       ORDER BY ts ${order} LIMIT ?`,
       [entityNum, keyId, q.startTs, q.endTs, q.limit],
     );
-    return rows.map((r) => ({ ts: r.ts, value: decodeKv(r.t, r.v), raw: kvAsString(r.t, r.v) }));
+    const points = rows.map((r) => ({ ts: r.ts, value: decodeKv(r.t, r.v), raw: kvAsString(r.t, r.v) }));
+    const holding = this.keysets.holding(keyId);
+    if (holding.length === 0) return points;
+    // packed rows too: the newest write of a ts is the packed one (calculated fields write last)
+    const seen = new Map(points.map((p, i) => [p.ts, i]));
+    for (const { keyset, pos } of holding)
+      for (const r of this.db.all<{ ts: number; v: number }>(
+        `SELECT ts, json_extract(vals, ?) AS v FROM ts_pack WHERE entity_num = ? AND keyset = ? AND ts >= ? AND ts < ?
+         ORDER BY ts ${order} LIMIT ?`,
+        [`$[${pos}]`, entityNum, keyset.id, q.startTs, q.endTs, q.limit],
+      )) {
+        const point = { ts: r.ts, value: r.v, raw: String(r.v) };
+        const at = seen.get(r.ts);
+        if (at === undefined) {
+          seen.set(r.ts, points.length);
+          points.push(point);
+        } else points[at] = point;
+      }
+    points.sort(order === 'ASC' ? (a, b) => a.ts - b.ts : (a, b) => b.ts - a.ts);
+    return points.length > q.limit ? points.slice(0, q.limit) : points;
+  }
+
+  /** The table of a key's history: ts_kv, or the view adding packed rows when some keyset holds the key. */
+  private historyOf(keyId: number): 'ts_kv' | 'ts_kv_all' {
+    return this.keysets.holding(keyId).length === 0 ? 'ts_kv' : 'ts_kv_all';
+  }
+
+  /** Whether some history is packed (then SQL over all history reads the view ts_kv_all). */
+  get hasPacks(): boolean {
+    return this.keysets.size > 0;
   }
 
   private aggregatedHistory(entityNum: number, keyId: number, q: HistoryQuery) {
@@ -313,7 +453,7 @@ export class TelemetryRepository {
     // sql.js binds numbers beyond 2^31 as REAL, hence the CAST for the bucket number.
     // ThingsBoard stamps each interval's value at the interval's middle.
     const rows = this.db.all<{ bucket: number; value: number }>(
-      `SELECT CAST((ts - ?) / ? AS INTEGER) AS bucket, ${fn} AS value FROM ts_kv
+      `SELECT CAST((ts - ?) / ? AS INTEGER) AS bucket, ${fn} AS value FROM ${this.historyOf(keyId)}
        WHERE entity_num = ? AND key_id = ? AND ts >= ? AND ts < ? AND t IN ('l', 'd', 'b')
        GROUP BY bucket ORDER BY bucket ${q.orderBy === 'ASC' ? 'ASC' : 'DESC'} LIMIT ?`,
       [q.startTs, interval, entityNum, keyId, q.startTs, q.endTs, q.limit],

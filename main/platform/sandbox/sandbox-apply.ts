@@ -9,6 +9,7 @@ import {
 } from '../../../shared/schemas/sandbox.ts';
 import type { DurableDb, Writer } from '../../store/durable-db.ts';
 import type { ParsedSandbox } from './sandbox-read.ts';
+import { TELEMETRY_TABLES } from '../telemetry-packs.ts';
 import {
   carriedTables,
   DEPENDENT_ROWS,
@@ -213,8 +214,7 @@ export async function applySandbox(
     if (o.replaceAll) {
       for (const t of carriedTables(db, true))
         if (filePasswords || !PASSWORD_TABLES.has(t.name)) w.run(`DELETE FROM "${t.name}"`);
-      w.run('DELETE FROM ts_kv');
-      w.run('DELETE FROM ts_kv_latest');
+      for (const t of TELEMETRY_TABLES) w.run(`DELETE FROM ${t}`);
       w.run('DELETE FROM entity_nums');
     }
     const skipped = new Set<string>();
@@ -224,8 +224,7 @@ export async function applySandbox(
           ? w.get<{ num: number }>('SELECT num FROM devices WHERE id = ?', [id])?.num
           : w.get<{ num: number }>('SELECT -num AS num FROM entity_nums WHERE entity_id = ?', [id])?.num;
       if (num !== undefined) {
-        w.run('DELETE FROM ts_kv WHERE entity_num = ?', [num]);
-        w.run('DELETE FROM ts_kv_latest WHERE entity_num = ?', [num]);
+        for (const t of TELEMETRY_TABLES) w.run(`DELETE FROM ${t} WHERE entity_num = ?`, [num]);
         w.run('DELETE FROM entity_nums WHERE entity_id = ?', [id]);
       }
       for (const [t, col] of DEPENDENT_ROWS) w.run(`DELETE FROM "${t}" WHERE "${col}" = ?`, [id]);

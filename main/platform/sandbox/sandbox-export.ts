@@ -9,6 +9,7 @@ import {
 import type { DurableDb } from '../../store/durable-db.ts';
 import type { SandboxAttachment } from './sandbox-attachments.ts';
 import { carriedTables, SECRET_COLUMNS } from './sandbox-tables.ts';
+import { telemetryTables } from '../telemetry-packs.ts';
 
 export interface SandboxExportOptions {
   history: boolean;
@@ -54,10 +55,14 @@ export function sandboxCounts(
   const counts: Record<string, number> = {};
   for (const t of carriedTables(db, o.includePasswords))
     counts[t.name] = db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "${t.name}"`)!.n;
-  counts.latest = db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ts_kv_latest')!.n;
+  const tables = telemetryTables(db);
+  counts.latest = db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${tables.latest}`)!.n;
   if (o.history) {
     const w = historyWhere(o as SandboxExportOptions);
-    counts.history = db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ts_kv WHERE ${w.sql}`, w.params)!.n;
+    counts.history = db.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM ${tables.history} WHERE ${w.sql}`,
+      w.params,
+    )!.n;
   }
   return counts;
 }
@@ -128,7 +133,8 @@ export async function* sandboxLines(db: DurableDb, o: SandboxExportOptions): Asy
     return id === undefined || key === undefined ? null : ([id, key, r.ts, r.t, r.v] as SandboxTsRow);
   };
   type TsRecord = Parameters<typeof toRow>[0];
-  const latest = db.all<TsRecord>('SELECT entity_num, key_id, ts, t, v FROM ts_kv_latest');
+  const tsTables = telemetryTables(db);
+  const latest = db.all<TsRecord>(`SELECT entity_num, key_id, ts, t, v FROM ${tsTables.latest}`);
   for (let i = 0; i < latest.length; i += chunk) {
     const rows = latest
       .slice(i, i + chunk)
@@ -140,7 +146,7 @@ export async function* sandboxLines(db: DurableDb, o: SandboxExportOptions): Asy
     const w = historyWhere(o);
     // one series (entity, key) at a time, by its primary key prefix: no statement stays open across a yield
     const series = db.all<{ entity_num: number; key_id: number }>(
-      'SELECT DISTINCT entity_num, key_id FROM ts_kv ORDER BY entity_num, key_id',
+      `SELECT DISTINCT entity_num, key_id FROM ${tsTables.history} ORDER BY entity_num, key_id`,
     );
     let out: SandboxTsRow[] = [];
     for (const s of series) {
@@ -148,7 +154,7 @@ export async function* sandboxLines(db: DurableDb, o: SandboxExportOptions): Asy
       const key = names.key.get(s.key_id);
       if (id === undefined || key === undefined) continue;
       const rows = db.all<{ ts: number; t: string; v: string | number | null }>(
-        `SELECT ts, t, v FROM ts_kv WHERE entity_num = ? AND key_id = ? AND ${w.sql} ORDER BY ts`,
+        `SELECT ts, t, v FROM ${tsTables.history} WHERE entity_num = ? AND key_id = ? AND ${w.sql} ORDER BY ts`,
         [s.entity_num, s.key_id, ...w.params],
       );
       for (const r of rows) {

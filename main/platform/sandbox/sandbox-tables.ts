@@ -19,6 +19,10 @@ export const NOT_CARRIED: Record<string, string> = {
   ts_key: "the store's key dictionary (telemetry is carried by key name instead)",
   ts_kv: 'carried as history lines, by entity id and key name',
   ts_kv_latest: 'carried as latest lines, by entity id and key name',
+  ts_pack: 'packed history: carried as history lines, by entity id and key name',
+  ts_pack_latest: 'packed latest values: carried as latest lines, by entity id and key name',
+  ts_keyset: "the store's keysets of packed history (telemetry is carried by key name instead)",
+  ts_keyset_key: "the store's keysets of packed history (telemetry is carried by key name instead)",
 };
 
 /** Tables holding secrets of users: carried only with includePasswords. */

@@ -144,6 +144,41 @@ describe('report API', () => {
     ).toEqual(before.dataTable);
   });
 
+  it("reports over calculated fields' packed results as over any time series", async () => {
+    const p = platform();
+    const num = p.services.directory.telemetryNum('DEVICE', deviceId);
+    // what the calculated fields engine writes: entries of numbers only, stored one packed row each
+    await p.services.telemetry.saveTimeseriesMany([
+      {
+        target: { id: deviceId, num, entityType: 'DEVICE' },
+        entries: [0, 1, 2, 26, 50].map((h) => ({
+          ts: T0 + h * 3_600_000,
+          values: { cfKwh: h + 0.5, cfOn: 1 },
+        })),
+      },
+    ]);
+    expect(
+      p.services.ctx.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ts_pack WHERE entity_num = ?', [num])!
+        .n,
+    ).toBe(5);
+    const view = await saveView(p, token, 'Calculated energy', {
+      entities: { deviceIds: [deviceId] },
+      dimensions: [{ field: 'ATTRIBUTE', key: 'building', label: 'Building' }],
+      date: { grouping: 'FULL_DATE' },
+      measures: [
+        { key: 'cfKwh', aggregation: 'SUM', label: 'energy' },
+        { key: 'cfKwh', aggregation: 'LATEST', label: 'last' },
+      ],
+      filters: [],
+      timeRange: { type: 'FIXED', startTs: T0, endTs: T0 + 7 * 86_400_000 },
+    });
+    expect((await report(p, token, { viewConfigId: view.id.id })).dataTable).toEqual([
+      { Building: 'North', Date: String(T0), energy: 0.5 + 1.5 + 2.5, last: 2.5 },
+      { Building: 'North', Date: String(T0 + 86_400_000), energy: 26.5, last: 26.5 },
+      { Building: 'North', Date: String(T0 + 2 * 86_400_000), energy: 50.5, last: 50.5 },
+    ]);
+  });
+
   it('answers 403 for a missing, invalid, expired, refresh or logged-out token', async () => {
     const p = platform();
     const body = { viewConfigId: viewId };

@@ -139,6 +139,40 @@ describe('sandbox export and import', () => {
     expect(series.temperature!.map((p) => Number(p.value))).toEqual([20, 21, 22, 23]);
   });
 
+  it("carries calculated fields' packed results as history and latest values", async () => {
+    const a = await startTestPlatform();
+    const ta = await a.login();
+    const made = await populate(a, ta, 'P');
+    const num = a.services.directory.telemetryNum('DEVICE', made.device);
+    // what the calculated fields engine writes: entries of numbers only, stored one packed row each
+    await a.services.telemetry.saveTimeseriesMany([
+      {
+        target: { id: made.device, num, entityType: 'DEVICE' },
+        entries: [0, 1, 2].map((i) => ({ ts: made.now - 1000 * i, values: { cfA: i + 0.5, cfB: -i } })),
+      },
+    ]);
+    expect(a.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ts_pack')!.n).toBe(3);
+    const read = async (p: TestPlatform, token: string, range: string) =>
+      ok<Record<string, { ts: number; value: string }[]>>(
+        await p.http(`/api/plugins/telemetry/DEVICE/${made.device}/values/timeseries?keys=cfA,cfB${range}`, {
+          token,
+        }),
+      );
+    const range = `&startTs=0&endTs=${made.now + 1}`;
+    const history = await read(a, ta, range);
+    expect(history.cfA!.map((x) => x.value)).toEqual(['0.5', '1.5', '2.5']);
+
+    const b = await startTestPlatform();
+    const tb = await b.login();
+    const result = await ok<{ telemetryRows: number }>(
+      await upload(b, tb, await download(a, ta), '?replaceAll=true&wait=true'),
+    );
+    expect(result.telemetryRows).toBe(9 + 6);
+    const tb2 = await b.login();
+    expect(await read(b, tb2, range)).toEqual(history);
+    expect(await read(b, tb2, '')).toEqual(await read(a, ta, ''));
+  });
+
   it('shows the plan for a non-empty instance and follows it: new, replaced, and conflicts renamed or kept', async () => {
     const a = await startTestPlatform();
     const ta = await a.login();

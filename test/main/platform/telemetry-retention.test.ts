@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TelemetryRepository } from '../../../main/platform/telemetry-repository.ts';
+import { PACKED_SCHEMA } from '../../../main/platform/telemetry-packs.ts';
 import { DurableDb, type Migration } from '../../../main/store/durable-db.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 
@@ -11,6 +12,7 @@ const migrations: Migration[] = [
       w.run(`CREATE TABLE ts_kv (entity_num INTEGER NOT NULL, key_id INTEGER NOT NULL, ts INTEGER NOT NULL,
         t TEXT NOT NULL, v, PRIMARY KEY (entity_num, key_id, ts)) WITHOUT ROWID`);
       w.run('CREATE TABLE ts_key (key_id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE)');
+      for (const sql of PACKED_SCHEMA) w.run(sql);
     },
   },
 ];

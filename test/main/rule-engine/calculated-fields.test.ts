@@ -237,6 +237,24 @@ describe('calculated fields', () => {
         { sum: 14, diff: 6 },
         { sum: 24, diff: 16 },
       ]);
+      // stored as one packed row a write, read back over REST as ThingsBoard answers: history and latest
+      const values = (q: string) =>
+        okJson<Record<string, { ts: number; value: string }[]>>(
+          p.http(`/api/plugins/telemetry/DEVICE/${d.ref.id}/values/timeseries?keys=sum,diff,t${q}`, {
+            token,
+          }),
+        );
+      const history = await values(`&startTs=0&endTs=${Date.now() + 60_000}`);
+      expect(history.sum!.map((x) => x.value)).toEqual(['24', '14']);
+      expect(history.diff!.map((x) => x.value)).toEqual(['16', '6']);
+      expect(history.sum!.map((x) => x.ts)).toEqual(history.t!.map((x) => x.ts));
+      const latest = await values('');
+      expect([latest.sum![0]!.value, latest.diff![0]!.value]).toEqual(['24', '16']);
+      const num = p.services.directory.telemetryNum('DEVICE', d.ref.id);
+      expect(
+        p.services.ctx.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ts_pack WHERE entity_num = ?', [num])!
+          .n,
+      ).toBe(2);
     } finally {
       results.stop();
     }
