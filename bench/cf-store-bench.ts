@@ -43,7 +43,9 @@ async function run(fields: boolean): Promise<Run> {
       writes.push(db.write((w) => repo.save(w, num, [{ ts, values }])));
       if (fields) {
         const out: Record<string, number> = {};
-        for (let k = 0; k < FIELDS; k++) out[`cf${k}`] = Math.round(Math.random() * 10_000) / 100;
+        for (let k = 0; k < FIELDS; k++)
+          // half of them whole decimals (scripts), half rounded to two places (formulas)
+          out[`cf${k}`] = k % 2 ? Math.random() * 100 : Math.round(Math.random() * 10_000) / 100;
         results.push({ num, entries: [{ ts, values: out }] });
       }
     }

@@ -141,7 +141,8 @@ export const PACKED_SCHEMA = [
   `CREATE TABLE ts_keyset_key (keyset INTEGER NOT NULL, pos INTEGER NOT NULL, key_id INTEGER NOT NULL,
      path TEXT NOT NULL, PRIMARY KEY (key_id, keyset)) WITHOUT ROWID`,
   `CREATE TABLE ts_pack (entity_num INTEGER NOT NULL, keyset INTEGER NOT NULL, ts INTEGER NOT NULL,
-     vals TEXT NOT NULL, PRIMARY KEY (entity_num, keyset, ts)) WITHOUT ROWID`,
+     vals TEXT NOT NULL)`,
+  'CREATE UNIQUE INDEX ts_pack_series ON ts_pack (entity_num, keyset, ts)',
   `CREATE TABLE ts_pack_latest (entity_num INTEGER NOT NULL, keyset INTEGER NOT NULL, ts INTEGER NOT NULL,
      vals TEXT NOT NULL, PRIMARY KEY (entity_num, keyset)) WITHOUT ROWID`,
   `CREATE TRIGGER ts_pack_latest_upsert AFTER INSERT ON ts_pack BEGIN

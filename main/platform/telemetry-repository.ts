@@ -4,6 +4,7 @@ import { decodeKv, encodeKv, kvAsString, type KvValue } from './kv-value.ts';
 import {
   deletePacksSql,
   isPackable,
+  type Keyset,
   KeysetRegistry,
   MAX_PACKED_KEYS,
   MIN_PACKED_KEYS,
@@ -70,6 +71,8 @@ export class TelemetryRepository {
   private readonly insertSql: string[] = [];
   private readonly db: DurableDb;
   private readonly keysets: KeysetRegistry;
+  /** the keys of the last entry packed, and their keyset */
+  private lastPack: { keys: string[]; keyset: Keyset } | null = null;
   private deletedEntities = 0;
 
   constructor(db: DurableDb) {
@@ -85,6 +88,7 @@ export class TelemetryRepository {
     this.deletedEntities++;
     this.loadKeys();
     this.keysets.load();
+    this.lastPack = null;
   }
 
   private loadKeys(): void {
@@ -164,26 +168,36 @@ export class TelemetryRepository {
     return count;
   }
 
-  /** An entry's values as a packed row (its keyset, its numbers as a JSON array), or null when not packable. */
+  /**
+   * An entry's values as a packed row (its keyset, its numbers as a JSON array), or null when not packable.
+   * Successive entries mostly carry the same keys (a device's fields), whose keyset is found again at once.
+   */
   private pack(
     w: Writer,
     values: Record<string, unknown>,
   ): { keyset: number; vals: string; count: number } | null {
-    const keyIds: number[] = [];
-    let signature = '';
+    const last = this.lastPack;
+    let same = last !== null;
     let vals = '';
+    let n = 0;
     for (const key in values) {
       const v = values[key];
       if (v === undefined) continue;
-      if (!isPackable(v) || keyIds.length === MAX_PACKED_KEYS) return null;
-      const keyId = this.keyId(w, key);
-      signature += keyIds.length === 0 ? String(keyId) : `,${keyId}`;
-      vals += keyIds.length === 0 ? String(v + 0) : `,${v + 0}`;
-      keyIds.push(keyId);
+      if (!isPackable(v) || n === MAX_PACKED_KEYS) return null;
+      if (same && last!.keys[n] !== key) same = false;
+      vals += n === 0 ? String(v + 0) : `,${v + 0}`;
+      n++;
     }
-    if (keyIds.length < MIN_PACKED_KEYS) return null;
-    const keyset = this.keysets.ensure(w, keyIds, signature);
-    return keyset ? { keyset: keyset.id, vals: `[${vals}]`, count: keyIds.length } : null;
+    if (n < MIN_PACKED_KEYS) return null;
+    if (same && n === last!.keys.length && this.keysets.get(last!.keyset.id) === last!.keyset)
+      return { keyset: last!.keyset.id, vals: `[${vals}]`, count: n };
+    const keys: string[] = [];
+    for (const key in values) if (values[key] !== undefined) keys.push(key);
+    const keyIds = keys.map((key) => this.keyId(w, key));
+    const keyset = this.keysets.ensure(w, keyIds, keyIds.join(','));
+    if (!keyset) return null;
+    this.lastPack = { keys, keyset };
+    return { keyset: keyset.id, vals: `[${vals}]`, count: n };
   }
 
   keys(entityNum: number): string[] {

@@ -87,7 +87,7 @@ export class LiveStats {
     const onTelemetry = (e: { deviceId: string; entries: { values: Record<string, unknown> }[] }) => {
       let points = 0;
       for (const entry of e.entries)
-        for (const v of Object.values(entry.values)) if (v !== undefined) points++;
+        for (const key in entry.values) if (entry.values[key] !== undefined) points++;
       this.count(e.deviceId, points);
     };
     const onAttributes = (e: { deviceId: string }) => this.count(e.deviceId, 0);

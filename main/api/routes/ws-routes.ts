@@ -274,7 +274,9 @@ class LiveHub {
     this.timer.unref();
     const events = services.ctx.events;
     const handlers: { [K in keyof PlatformEventMap]?: (...args: PlatformEventMap[K]) => void } = {
-      telemetry: (e) => this.toSubscribers(e.deviceId, { type: 'telemetry', ...e }),
+      telemetry: (e) => {
+        if (this.byDevice.has(e.deviceId)) this.toSubscribers(e.deviceId, { type: 'telemetry', ...e });
+      },
       attributes: (e) => {
         this.toSubscribers(e.deviceId, { type: 'attributes', ...e });
         if (e.scope === 'SERVER_SCOPE' && 'active' in e.values && this.connectivity.size < CONNECTIVITY_MAX)

@@ -116,6 +116,24 @@ describe('packed time series', () => {
     expect(repo.latest(3).get('b')).toMatchObject({ ts: 4, value: 2 ** 60 });
   });
 
+  it('gives each list of keys its own keyset, in whatever order entries alternate them', async () => {
+    const db = await open();
+    const repo = new TelemetryRepository(db);
+    const shapes = [
+      { a: 1, b: 2 },
+      { b: 3, a: 4 },
+      { a: 5, b: 6, c: 7 },
+      { a: 8, b: 9 },
+    ];
+    for (const [i, values] of shapes.entries())
+      await db.write((w) => repo.saveMany(w, [{ num: 4, entries: [{ ts: 10 + i, values }] }]));
+    expect(db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ts_keyset')!.n).toBe(3);
+    const history = repo.history(4, query({ keys: ['a', 'b', 'c'] }));
+    expect(history.get('a')!.map((p) => p.value)).toEqual([1, 4, 5, 8]);
+    expect(history.get('b')!.map((p) => p.value)).toEqual([2, 3, 6, 9]);
+    expect(history.get('c')!.map((p) => [p.ts, p.value])).toEqual([[12, 7]]);
+  });
+
   it('deletes a key of packed history as of rows, and the other keys stay', async () => {
     const db = await open();
     const repo = await stored(db);
