@@ -44,7 +44,7 @@ async function run(fields: boolean): Promise<Run> {
       if (fields) {
         const out: Record<string, number> = {};
         for (let k = 0; k < FIELDS; k++)
-          // half of them whole decimals (scripts), half rounded to two places (formulas)
+          // half of them full-precision decimals (scripts), half rounded to two places (formulas)
           out[`cf${k}`] = k % 2 ? Math.random() * 100 : Math.round(Math.random() * 10_000) / 100;
         results.push({ num, entries: [{ ts, values: out }] });
       }

@@ -55,6 +55,7 @@ import {
   CALCULATED_FIELDS_ENV,
   checkCalculatedOutputs,
   defineCalculatedFields,
+  type ScriptKind,
 } from './lib/calculated-fields-load.ts';
 
 const GATEWAYS = 10;
@@ -182,7 +183,7 @@ async function watchAllTraffic(
 
 async function platformRun(
   mode: InspectorMode,
-  calculatedFields = false,
+  calculatedFields: ScriptKind | null = null,
   bin?: string,
   launch: ServeLaunch = 'user',
 ): Promise<PlatformRun> {
@@ -204,7 +205,7 @@ async function platformRun(
     const http = benchHttp(serve.urls.http);
     const token = await tenantToken(http);
     if (mode === 'watched') watcher = await watchAllTraffic(serve.urls.http, token);
-    if (calculatedFields) await defineCalculatedFields(http, token);
+    if (calculatedFields) await defineCalculatedFields(http, token, calculatedFields);
     const tokens = await createBenchGateways(http, token, GATEWAYS);
     const clients = await connectClients(serve.urls.mqtt, tokens);
     const connectStarted = performance.now();
@@ -378,9 +379,9 @@ async function calculatedFieldsOnly(): Promise<void> {
     (r.ackedPerGateway.reduce((a, b) => a + b, 0) * DATAPOINTS_PER_PUBLISH * 1000) / r.serverCpuMs;
   for (let t = 0; t < turns; t++) {
     const none = await platformRun('idle');
-    const withFields = await platformRun('idle', true);
+    const withFields = await platformRun('idle', 'arithmetic');
     if (process.env.BENCH_REF_BIN) {
-      const ref = await platformRun('idle', true, process.env.BENCH_REF_BIN);
+      const ref = await platformRun('idle', 'arithmetic', process.env.BENCH_REF_BIN);
       console.log(
         `turn ${t + 1}: ${CALCULATED_FIELDS} fields, BENCH_REF_BIN's serve: ${Math.round(ref.datapointsPerSec)} dp/s ` +
           `(${Math.round(perCpu(ref))} per CPU-s); this checkout: ${Math.round(perCpu(withFields))} per CPU-s`,
@@ -428,7 +429,7 @@ async function launchFlagsOnly(): Promise<void> {
   const runs: Record<ServeLaunch, PlatformRun[]> = { user: [], plain: [], alt: [] };
   for (let t = 0; t < turns; t++) {
     for (const launch of (t % 2 ? [other, 'user'] : ['user', other]) as ServeLaunch[]) {
-      const run = await platformRun('idle', false, launch === 'alt' ? refBin : undefined, launch);
+      const run = await platformRun('idle', null, launch === 'alt' ? refBin : undefined, launch);
       runs[launch].push(run);
       console.log(
         `turn ${t + 1}, ${label[launch]}: ` +
@@ -493,8 +494,11 @@ const rawSqljsTuned = await rawSqljsInsertRate(rawRows, { pragmas: SQLJS_SETTING
 const inspectorOff = await platformRun('off');
 const platform = await platformRun('idle');
 const inspectorWatched = await platformRun('watched');
-const withCalculatedFields = await platformRun('idle', true);
+const withCalculatedFields = await platformRun('idle', 'arithmetic');
 const calculatedFieldsRatio = withCalculatedFields.datapointsPerSec / platform.datapointsPerSec;
+// the same fields with scripts the sandbox runs (no target: what fields beyond arithmetic cost)
+const withSandboxFields = await platformRun('idle', 'sandbox');
+const calculatedFieldsSandboxRatio = withSandboxFields.datapointsPerSec / platform.datapointsPerSec;
 const inspectorIdleRatio = platform.datapointsPerSec / inspectorOff.datapointsPerSec;
 const perServerCpuSec = perServerCpuSecOf;
 const inspectorWatchedRatio = inspectorWatched.datapointsPerSec / inspectorOff.datapointsPerSec;
@@ -533,6 +537,12 @@ printFigures({
   ],
   'ratio with calculated fields / none (target >= 0.7)': calculatedFieldsRatio,
   'calculated fields check': withCalculatedFields.calculatedCheck ?? '',
+  [`sandboard, the same fields, their ${CALCULATED_FIELDS / 2} scripts run in the script sandbox`]: [
+    withSandboxFields.datapointsPerSec,
+    'datapoints/s',
+  ],
+  'ratio with sandbox scripts / none': calculatedFieldsSandboxRatio,
+  'sandbox scripts check': withSandboxFields.calculatedCheck ?? '',
   'ratio inspector on, nobody watching / off (target >= 0.95)': inspectorIdleRatio,
   'ratio inspector on, watched / off (target >= 0.85)': inspectorWatchedRatio,
   'sandboard: PUBACK p50': [pubackP50Ms, 'ms'],
@@ -589,6 +599,7 @@ printBench({
   inspectorWatchedRatio,
   calculatedFieldsRatio,
   calculatedFieldsDatapointsPerSec: withCalculatedFields.datapointsPerSec,
+  calculatedFieldsSandboxRatio,
   inspectorIdleCpuRatio: perServerCpuSec(platform) / perServerCpuSec(inspectorOff),
   inspectorWatchedCpuRatio: perServerCpuSec(inspectorWatched) / perServerCpuSec(inspectorOff),
   eventLoopDelayP99Ms: platform.eventLoop.p99Ms,

@@ -16,10 +16,20 @@ const IMMEDIATE = {
 };
 
 /**
+ * How the SCRIPT fields are written: arithmetic (`return {"cf1": t - h / 2};`, computed without the script
+ * sandbox, as most real fields are) or with statements the sandbox runs (same results).
+ */
+export type ScriptKind = 'arithmetic' | 'sandbox';
+
+/**
  * Defines CALCULATED_FIELDS fields on the default device profile (the gateways' devices use it): SIMPLE
  * formulas and TBEL scripts over the keys the load publishes, each writing its own output key.
  */
-export async function defineCalculatedFields(http: BenchHttp, token: string): Promise<void> {
+export async function defineCalculatedFields(
+  http: BenchHttp,
+  token: string,
+  scripts: ScriptKind = 'arithmetic',
+): Promise<void> {
   const profile = await http<{ id: { id: string } }>('/api/deviceProfileInfo/default', { token });
   const entityId = { entityType: 'DEVICE_PROFILE', id: profile.id.id };
   const args = {
@@ -38,7 +48,10 @@ export async function defineCalculatedFields(http: BenchHttp, token: string): Pr
       : {
           type: 'SCRIPT',
           arguments: args,
-          expression: `return {"cf${i}": temperature - humidity / ${i + 1}};`,
+          expression:
+            scripts === 'arithmetic'
+              ? `return {"cf${i}": temperature - humidity / ${i + 1}};`
+              : `var d = temperature - humidity / ${i + 1}; if (d > 1000) { d = 1000; } return {"cf${i}": d};`,
           output: { type: 'TIME_SERIES', strategy: IMMEDIATE },
         };
     await http('/api/calculatedField', {

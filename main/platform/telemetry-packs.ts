@@ -2,9 +2,11 @@ import type { DurableDb, Writer } from '../store/durable-db.ts';
 
 /**
  * Packed time series: the numbers of one entity at one ts under one list of keys (a keyset), one row of
- * ts_pack instead of a ts_kv row per key; ts_pack_latest holds each entity's newest row of a keyset. A
- * calculated field's results of a message (often ten keys or more) cost the store one row instead of ten.
- * The views ts_kv_all and ts_latest_all show packed values as ts_kv and ts_kv_latest rows (migration 102).
+ * ts_pack instead of a ts_kv row per key; ts_pack_latest holds each entity's newest row of a keyset. The
+ * calculated fields of a device profile (ten of them, say) cost the store one row a message instead of ten.
+ * ts_pack is appended to (rowid order, which is arrival order) and found by its series index: a message's
+ * row lands at the end of the table instead of amid its entity's history. The views ts_kv_all and
+ * ts_latest_all show packed values as ts_kv and ts_kv_latest rows (migration 102).
  */
 
 /** Keysets at most: beyond, entries are stored as rows (a keyset is a few bytes in memory and in the store). */

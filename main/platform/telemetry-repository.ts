@@ -35,7 +35,7 @@ export interface HistoryQuery {
   orderBy: 'ASC' | 'DESC';
 }
 
-/** a series of ts_kv or ts_pack (its primary key's first two columns: the entity, then the key or keyset) */
+/** a series of ts_kv or ts_pack (the first two columns of its key: the entity, then the key or keyset) */
 interface SeriesCursor {
   entityNum: number;
   series: number;
@@ -43,7 +43,7 @@ interface SeriesCursor {
 const FIRST_SERIES: SeriesCursor = { entityNum: Number.MIN_SAFE_INTEGER, series: Number.MIN_SAFE_INTEGER };
 /** rows a retention write drops at most (a series visited counts as one): a few ms of work */
 export const PURGE_ROWS_PER_WRITE = 2000;
-/** How retention walks a table of history: its series one by one, each by seeks on the primary key. */
+/** How retention walks a table of history: its series one by one, each by seeks on its key. */
 interface PurgedTable {
   /** the first series at or after (?, ?) */
   next: string;
