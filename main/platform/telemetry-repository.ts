@@ -379,33 +379,33 @@ export class TelemetryRepository {
 
   /** Every series with history: its oldest and newest timestamps (index seeks, no scan). */
   seriesBounds(): { entityNum: number; keyId: number; oldest: number; newest: number }[] {
-    const out: { entityNum: number; keyId: number; oldest: number; newest: number }[] = [];
-    for (const s of this.db.all<{ entity_num: number; key_id: number }>(
-      'SELECT entity_num, key_id FROM ts_kv_latest',
+    const out = this.bounds('ts_kv', 'key_id').map(({ entityNum, series, oldest, newest }) => ({
+      entityNum,
+      keyId: series,
+      oldest,
+      newest,
+    }));
+    if (this.keysets.size === 0) return out;
+    for (const b of this.bounds('ts_pack', 'keyset'))
+      for (const keyId of this.keysets.get(b.series)?.keyIds ?? [])
+        out.push({ entityNum: b.entityNum, keyId, oldest: b.oldest, newest: b.newest });
+    return out;
+  }
+
+  /** The series of a history table (each has a latest row): their oldest and newest timestamps. */
+  private bounds(table: 'ts_kv' | 'ts_pack', series: 'key_id' | 'keyset') {
+    const out: { entityNum: number; series: number; oldest: number; newest: number }[] = [];
+    for (const s of this.db.all<{ entity_num: number; series: number }>(
+      `SELECT entity_num, ${series} AS series FROM ${table === 'ts_kv' ? 'ts_kv_latest' : 'ts_pack_latest'}`,
     )) {
       const end = (order: 'ASC' | 'DESC') =>
         this.db.get<{ ts: number }>(
-          `SELECT ts FROM ts_kv WHERE entity_num = ? AND key_id = ? ORDER BY ts ${order} LIMIT 1`,
-          [s.entity_num, s.key_id],
+          `SELECT ts FROM ${table} WHERE entity_num = ? AND ${series} = ? ORDER BY ts ${order} LIMIT 1`,
+          [s.entity_num, s.series],
         )?.ts;
       const oldest = end('ASC');
       if (oldest !== undefined)
-        out.push({ entityNum: s.entity_num, keyId: s.key_id, oldest, newest: end('DESC')! });
-    }
-    if (this.keysets.size === 0) return out;
-    for (const s of this.db.all<{ entity_num: number; keyset: number }>(
-      'SELECT entity_num, keyset FROM ts_pack_latest',
-    )) {
-      const end = (order: 'ASC' | 'DESC') =>
-        this.db.get<{ ts: number }>(
-          `SELECT ts FROM ts_pack WHERE entity_num = ? AND keyset = ? ORDER BY ts ${order} LIMIT 1`,
-          [s.entity_num, s.keyset],
-        )?.ts;
-      const oldest = end('ASC');
-      if (oldest === undefined) continue;
-      const newest = end('DESC')!;
-      for (const keyId of this.keysets.get(s.keyset)?.keyIds ?? [])
-        out.push({ entityNum: s.entity_num, keyId, oldest, newest });
+        out.push({ entityNum: s.entity_num, series: s.series, oldest, newest: end('DESC')! });
     }
     return out;
   }
