@@ -306,7 +306,8 @@ export class TelemetryRepository {
       if (latest.rewriteLatest)
         w.run(
           `INSERT INTO ts_kv_latest (entity_num, key_id, ts, t, v)
-           SELECT entity_num, key_id, ts, t, v FROM ts_kv WHERE entity_num = ? AND key_id = ? ORDER BY ts DESC LIMIT 1`,
+           SELECT entity_num, key_id, ts, t, v FROM ${this.historyOf(keyId)} WHERE entity_num = ? AND key_id = ?
+           ORDER BY ts DESC LIMIT 1`,
           [entityNum, keyId],
         );
     }
