@@ -6,6 +6,7 @@
 import type { Database, SqlValue } from 'sql.js';
 import type { ReportCell } from '../../shared/schemas/table-view.ts';
 import { invalidArgument } from '../platform/errors.ts';
+import { ANY_PACKED } from '../platform/telemetry-packs.ts';
 import {
   choosePlan,
   compileReportQuery,
@@ -40,11 +41,11 @@ function query(db: Database, q: CompiledQuery): SqlValue[][] {
 
 /** The history reports read: ts_kv, or the view adding packed rows once some are (telemetry-packs.ts). */
 function historyTable(db: Database): HistoryTable {
-  return query(db, { sql: 'SELECT 1 FROM ts_keyset LIMIT 1', params: {} }).length > 0 ? 'ts_kv_all' : 'ts_kv';
+  return query(db, { sql: ANY_PACKED, params: {} }).length > 0 ? 'ts_kv_all' : 'ts_kv';
 }
 
-export function planStats(db: Database, spec: ReportSpec): PlanStats {
-  const [row] = query(db, compileStatsQuery(spec, historyTable(db)));
+function planStats(db: Database, spec: ReportSpec, history: HistoryTable): PlanStats {
+  const [row] = query(db, compileStatsQuery(spec, history));
   const n = (v: SqlValue | undefined) => (v === null || v === undefined ? null : Number(v));
   return {
     devices: n(row?.[0]) ?? 0,
@@ -88,14 +89,15 @@ export function prepareReport(
   db: Database,
   spec: ReportSpec,
 ): { plan: ReportPlan; stats: PlanStats; query: CompiledQuery } | null {
-  const stats = planStats(db, spec);
+  const history = historyTable(db);
+  const stats = planStats(db, spec, history);
   if (stats.lo === null || stats.hi === null) return null;
   const plan = choosePlan(spec, stats);
   const bounds = { lo: stats.lo, hi: stats.hi };
   return {
     plan,
     stats,
-    query: compileReportQuery(spec, plan, bounds, spec.maxRows + 1, textKeys(db), historyTable(db)),
+    query: compileReportQuery(spec, plan, bounds, spec.maxRows + 1, textKeys(db), history),
   };
 }
 

@@ -162,9 +162,12 @@ export const PACKED_SCHEMA = [
      SELECT p.entity_num, k.key_id, p.ts, ${EXPANDED} FROM ts_keyset_key k JOIN ts_pack_latest p ON p.keyset = k.keyset`,
 ];
 
+/** A row once something has been packed (a keyset exists), none before. */
+export const ANY_PACKED = 'SELECT 1 AS packed FROM ts_keyset LIMIT 1';
+
 /** Where SQL over all history or latest values reads: the tables, or the views once something is packed. */
 export function telemetryTables(db: Pick<DurableDb, 'get'>): { history: string; latest: string } {
-  const packed = db.get('SELECT 1 AS packed FROM ts_keyset LIMIT 1') !== undefined;
+  const packed = db.get(ANY_PACKED) !== undefined;
   return packed
     ? { history: 'ts_kv_all', latest: 'ts_latest_all' }
     : { history: 'ts_kv', latest: 'ts_kv_latest' };

@@ -455,9 +455,9 @@ export class TelemetryRepository {
     return this.keysets.holding(keyId).length === 0 ? 'ts_kv' : 'ts_kv_all';
   }
 
-  /** Whether some history is packed (then SQL over all history reads the view ts_kv_all). */
-  get hasPacks(): boolean {
-    return this.keysets.size > 0;
+  /** The table of all history for SQL: ts_kv, or the view adding packed rows once some history is packed. */
+  get historyTable(): 'ts_kv' | 'ts_kv_all' {
+    return this.keysets.size === 0 ? 'ts_kv' : 'ts_kv_all';
   }
 
   private aggregatedHistory(entityNum: number, keyId: number, q: HistoryQuery) {

@@ -155,7 +155,7 @@ export class LiveStats {
   private countDatapoints(key: string): number {
     if (key === TENANT_SCOPE) return this.services.ctx.telemetry.countDatapoints();
     const row = this.services.ctx.db.get<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM ${this.services.ctx.telemetry.hasPacks ? 'ts_kv_all' : 'ts_kv'} WHERE entity_num IN (SELECT num FROM devices WHERE customer_id = ?)`,
+      `SELECT COUNT(*) AS n FROM ${this.services.ctx.telemetry.historyTable} WHERE entity_num IN (SELECT num FROM devices WHERE customer_id = ?)`,
       [key],
     );
     return Number(row?.n ?? 0);
